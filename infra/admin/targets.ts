@@ -1,0 +1,65 @@
+/**
+ * Where the admin CLI acts: the local stack of a data dir (found through its
+ * stack.json), or a deployed stack (found through its CloudFormation
+ * outputs, with the operator's AWS credentials).
+ */
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import {
+  type CloudFormationClient,
+  DescribeStacksCommand,
+} from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
+import type { Deps } from '../../shared/ports.ts';
+import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
+import { localDeps } from '../../shared/runtime/local.ts';
+import { readStackFile } from '../local/stack-file.ts';
+
+/** The outputs of the API stack the CLI needs. */
+export interface DeployedStack {
+  tableName: string;
+  usagePlanId: string;
+}
+
+/** Reads the outputs `TableName` and `UsagePlanId` of a deployed stack. */
+export const describeDeployedStack = async (
+  cloudFormation: CloudFormationClient,
+  stackName: string,
+): Promise<DeployedStack> => {
+  const { Stacks = [] } = await cloudFormation.send(
+    new DescribeStacksCommand({ StackName: stackName }),
+  );
+  const outputs = new Map(
+    (Stacks[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]),
+  );
+  const tableName = outputs.get('TableName');
+  const usagePlanId = outputs.get('UsagePlanId');
+  if (!tableName || !usagePlanId) {
+    throw new Error(
+      `Stack ${stackName} has no TableName/UsagePlanId outputs: is it the API stack of this service?`,
+    );
+  }
+  return { tableName, usagePlanId };
+};
+
+/** The dependencies of a deployed stack, with the operator's credentials. */
+export const deployedDeps = (stack: DeployedStack, region?: string): Deps =>
+  buildDeps({
+    dynamo: DynamoDBDocumentClient.from(
+      new DynamoDBClient(region ? { region } : {}),
+      documentClientOptions,
+    ),
+    tableName: stack.tableName,
+    apiKeyCacheTtlSeconds: 0,
+    gatewayKeys: new ApiGatewayKeyRegistry(
+      new APIGatewayClient(region ? { region } : {}),
+      stack.usagePlanId,
+    ),
+  });
+
+/** The dependencies of the local stack running on `dataDir`. */
+export const localStackDeps = async (dataDir: string): Promise<Deps> => {
+  const stack = await readStackFile(dataDir);
+  return localDeps({ dynamodb: stack.dynamodb, tableName: stack.tableName });
+};

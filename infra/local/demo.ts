@@ -1,0 +1,39 @@
+/**
+ * The demo organization created on the first start of a local stack, so a
+ * new user can call the API at once.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addMember, createApiKey } from '../../shared/access/admin.ts';
+import {
+  createOrganization,
+  setSendingAllowed,
+} from '../../shared/organizations/organizations.ts';
+import type { Deps } from '../../shared/ports.ts';
+
+/** What the demo seed created. */
+export interface Demo {
+  orgId: string;
+  ownerEmail: string;
+  keyId: string;
+  apiKey: string;
+}
+
+/**
+ * Creates the demo organization (on the sending allowlist), its owner and an
+ * owner key, and keeps them in `demo.json` of the data dir: a local
+ * convenience, so the key survives a restart of the stack.
+ */
+export const seedDemo = async (deps: Deps, dataDir: string): Promise<Demo> => {
+  const org = await createOrganization(deps, { name: 'Demo Organization' });
+  await setSendingAllowed(deps, { orgId: org.id }, true);
+  const ownerEmail = 'owner@demo.example';
+  await addMember(deps, { orgId: org.id, email: ownerEmail, role: 'owner' });
+  const key = await createApiKey(deps, { orgId: org.id, email: ownerEmail });
+  const demo = { orgId: org.id, ownerEmail, ...key };
+  await writeFile(
+    join(dataDir, 'demo.json'),
+    `${JSON.stringify(demo, null, 2)}\n`,
+  );
+  return demo;
+};

@@ -1,0 +1,250 @@
+/**
+ * The local gateway: turns each HTTP request into the API Gateway (REST)
+ * proxy event that AWS would send, invokes the same handler module, and
+ * writes its result back. Routes come from the same declarations as the
+ * CDK API, so both expose exactly the same paths.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+} from 'aws-lambda';
+import type { EndpointGroup } from '../../functions/groups.ts';
+import { resourcePath } from '../../shared/http/route.ts';
+import type { Deps } from '../../shared/ports.ts';
+
+/** API Gateway's payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+type Invoke = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>;
+
+interface ResolvedRoute {
+  group: string;
+  method: string;
+  resource: string;
+  segments: string[];
+  invoke: Invoke;
+}
+
+/** The route table of the gateway: literal segments win over parameters. */
+export const buildRouteTable = (
+  groups: EndpointGroup[],
+  deps: Deps,
+): ResolvedRoute[] =>
+  groups
+    .flatMap((group) => {
+      const handler = group.createHandler(deps) as unknown as Invoke;
+      return group.routes.map((route) => {
+        const resource = resourcePath(route);
+        return {
+          group: group.name,
+          method: route.method,
+          resource,
+          segments: resource.split('/').slice(1),
+          invoke: handler,
+        };
+      });
+    })
+    .sort(
+      (a, b) =>
+        a.segments.filter(isParam).length - b.segments.filter(isParam).length,
+    );
+
+const isParam = (segment: string) => /^\{.+\}$/.test(segment);
+
+/** Finds the declared route of a request, with its path parameters. */
+export const matchRoute = (
+  table: ResolvedRoute[],
+  method: string,
+  path: string,
+): { route: ResolvedRoute; params: Record<string, string> } | undefined => {
+  const parts = path.split('/').slice(1);
+  for (const route of table) {
+    if (route.method !== method || route.segments.length !== parts.length) {
+      continue;
+    }
+    const params: Record<string, string> = {};
+    const matches = route.segments.every((segment, i) => {
+      const part = parts[i] ?? '';
+      if (!isParam(segment)) return segment === part;
+      if (part === '') return false;
+      params[segment.slice(1, -1)] = decodeURIComponent(part);
+      return true;
+    });
+    if (matches) return { route, params };
+  }
+  return undefined;
+};
+
+const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () =>
+      resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)),
+    );
+    request.on('error', reject);
+  });
+
+const sendJson = (
+  response: ServerResponse,
+  statusCode: number,
+  body: unknown,
+) => {
+  response.writeHead(statusCode, {
+    'content-type': 'application/json; charset=utf-8',
+  });
+  response.end(JSON.stringify(body));
+};
+
+/** Builds the REST proxy event API Gateway would send for this request. */
+const toEvent = (
+  request: IncomingMessage,
+  url: URL,
+  route: ResolvedRoute,
+  params: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEvent => {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] ?? '';
+    const value = request.rawHeaders[i + 1] ?? '';
+    headers[name] = value;
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const now = Date.now();
+  return {
+    resource: route.resource,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(params).length ? params : null,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: route.method,
+      path: url.pathname,
+      stage: 'local',
+      requestId: randomUUID(),
+      requestTimeEpoch: now,
+      resourceId: route.resource,
+      resourcePath: route.resource,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: headers['x-api-key'] ?? null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        user: null,
+        userAgent: request.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+    },
+  };
+};
+
+const lambdaContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/local/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+};
+
+/** Serves the declared routes of every group over HTTP. */
+export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
+  const table = buildRouteTable(groups, deps);
+  return createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const match = matchRoute(table, request.method ?? 'GET', url.pathname);
+      // API Gateway answers unknown paths and methods before any key check.
+      if (!match) {
+        request.resume();
+        sendJson(response, 404, {
+          error: `No route ${request.method} ${url.pathname}`,
+          code: 'route.notFound',
+        });
+        return;
+      }
+      const body = await readBody(request);
+      if (body === 'too-large') {
+        sendJson(response, 413, {
+          error: 'Request body over 10 MB',
+          code: 'request.tooLarge',
+        });
+        return;
+      }
+      const event = toEvent(request, url, match.route, match.params, body);
+      const result = await match.route.invoke(
+        event,
+        lambdaContext(match.route.group, event.requestContext.requestId),
+      );
+      response.writeHead(result.statusCode, {
+        ...(result.headers as Record<string, string> | undefined),
+      });
+      response.end(
+        result.isBase64Encoded
+          ? Buffer.from(result.body, 'base64')
+          : result.body,
+      );
+    } catch (error) {
+      console.error('Local gateway failure', error);
+      if (!response.headersSent) {
+        sendJson(response, 500, {
+          error: 'Internal server error',
+          code: 'internal',
+        });
+      } else {
+        response.end();
+      }
+    }
+  });
+};

@@ -1,0 +1,46 @@
+/**
+ * `$LOCAL_DATA_DIR/stack.json`: where a running local stack can be reached.
+ * Written by `npm start` when ready, removed when it stops; read by the
+ * admin CLI and the end-to-end tests.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import * as v from 'valibot';
+
+const StackFile = v.object({
+  api: v.pipe(v.string(), v.url()),
+  dynamodb: v.pipe(v.string(), v.url()),
+  mailbox: v.pipe(v.string(), v.url()),
+  tableName: v.string(),
+  pid: v.number(),
+});
+
+/** The contents of stack.json. */
+export type StackInfo = v.InferOutput<typeof StackFile>;
+
+/** The data directory: `$LOCAL_DATA_DIR`, default `.local`. */
+export const localDataDir = (env = process.env): string =>
+  resolve(env.LOCAL_DATA_DIR || '.local');
+
+const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
+
+/** Writes stack.json. */
+export const writeStackFile = async (dataDir: string, info: StackInfo) =>
+  writeFile(stackFilePath(dataDir), `${JSON.stringify(info, null, 2)}\n`);
+
+/** Removes stack.json (the stack is stopping). */
+export const removeStackFile = async (dataDir: string) =>
+  rm(stackFilePath(dataDir), { force: true });
+
+/** Reads stack.json, with a clear error when no local stack runs there. */
+export const readStackFile = async (dataDir: string): Promise<StackInfo> => {
+  let text: string;
+  try {
+    text = await readFile(stackFilePath(dataDir), 'utf8');
+  } catch {
+    throw new Error(
+      `No local stack is running for ${dataDir} (no stack.json). Start it with "npm start", or pass --stack <name> for a deployed stack.`,
+    );
+  }
+  return v.parse(StackFile, JSON.parse(text));
+};

@@ -1,0 +1,109 @@
+/**
+ * `npm start`: the local stack. Starts the embedded DynamoDB engine and the
+ * mailbox, creates the table from the CDK stack's definition, and serves the
+ * API through the local gateway with the very same handlers as on AWS.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { endpointGroups } from '../../functions/groups.ts';
+import { tableDefinition } from '../../shared/db/table.ts';
+import { localDeps, localDynamo } from '../../shared/runtime/local.ts';
+import { seedDemo } from './demo.ts';
+import { ensureTable, startDynamoDb } from './dynamodb.ts';
+import { createGateway } from './gateway.ts';
+import { startMailbox } from './mailbox.ts';
+import { localDataDir, removeStackFile, writeStackFile } from './stack-file.ts';
+
+/** The table name of every local stack (each has its own engine). */
+export const LOCAL_TABLE_NAME = 'email-marketing';
+
+const main = async () => {
+  // 1. Settings from the environment.
+  const port = Number(process.env.PORT || 3000);
+  const dataDir = localDataDir();
+  const dbDir = join(dataDir, 'dynamodb');
+  const firstStart = !existsSync(dbDir);
+  await mkdir(dbDir, { recursive: true });
+
+  // 2. The engines: DynamoDB on disk, the mailbox in memory.
+  const dynamodb = await startDynamoDb({ dataDir: dbDir });
+  const mailbox = await startMailbox().catch(async (error) => {
+    await dynamodb.stop();
+    throw error;
+  });
+  let gatewayClose: (() => Promise<void>) | undefined;
+  let stopping = false;
+  const stop = async (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    await removeStackFile(dataDir);
+    await gatewayClose?.();
+    await mailbox.stop();
+    await dynamodb.stop();
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    // 3. The table, from the same definition as the CDK stack.
+    const dynamo = localDynamo(dynamodb.endpoint);
+    await ensureTable(dynamo, LOCAL_TABLE_NAME, tableDefinition);
+    const deps = localDeps({
+      dynamodb: dynamodb.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      apiKeyCacheTtlSeconds: Number(
+        process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
+      ),
+    });
+
+    // 4. The gateway.
+    const server = createGateway(endpointGroups, deps);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    gatewayClose = () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+
+    // 5. The demo organization on the first start; its key on every start.
+    const demo = firstStart
+      ? await seedDemo(deps, dataDir)
+      : await readFile(join(dataDir, 'demo.json'), 'utf8')
+          .then((text) => JSON.parse(text) as { apiKey: string })
+          .catch(() => undefined);
+
+    // 6. Tell the world.
+    await writeStackFile(dataDir, {
+      api,
+      dynamodb: dynamodb.endpoint,
+      mailbox: mailbox.url,
+      tableName: LOCAL_TABLE_NAME,
+      pid: process.pid,
+    });
+    if (firstStart && demo) {
+      console.log(
+        `Created the demo organization with an owner key (kept in ${join(dataDir, 'demo.json')}).`,
+      );
+    }
+    if (demo) console.log(`Demo API key: ${demo.apiKey}`);
+    console.log(`Mailbox:      ${mailbox.url}`);
+    console.log(`DynamoDB:     ${dynamodb.endpoint}`);
+    console.log(`Data dir:     ${dataDir}`);
+    console.log(`API ready at ${api}`);
+    console.log(
+      `Try: curl -s -H "x-api-key: ${demo?.apiKey ?? '<API_KEY>'}" ${api}/me`,
+    );
+  } catch (error) {
+    console.error('The local stack could not start:', error);
+    await stop(1);
+  }
+};
+
+await main();

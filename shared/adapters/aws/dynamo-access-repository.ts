@@ -1,0 +1,338 @@
+/**
+ * Driven adapter: users, memberships and API keys in the single table.
+ *
+ * A membership item holds the set of its live key ids (`keyIds`) and a
+ * revision number (`rev`). Every change of the membership (role, removal,
+ * a key added or revoked) bumps `rev` under a condition on the revision it
+ * read, inside one transaction with the key items it touches, so a key's
+ * copied role can never drift from its creator's role.
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, Member, Role, User } from '../../access/model.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { AccessRepository } from '../../ports.ts';
+import {
+  type DynamoTable,
+  failedConditions,
+  isConditionFailure,
+} from './dynamo-table.ts';
+
+/** Live keys one member may hold: keeps every membership change in one transaction. */
+export const MAX_KEYS_PER_MEMBER = 50;
+const MAX_ATTEMPTS = 5;
+
+type TransactItem = NonNullable<
+  TransactWriteCommandInput['TransactItems']
+>[number];
+
+interface MemberItem extends Member {
+  rev: number;
+  keyIds: string[];
+}
+
+const memberFromItem = (item: Record<string, unknown>): MemberItem => ({
+  orgId: String(item.orgId),
+  userId: String(item.userId),
+  email: String(item.email),
+  role: item.role as Role,
+  rev: Number(item.rev ?? 0),
+  keyIds: item.keyIds instanceof Set ? [...(item.keyIds as Set<string>)] : [],
+});
+
+const keyFromItem = (item: Record<string, unknown>): ApiKeyRecord => ({
+  keyId: String(item.keyId),
+  orgId: String(item.orgId),
+  userId: String(item.userId),
+  role: item.role as Role,
+  secretHash: String(item.secretHash),
+  createdAt: String(item.createdAt),
+  ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+});
+
+/** Who may call the API: users, members, API keys. */
+export class DynamoAccessRepository implements AccessRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async getOrCreateUser(email: string, newId: string): Promise<User> {
+    const { Attributes } = await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.userByEmail(email),
+        UpdateExpression:
+          'SET userId = if_not_exists(userId, :id), email = :email, #type = :type',
+        ExpressionAttributeNames: { '#type': '_type' },
+        ExpressionAttributeValues: {
+          ':id': newId,
+          ':email': email,
+          ':type': 'User',
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { id: String(Attributes?.userId), email };
+  }
+
+  async findUserByEmail(email: string): Promise<User | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.userByEmail(email),
+        ConsistentRead: true,
+      }),
+    );
+    return Item
+      ? { id: String(Item.userId), email: String(Item.email) }
+      : undefined;
+  }
+
+  async getMember(orgId: string, userId: string): Promise<Member | undefined> {
+    const item = await this.readMember(orgId, userId);
+    if (!item) return undefined;
+    const { rev: _rev, keyIds: _keyIds, ...member } = item;
+    return member;
+  }
+
+  async putMember(member: Member): Promise<void> {
+    await this.withRetries(async () => {
+      const current = await this.readMember(member.orgId, member.userId);
+      if (!current) {
+        await this.table.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.table.tableName,
+                  Item: {
+                    ...keys.member(member.orgId, member.userId),
+                    _type: 'Member',
+                    ...member,
+                    rev: 1,
+                  },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+            ],
+          }),
+        );
+        return;
+      }
+      await this.transact([
+        this.bumpMember(
+          current,
+          'SET #role = :role',
+          { ':role': member.role },
+          { '#role': 'role' },
+        ),
+        ...current.keyIds.map((keyId) =>
+          this.updateKey(
+            keyId,
+            'SET #role = :role',
+            { ':role': member.role },
+            { '#role': 'role' },
+          ),
+        ),
+      ]);
+    });
+  }
+
+  async removeMember(
+    orgId: string,
+    userId: string,
+    at: Date,
+  ): Promise<string[] | undefined> {
+    return this.withRetries(async () => {
+      const current = await this.readMember(orgId, userId);
+      if (!current) return undefined;
+      await this.transact([
+        {
+          Delete: {
+            TableName: this.table.tableName,
+            Key: keys.member(orgId, userId),
+            ConditionExpression: 'rev = :rev',
+            ExpressionAttributeValues: { ':rev': current.rev },
+          },
+        },
+        ...current.keyIds.map((keyId) =>
+          this.updateKey(
+            keyId,
+            'SET revokedAt = :at, revokedReason = :reason',
+            {
+              ':at': at.toISOString(),
+              ':reason': 'member_removed',
+            },
+          ),
+        ),
+      ]);
+      return current.keyIds;
+    });
+  }
+
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    await this.withRetries(async () => {
+      const current = await this.readMember(key.orgId, key.userId);
+      if (!current) {
+        throw new NotFoundError(
+          'member.notFound',
+          `User ${key.userId} is not a member of organization ${key.orgId}`,
+        );
+      }
+      if (current.keyIds.length >= MAX_KEYS_PER_MEMBER) {
+        throw new ConflictError(
+          'apiKey.limit',
+          `A member holds at most ${MAX_KEYS_PER_MEMBER} live API keys; revoke one first`,
+        );
+      }
+      await this.transact([
+        {
+          Put: {
+            TableName: this.table.tableName,
+            Item: {
+              ...keys.apiKey(key.keyId),
+              _type: 'ApiKey',
+              ...key,
+              role: current.role,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        this.bumpMember(current, 'ADD keyIds :key', {
+          ':key': new Set([key.keyId]),
+        }),
+      ]);
+    });
+  }
+
+  async findKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.apiKey(keyId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? keyFromItem(Item) : undefined;
+  }
+
+  async revokeKey(keyId: string, at: Date): Promise<boolean> {
+    return this.withRetries(async () => {
+      const key = await this.findKey(keyId);
+      if (!key) return false;
+      if (key.revokedAt) return true;
+      const revoke = this.updateKey(
+        keyId,
+        'SET revokedAt = :at, revokedReason = :reason',
+        {
+          ':at': at.toISOString(),
+          ':reason': 'revoked',
+        },
+      );
+      const member = await this.readMember(key.orgId, key.userId);
+      await this.transact(
+        member?.keyIds.includes(keyId)
+          ? [
+              revoke,
+              this.bumpMember(member, 'DELETE keyIds :key', {
+                ':key': new Set([keyId]),
+              }),
+            ]
+          : [revoke],
+      );
+      return true;
+    });
+  }
+
+  private async readMember(
+    orgId: string,
+    userId: string,
+  ): Promise<MemberItem | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.member(orgId, userId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? memberFromItem(Item) : undefined;
+  }
+
+  /** An update of the membership, conditional on the revision read. */
+  private bumpMember(
+    member: MemberItem,
+    update: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): TransactItem {
+    return {
+      Update: {
+        TableName: this.table.tableName,
+        Key: keys.member(member.orgId, member.userId),
+        // A clause keyword may appear once: extend a SET, or add one.
+        UpdateExpression: update.startsWith('SET ')
+          ? `${update}, rev = :next`
+          : `${update} SET rev = :next`,
+        ConditionExpression: 'rev = :rev',
+        ExpressionAttributeValues: {
+          ...values,
+          ':rev': member.rev,
+          ':next': member.rev + 1,
+        },
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+      },
+    };
+  }
+
+  /** An update of a live key (never resurrects a revoked one). */
+  private updateKey(
+    keyId: string,
+    update: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): TransactItem {
+    return {
+      Update: {
+        TableName: this.table.tableName,
+        Key: keys.apiKey(keyId),
+        UpdateExpression: update,
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: values,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+      },
+    };
+  }
+
+  private async transact(items: TransactItem[]): Promise<void> {
+    await this.table.client.send(
+      new TransactWriteCommand({ TransactItems: items }),
+    );
+  }
+
+  /** Re-runs a read-then-write step when a concurrent change beat it. */
+  private async withRetries<T>(step: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (error) {
+        const raced =
+          isConditionFailure(error) ||
+          (failedConditions(error)?.length ?? 0) > 0;
+        if (!raced || attempt >= MAX_ATTEMPTS) {
+          if (raced) {
+            throw new ConflictError(
+              'member.changed',
+              'The membership changed concurrently; retry',
+              { cause: error },
+            );
+          }
+          throw error;
+        }
+      }
+    }
+  }
+}

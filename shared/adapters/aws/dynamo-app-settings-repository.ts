@@ -1,0 +1,37 @@
+/**
+ * Driven adapter: the application-wide settings item.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../db/keys.ts';
+import type { AppSettings, AppSettingsRepository } from '../../ports.ts';
+import type { DynamoTable } from './dynamo-table.ts';
+
+/** Application settings; sending is on until the operator switches it off. */
+export class DynamoAppSettingsRepository implements AppSettingsRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(): Promise<AppSettings> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.appSettings(),
+      }),
+    );
+    return { sendingEnabled: Item?.sendingEnabled !== false };
+  }
+
+  async setSendingEnabled(enabled: boolean): Promise<void> {
+    await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.appSettings(),
+        UpdateExpression: 'SET sendingEnabled = :enabled, #type = :type',
+        ExpressionAttributeNames: { '#type': '_type' },
+        ExpressionAttributeValues: {
+          ':enabled': enabled,
+          ':type': 'AppSettings',
+        },
+      }),
+    );
+  }
+}

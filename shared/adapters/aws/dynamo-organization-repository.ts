@@ -1,0 +1,113 @@
+/**
+ * Driven adapter: organizations in the single DynamoDB table.
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Organization } from '../../organizations/model.ts';
+import type { OrganizationRepository } from '../../ports.ts';
+import {
+  type DynamoTable,
+  failedConditions,
+  isConditionFailure,
+} from './dynamo-table.ts';
+
+const toItem = (org: Organization) => ({
+  ...keys.organization(org.id),
+  _type: 'Organization',
+  id: org.id,
+  name: org.name,
+  slug: org.slug,
+  sendingAllowed: org.sendingAllowed,
+  createdAt: org.createdAt,
+  listCount: 0,
+});
+
+const fromItem = (item: Record<string, unknown>): Organization => ({
+  id: String(item.id),
+  name: String(item.name),
+  slug: String(item.slug),
+  sendingAllowed: item.sendingAllowed === true,
+  createdAt: String(item.createdAt),
+});
+
+/** Organizations, with their slugs reserved application-wide. */
+export class DynamoOrganizationRepository implements OrganizationRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(org: Organization): Promise<void> {
+    const { client, tableName: TableName } = this.table;
+    try {
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.organizationSlug(org.slug),
+                  _type: 'OrganizationSlug',
+                  orgId: org.id,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName,
+                Item: toItem(org),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.length) {
+        throw new ConflictError(
+          'organization.slugTaken',
+          `The slug ${org.slug} is taken`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async get(orgId: string): Promise<Organization | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.organization(orgId),
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async setSendingAllowed(orgId: string, allowed: boolean): Promise<void> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.organization(orgId),
+          UpdateExpression: 'SET sendingAllowed = :allowed',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':allowed': allowed },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        throw new NotFoundError(
+          'organization.notFound',
+          `No organization ${orgId}`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Key builders: the only place where key strings are put together. One
+ * function per access pattern, named in domain terms. Every tenant-owned key
+ * takes the organization id first, so a read cannot cross tenants.
+ */
+
+/** A primary key. */
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+/** A partition and the sort-key prefix of the items to query in it. */
+export interface QueryKey {
+  PK: string;
+  skPrefix: string;
+}
+
+const org = (orgId: string) => `ORG#${orgId}`;
+
+/** Every key builder of the table. */
+export const keys = {
+  /** The organization itself (name, slug, allowlist flag, list counter). */
+  organization: (orgId: string): Key => ({ PK: org(orgId), SK: 'ORG' }),
+  /** Reserves a slug for one organization (application-wide uniqueness). */
+  organizationSlug: (slug: string): Key => ({
+    PK: `SLUG#${slug}`,
+    SK: 'SLUG',
+  }),
+  /** A user by normalized email (users are application-wide). */
+  userByEmail: (email: string): Key => ({ PK: `USER#${email}`, SK: 'USER' }),
+  /** A user's membership in an organization, with the ids of its keys. */
+  member: (orgId: string, userId: string): Key => ({
+    PK: org(orgId),
+    SK: `MEMBER#${userId}`,
+  }),
+  /** An API key by id: the key value carries the id, so one read resolves it. */
+  apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
+  /** The request counter of one key for one fixed one-minute window. */
+  rateWindow: (keyId: string, windowStart: number): Key => ({
+    PK: `RATE#${keyId}#${windowStart}`,
+    SK: 'RATE',
+  }),
+  /** Application-wide settings (sending switch). */
+  appSettings: (): Key => ({ PK: 'APP', SK: 'SETTINGS' }),
+  /** One list of an organization. */
+  list: (orgId: string, listId: string): Key => ({
+    PK: org(orgId),
+    SK: `LIST#${listId}`,
+  }),
+  /** All lists of an organization, in id (creation) order. */
+  listsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'LIST#',
+  }),
+  /** Reserves a list name in an organization, case-insensitively. */
+  listName: (orgId: string, name: string): Key => ({
+    PK: org(orgId),
+    SK: `LISTNAME#${name.trim().toLowerCase()}`,
+  }),
+} as const;

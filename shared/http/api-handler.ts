@@ -1,0 +1,217 @@
+/**
+ * The request pipeline shared by every endpoint group, as middy middleware:
+ * authentication → rate limit → JSON body → validation → role → route →
+ * envelope, with errors mapped in one place. Runtime-neutral: the same
+ * handler runs on Lambda and behind the local gateway.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+} from 'aws-lambda';
+import { createAuthenticator } from '../access/authenticate.ts';
+import { type Caller, roleAtLeast } from '../access/model.ts';
+import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
+import {
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors.ts';
+import { logger } from '../observability.ts';
+import type { Deps } from '../ports.ts';
+import { parse } from '../validation.ts';
+import { toErrorResponse } from './errors.ts';
+import type { HttpResult } from './responses.ts';
+import { type Route, resourcePath, routeKey } from './route.ts';
+
+/** What the middlewares learn about a request, for the ones after them. */
+interface PipelineContext extends Context {
+  caller?: Caller;
+  rateLimit?: RateLimitState;
+}
+
+type Request = middy.Request<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+>;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+const header = (event: APIGatewayProxyEvent, name: string) => {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted) return value ?? undefined;
+  }
+  return undefined;
+};
+
+const render = (result: HttpResult): APIGatewayProxyResult => ({
+  statusCode: result.statusCode,
+  headers: { ...JSON_HEADERS },
+  body: JSON.stringify(result.body),
+});
+
+/** Adds the RateLimit headers to every response of a counted request. */
+const rateLimitHeaders = (): middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+> => {
+  const decorate = async (request: Request) => {
+    const state = request.context.rateLimit;
+    if (!state || !request.response) return;
+    request.response.headers = {
+      ...request.response.headers,
+      'RateLimit-Limit': String(state.limit),
+      'RateLimit-Remaining': String(state.remaining),
+      'RateLimit-Reset': String(state.resetSeconds),
+      ...(state.allowed ? {} : { 'Retry-After': String(state.resetSeconds) }),
+    };
+  };
+  return { after: decorate, onError: decorate };
+};
+
+/** Renders every error as the spec's error body; logs the unexpected ones. */
+const errorResponses = (): middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+> => ({
+  onError: async (request) => {
+    const rendered = toErrorResponse(request.error);
+    if (rendered.unexpected) {
+      logger.error('Unexpected error', {
+        error: request.error,
+        route: `${request.event.httpMethod} ${request.event.resource}`,
+      });
+    }
+    request.response = render(rendered);
+  },
+});
+
+/** Step 1 and 2: who is calling, and may it call again this minute? */
+const authenticateAndCount = (
+  deps: Deps,
+): middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+> => {
+  const authenticate = createAuthenticator(deps);
+  return {
+    before: async (request) => {
+      const caller = await authenticate(header(request.event, 'x-api-key'));
+      request.context.caller = caller;
+      const state = await consumeRequest(deps, caller.keyId);
+      request.context.rateLimit = state;
+      if (!state.allowed) throw new RateLimitedError(state.resetSeconds);
+    },
+  };
+};
+
+/**
+ * Step 3: JSON bodies through @middy/http-json-body-parser. A request
+ * without a body skips it (a body is optional on some POSTs); the parser's
+ * failures become our errors: 415 for another media type, 400 for bad JSON.
+ */
+const jsonBody = (): middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+> => {
+  const parser = httpJsonBodyParser();
+  return {
+    before: async (request) => {
+      const { body } = request.event;
+      if (body === null || body === undefined || body.trim() === '') {
+        (request.event as { body: unknown }).body = undefined;
+        return;
+      }
+      try {
+        // The parser's own request type is looser than ours; it only reads event.
+        await parser.before?.(request as never);
+      } catch (error) {
+        const parseFailure = (error as { cause?: { message?: string } }).cause
+          ?.message;
+        if (parseFailure) {
+          throw new ValidationError(
+            `The body is not valid JSON: ${parseFailure}`,
+            [{ field: 'body', message: 'must be valid JSON' }],
+            { cause: error },
+          );
+        }
+        throw new UnsupportedMediaTypeError(
+          'request.mediaType',
+          'Request bodies must be JSON: send content-type application/json',
+          { cause: error },
+        );
+      }
+    },
+  };
+};
+
+/** Steps 4 to 6: validate the input, check the role, run the route. */
+const dispatch = (deps: Deps, routes: Route[]) => {
+  const table = new Map(
+    routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
+  );
+  return async (
+    event: APIGatewayProxyEvent,
+    context: PipelineContext,
+  ): Promise<APIGatewayProxyResult> => {
+    const found = table.get(routeKey(event.httpMethod, event.resource));
+    if (!found) {
+      throw new NotFoundError(
+        'route.notFound',
+        `No route ${event.httpMethod} ${event.path}`,
+      );
+    }
+    const caller = context.caller;
+    if (!caller)
+      throw new Error('dispatch ran without an authenticated caller');
+
+    const params = found.params
+      ? parse(found.params, event.pathParameters ?? {})
+      : undefined;
+    const query = found.query
+      ? parse(found.query, event.queryStringParameters ?? {})
+      : undefined;
+    const body = found.body
+      ? parse(found.body, (event as { body: unknown }).body)
+      : undefined;
+
+    if (!roleAtLeast(caller.role, found.role)) {
+      throw new ForbiddenError(
+        'auth.roleTooLow',
+        `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
+      );
+    }
+    return render(await found.handle(deps, { caller, params, query, body }));
+  };
+};
+
+/**
+ * Builds the Lambda handler of an endpoint group from its route
+ * declarations. Middleware first, handler last.
+ */
+export const createApiHandler = (deps: Deps, routes: Route[]) =>
+  middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>({
+    timeoutEarlyInMillis: 0,
+  })
+    .use(injectLambdaContext(logger))
+    .use(rateLimitHeaders())
+    .use(errorResponses())
+    .use(authenticateAndCount(deps))
+    .use(jsonBody())
+    .handler(dispatch(deps, routes));

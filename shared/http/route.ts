@@ -1,0 +1,69 @@
+/**
+ * Route declarations. Each endpoint group declares its routes once; the
+ * Lambda router, the CDK API resources, the local gateway and (later) the
+ * OpenAPI document are all derived from these declarations.
+ */
+import type * as v from 'valibot';
+import type { Caller } from '../access/model.ts';
+import type { Deps } from '../ports.ts';
+import type { HttpResult } from './responses.ts';
+
+/** Every path of the API starts with this prefix. */
+export const API_PREFIX = '/api/v1';
+
+/** HTTP methods the API uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The lowest role allowed: members read, admin-level writes. */
+export type MinimumRole = 'member' | 'admin';
+
+type AnySchema = v.GenericSchema;
+type Parsed<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
+
+/** What a route's handler receives: the caller and the validated input. */
+export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {
+  caller: Caller;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** One declared route of an endpoint group. */
+export interface Route {
+  method: HttpMethod;
+  /** Path below `/api/v1`, with `{name}` parameters, e.g. `/lists/{listId}`. */
+  path: string;
+  role: MinimumRole;
+  summary: string;
+  params?: AnySchema;
+  query?: AnySchema;
+  body?: AnySchema;
+  handle(deps: Deps, request: RouteRequest): Promise<HttpResult>;
+}
+
+/** Declares a route, typing its handler's input from its schemas. */
+export const route = <
+  P extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  B extends AnySchema | undefined = undefined,
+>(definition: {
+  method: HttpMethod;
+  path: string;
+  role: MinimumRole;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  handle(
+    deps: Deps,
+    request: RouteRequest<Parsed<P>, Parsed<Q>, Parsed<B>>,
+  ): Promise<HttpResult>;
+}): Route => definition as Route;
+
+/** The full path of a route, as API Gateway names its resource. */
+export const resourcePath = (route: Pick<Route, 'path'>): string =>
+  `${API_PREFIX}${route.path}`;
+
+/** The key a router dispatches on: method and resource path. */
+export const routeKey = (method: string, resource: string): string =>
+  `${method.toUpperCase()} ${resource}`;

@@ -1,0 +1,79 @@
+/**
+ * Application logic of lists. Agnostic to how it is called and where data
+ * is stored.
+ */
+import * as v from 'valibot';
+import { NotFoundError } from '../errors.ts';
+import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { List } from './model.ts';
+
+/** Body of POST /lists. */
+export const CreateListBody = v.object({
+  name: v.pipe(
+    v.string('is required'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(100, 'must be at most 100 characters'),
+  ),
+});
+
+/** A list as the API shows it, without its count. */
+export interface ListView {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** A list with its contact count (GET /lists rows). */
+export interface ListWithCount extends ListView {
+  contactCount: number;
+}
+
+const view = ({ id, name, createdAt }: List): ListView => ({
+  id,
+  name,
+  createdAt,
+});
+
+/** Creates a list; names are unique in the organization, case-insensitively. */
+export const createList = async (
+  deps: Pick<Deps, 'lists' | 'ids' | 'clock'>,
+  orgId: string,
+  input: v.InferOutput<typeof CreateListBody>,
+): Promise<ListView> => {
+  const list: List = {
+    id: deps.ids.id(),
+    name: input.name,
+    createdAt: deps.clock.now().toISOString(),
+    contactCount: 0,
+  };
+  await deps.lists.create(orgId, list);
+  return view(list);
+};
+
+/** One list of the organization; 404 for a missing one or another's. */
+export const getList = async (
+  deps: Pick<Deps, 'lists'>,
+  orgId: string,
+  listId: string,
+): Promise<ListView> => {
+  const list = await deps.lists.get(orgId, listId);
+  if (!list) throw new NotFoundError('list.notFound', `No list ${listId}`);
+  return view(list);
+};
+
+/** A page of the organization's lists, newest first, each with its count. */
+export const listLists = async (
+  deps: Pick<Deps, 'lists'>,
+  orgId: string,
+  request: PageRequest,
+): Promise<Page<ListWithCount>> => {
+  const page = await deps.lists.page(orgId, request);
+  return {
+    total: page.total,
+    items: page.items.map((list) => ({
+      ...view(list),
+      contactCount: list.contactCount,
+    })),
+  };
+};

@@ -1,0 +1,131 @@
+/**
+ * Application logic of organizations: the operator's commands (create, the
+ * sending allowlist, the application-wide switch) and GET /me.
+ */
+import * as v from 'valibot';
+import type { Caller, Role } from '../access/model.ts';
+import { ConflictError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import type { Deps } from '../ports.ts';
+import { type Readiness, readinessOf } from '../sending/readiness.ts';
+import { parse } from '../validation.ts';
+import { type Organization, slugify } from './model.ts';
+
+const CreateOrganizationInput = v.object({
+  name: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(100, 'must be at most 100 characters'),
+  ),
+});
+
+const OrgId = v.object({
+  orgId: v.pipe(v.string(), v.uuid('must be an organization id')),
+});
+
+/** The public view of an organization. */
+export interface OrganizationView {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+const view = (org: Organization): OrganizationView => ({
+  id: org.id,
+  name: org.name,
+  slug: org.slug,
+});
+
+/**
+ * Creates an organization with a unique slug derived from its name
+ * (`acme`, then `acme-2`, `acme-3`… when taken). It starts off the sending
+ * allowlist.
+ */
+export const createOrganization = async (
+  deps: Pick<Deps, 'organizations' | 'ids' | 'clock'>,
+  input: { name: string },
+): Promise<OrganizationView> => {
+  const { name } = parse(CreateOrganizationInput, input);
+  const base = slugify(name);
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const slug = attempt === 1 ? base : `${base}-${attempt}`;
+    const org: Organization = {
+      id: deps.ids.id(),
+      name,
+      slug,
+      sendingAllowed: false,
+      createdAt: deps.clock.now().toISOString(),
+    };
+    try {
+      await deps.organizations.create(org);
+      return view(org);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
+  throw new ConflictError(
+    'organization.slugTaken',
+    `Too many organizations are named like "${name}"; choose another name`,
+  );
+};
+
+/** Puts an organization on, or takes it off, the sending allowlist. */
+export const setSendingAllowed = async (
+  deps: Pick<Deps, 'organizations'>,
+  input: { orgId: string },
+  allowed: boolean,
+): Promise<{ orgId: string; sendingAllowed: boolean }> => {
+  const { orgId } = parse(OrgId, input);
+  await deps.organizations.setSendingAllowed(orgId, allowed);
+  return { orgId, sendingAllowed: allowed };
+};
+
+/** Switches sending on or off for the whole application. */
+export const setSendingEnabled = async (
+  deps: Pick<Deps, 'appSettings'>,
+  enabled: boolean,
+): Promise<{ sendingEnabled: boolean }> => {
+  await deps.appSettings.setSendingEnabled(enabled);
+  return { sendingEnabled: enabled };
+};
+
+/** The data of GET /me. */
+export interface CallerContext {
+  organization: OrganizationView;
+  organizationRole: Role;
+  keyId: string;
+  sending: Readiness;
+}
+
+/** Describes the caller: its organization, role, key id and readiness. */
+export const describeCaller = async (
+  deps: Pick<Deps, 'organizations' | 'appSettings'>,
+  caller: Caller,
+): Promise<CallerContext> => {
+  const org = await deps.organizations.get(caller.orgId);
+  // A key whose organization vanished is as good as revoked.
+  if (!org) {
+    throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
+  }
+  return {
+    organization: view(org),
+    organizationRole: caller.role,
+    keyId: caller.keyId,
+    sending: await readinessOf(deps, org),
+  };
+};
+
+/** Fails with 404 unless the organization exists. */
+export const requireOrganization = async (
+  deps: Pick<Deps, 'organizations'>,
+  orgId: string,
+): Promise<Organization> => {
+  const org = await deps.organizations.get(orgId);
+  if (!org) {
+    throw new NotFoundError(
+      'organization.notFound',
+      `No organization ${orgId}`,
+    );
+  }
+  return org;
+};

@@ -1,0 +1,345 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { endpointGroups } from '../../../functions/groups.ts';
+import { formatApiKey, hashApiKey } from '../../../shared/access/api-key.ts';
+import type { Role } from '../../../shared/access/model.ts';
+import { keys } from '../../../shared/db/keys.ts';
+import { buildDeps } from '../../../shared/runtime/deps.ts';
+import { fixedClock } from '../../support/dynamo.ts';
+import { jsonOf, lambdaContext, restEvent } from '../../support/events.ts';
+
+// Arrange (shared): the real pipeline over a mocked DynamoDB edge.
+const dynamo = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1' }),
+);
+const dynamoMock = mockClient(dynamo);
+const ORG = '01a20000-0000-7000-8000-000000000001';
+const KEY_ID = '01a20000-0000-7000-8000-0000000000aa';
+const API_KEY = formatApiKey(KEY_ID, 'A'.repeat(43));
+
+const handlerOf = (group: string, clock = fixedClock()) => {
+  const deps = buildDeps({
+    dynamo,
+    tableName: 'table',
+    apiKeyCacheTtlSeconds: 10,
+    clock,
+    gatewayKeys: { register: async () => {}, disable: async () => {} },
+  });
+  const found = endpointGroups.find((g) => g.name === group);
+  if (!found) throw new Error(`no group ${group}`);
+  return found.createHandler(deps);
+};
+
+const storeKey = (
+  role: Role,
+  extra: Record<string, unknown> = {},
+  count = 1,
+) => {
+  dynamoMock.on(GetCommand, { Key: keys.apiKey(KEY_ID) }).resolves({
+    Item: {
+      keyId: KEY_ID,
+      orgId: ORG,
+      userId: 'user-1',
+      role,
+      secretHash: hashApiKey(API_KEY),
+      createdAt: '2026-11-01T00:00:00.000Z',
+      ...extra,
+    },
+  });
+  dynamoMock.on(UpdateCommand).resolves({ Attributes: { count } });
+};
+
+const noLists = () =>
+  dynamoMock
+    .on(GetCommand, { Key: keys.organization(ORG) })
+    .resolves({ Item: { listCount: 0 } });
+
+const listsEvent = (overrides: Parameters<typeof restEvent>[0] | object) =>
+  restEvent({
+    method: 'GET',
+    resource: '/api/v1/lists',
+    apiKey: API_KEY,
+    ...overrides,
+  });
+
+describe('the request pipeline', () => {
+  beforeEach(() => {
+    dynamoMock.reset();
+  });
+
+  describe('authentication (Authentication 1–3)', () => {
+    it('answers 401 without touching DynamoDB when x-api-key is missing', async () => {
+      // Act
+      const result = await handlerOf('lists')(
+        listsEvent({ apiKey: undefined }),
+        lambdaContext(),
+      );
+      // Assert
+      expect(result.statusCode).toBe(401);
+      expect(jsonOf(result)).toEqual({
+        error: expect.stringContaining('x-api-key'),
+        code: 'auth.missingKey',
+      });
+      expect(dynamoMock.calls()).toHaveLength(0);
+    });
+
+    it('answers 401 to a malformed key without any read', async () => {
+      const result = await handlerOf('lists')(
+        listsEvent({ apiKey: 'not-a-key' }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(401);
+      expect(dynamoMock.calls()).toHaveLength(0);
+    });
+
+    it('answers 401 to an unknown key after one read', async () => {
+      dynamoMock.on(GetCommand).resolves({});
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(401);
+      expect(jsonOf(result).code).toBe('auth.invalidKey');
+      expect(dynamoMock.commandCalls(GetCommand)).toHaveLength(1);
+    });
+
+    it('answers 401 to a revoked key', async () => {
+      storeKey('owner', { revokedAt: '2026-11-20T00:00:00.000Z' });
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(401);
+    });
+
+    it('answers 401 to a value whose id exists but whose secret differs', async () => {
+      storeKey('owner');
+      const forged = formatApiKey(KEY_ID, 'B'.repeat(43));
+      const result = await handlerOf('lists')(
+        listsEvent({ apiKey: forged }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(401);
+    });
+
+    it('resolves a key with one read, then serves it from the cache until the TTL ends', async () => {
+      // Arrange
+      storeKey('member');
+      const clock = fixedClock();
+      const handler = handlerOf('me', clock);
+      dynamoMock
+        .on(GetCommand, { Key: keys.organization(ORG) })
+        .resolves({ Item: { id: ORG, name: 'Acme', slug: 'acme' } });
+      // Act
+      await handler(
+        restEvent({ method: 'GET', resource: '/api/v1/me', apiKey: API_KEY }),
+        lambdaContext(),
+      );
+      await handler(
+        restEvent({ method: 'GET', resource: '/api/v1/me', apiKey: API_KEY }),
+        lambdaContext(),
+      );
+      clock.advance(10_001);
+      await handler(
+        restEvent({ method: 'GET', resource: '/api/v1/me', apiKey: API_KEY }),
+        lambdaContext(),
+      );
+      // Assert
+      const keyReads = dynamoMock
+        .commandCalls(GetCommand)
+        .filter((c) => c.args[0].input.Key?.PK === keys.apiKey(KEY_ID).PK);
+      expect(keyReads).toHaveLength(2);
+    });
+  });
+
+  describe('rate limit (Limits: 120 requests per minute per key)', () => {
+    it('sends RateLimit headers on a success', async () => {
+      storeKey('owner', {}, 7);
+      noLists();
+      const result = await handlerOf('lists', fixedClock('2026-11-22T10:00:15.000Z'))(
+        listsEvent({}),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(200);
+      expect(result.headers).toMatchObject({
+        'RateLimit-Limit': '120',
+        'RateLimit-Remaining': '113',
+        'RateLimit-Reset': '45',
+      });
+      expect(result.headers).not.toHaveProperty('Retry-After');
+    });
+
+    it('answers the 121st request with 429 and Retry-After, and does nothing', async () => {
+      // Arrange
+      storeKey('owner', {}, 121);
+      // Act
+      const result = await handlerOf('lists', fixedClock('2026-11-22T10:00:50.000Z'))(
+        listsEvent({ method: 'POST', body: { name: 'News' } }),
+        lambdaContext(),
+      );
+      // Assert
+      expect(result.statusCode).toBe(429);
+      expect(jsonOf(result).code).toBe('rateLimit.exceeded');
+      expect(result.headers).toMatchObject({
+        'RateLimit-Remaining': '0',
+        'Retry-After': '10',
+      });
+      expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
+
+    it('counts the request in the window of the current minute', async () => {
+      storeKey('owner');
+      noLists();
+      await handlerOf('lists', fixedClock('2026-11-22T10:07:30.000Z'))(
+        listsEvent({}),
+        lambdaContext(),
+      );
+      const [count] = dynamoMock.commandCalls(UpdateCommand);
+      expect(count?.args[0].input.Key).toEqual(
+        keys.rateWindow(KEY_ID, Date.parse('2026-11-22T10:07:00.000Z')),
+      );
+    });
+  });
+
+  describe('body and validation (Conventions; Errors 400)', () => {
+    it('answers 400, not 500, to malformed JSON', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', rawBody: '{"name":' }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details).toEqual([
+        { field: 'body', message: 'must be valid JSON' },
+      ]);
+    });
+
+    it('answers 415 to a body that is not JSON', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({
+          method: 'POST',
+          rawBody: 'name=x',
+          contentType: 'application/x-www-form-urlencoded',
+        }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(415);
+    });
+
+    it('names each invalid field in details', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: '' } }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result)).toMatchObject({
+        code: 'request.invalid',
+        details: [{ field: 'name', message: 'must not be empty' }],
+      });
+    });
+
+    it('answers 400 naming the body when a required body is missing', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST' }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details?.[0]?.field).toBe('body');
+    });
+
+    it('validates query parameters: a limit over 100 is refused', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ query: { limit: '101', page: '0' } }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details?.map((d) => d.field).sort()).toEqual([
+        'limit',
+        'page',
+      ]);
+    });
+
+    it('answers 400 naming the path parameter for a malformed id', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        restEvent({
+          method: 'GET',
+          resource: '/api/v1/lists/{listId}',
+          params: { listId: 'nope' },
+          apiKey: API_KEY,
+        }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details?.[0]?.field).toBe('listId');
+    });
+  });
+
+  describe('roles (Authentication 2 and 6)', () => {
+    it('answers 403 to a member writing, and writes nothing', async () => {
+      storeKey('member');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: 'News' } }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(403);
+      expect(jsonOf(result).code).toBe('auth.roleTooLow');
+      expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
+
+    it('lets a member read', async () => {
+      storeKey('member');
+      noLists();
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(200);
+    });
+  });
+
+  describe('envelope and error mapping (Conventions; Errors)', () => {
+    it('wraps success as {success: true, data}', async () => {
+      storeKey('admin');
+      dynamoMock.on(TransactWriteCommand).resolves({});
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: '  News  ' } }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(201);
+      expect(jsonOf(result)).toEqual({
+        success: true,
+        data: {
+          id: expect.any(String),
+          name: 'News',
+          createdAt: '2026-11-22T10:00:10.000Z',
+        },
+      });
+    });
+
+    it('answers 404 for a route the group does not declare', async () => {
+      storeKey('owner');
+      const result = await handlerOf('me')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(404);
+    });
+
+    it('hides an unexpected failure behind an opaque 500', async () => {
+      storeKey('owner');
+      dynamoMock.on(QueryCommand).rejects(new Error('secret internals'));
+      dynamoMock
+        .on(GetCommand, { Key: keys.organization(ORG) })
+        .resolves({ Item: { listCount: 3 } });
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(500);
+      expect(result.body).not.toContain('secret');
+      expect(jsonOf(result)).toEqual({
+        error: expect.any(String),
+        code: 'internal',
+      });
+      expect(result.headers).toHaveProperty('RateLimit-Limit', '120');
+    });
+  });
+});
