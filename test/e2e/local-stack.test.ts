@@ -1,0 +1,350 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningStack, startStack } from '../support/local-stack.ts';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Keys are cached for 1 s in these stacks, so revocations show quickly. */
+const CACHE_SECONDS = 1;
+
+describe('the local stack, over HTTP (end to end)', () => {
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      env: { API_KEY_CACHE_TTL_SECONDS: String(CACHE_SECONDS) },
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  /** A new organization with a member of `role` and that member's key. */
+  const newOrgWithKey = async (role: 'owner' | 'admin' | 'member') => {
+    const org = await stack.admin('org', 'create', '--name', `Org ${role}`);
+    const email = `${role}-${Date.now()}@example.test`;
+    await stack.admin(
+      'member',
+      'add',
+      '--org',
+      org.id ?? '',
+      '--email',
+      email,
+      '--role',
+      role,
+    );
+    const key = await stack.admin(
+      'key',
+      'create',
+      '--org',
+      org.id ?? '',
+      '--email',
+      email,
+    );
+    return { orgId: org.id ?? '', email, ...key } as {
+      orgId: string;
+      email: string;
+      keyId: string;
+      apiKey: string;
+    };
+  };
+
+  describe('start-up', () => {
+    it('writes stack.json with the API, DynamoDB and mailbox addresses', () => {
+      expect(stack.info.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      expect(stack.info.dynamodb).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stack.info.mailbox).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stack.output()).toContain(stack.demoKey);
+    });
+
+    it('runs the mailbox: a page at its root and JSON at /store', async () => {
+      const page = await fetch(stack.info.mailbox);
+      const store = await fetch(`${stack.info.mailbox}/store`);
+      expect(page.status).toBe(200);
+      expect(await store.json()).toMatchObject({ emails: [] });
+    });
+  });
+
+  describe('GET /me (Discovery)', () => {
+    it('describes the demo owner key, its organization and readiness', async () => {
+      const { status, json } = await stack.call('/me', { key: stack.demoKey });
+      expect(status).toBe(200);
+      expect(json).toEqual({
+        success: true,
+        data: {
+          organization: {
+            id: expect.any(String),
+            name: 'Demo Organization',
+            slug: 'demo-organization',
+          },
+          organizationRole: 'owner',
+          keyId: expect.any(String),
+          sending: {
+            ready: true,
+            blockers: [],
+            setup: { status: 'incomplete', provisioning: 'none' },
+          },
+        },
+      });
+      expect(JSON.stringify(json)).not.toContain(stack.demoKey);
+    });
+
+    it('reflects the allowlist and the application-wide switch', async () => {
+      // Arrange
+      const { orgId, apiKey } = await newOrgWithKey('member');
+      // Act
+      const notAllowed = await stack.call('/me', { key: apiKey });
+      await stack.admin('org', 'allow', '--org', orgId);
+      await stack.admin('sending', 'disable');
+      const disabled = await stack.call('/me', { key: apiKey });
+      await stack.admin('sending', 'enable');
+      const ready = await stack.call('/me', { key: apiKey });
+      // Assert
+      expect(notAllowed.json.data.sending.blockers).toEqual([
+        'organization_not_allowed',
+      ]);
+      expect(notAllowed.json.data.sending.setup.status).toBe('not_allowed');
+      expect(disabled.json.data.sending.blockers).toEqual(['sending_disabled']);
+      expect(ready.json.data.sending.ready).toBe(true);
+      expect(ready.json.data.organizationRole).toBe('member');
+    });
+  });
+
+  describe('401 (Authentication 1 and 3)', () => {
+    it('refuses a request without a key', async () => {
+      const { status, json } = await stack.call('/lists');
+      expect(status).toBe(401);
+      expect(json.error).toContain('x-api-key');
+    });
+
+    it('refuses a malformed key and a well-formed unknown one', async () => {
+      const garbage = await stack.call('/lists', { key: 'hello' });
+      const unknown = await stack.call('/lists', {
+        key: `emk_${'0'.repeat(32)}_${'A'.repeat(43)}`,
+      });
+      expect([garbage.status, unknown.status]).toEqual([401, 401]);
+    });
+
+    it('refuses a key once it is revoked', async () => {
+      const { keyId, apiKey } = await newOrgWithKey('admin');
+      expect((await stack.call('/me', { key: apiKey })).status).toBe(200);
+      expect(await stack.admin('key', 'revoke', '--key', keyId)).toEqual({
+        revoked: true,
+      });
+      await sleep(CACHE_SECONDS * 1000 + 200);
+      expect((await stack.call('/me', { key: apiKey })).status).toBe(401);
+    });
+
+    it('refuses the key of a member who left the organization', async () => {
+      const { orgId, email, apiKey } = await newOrgWithKey('owner');
+      expect((await stack.call('/me', { key: apiKey })).status).toBe(200);
+      expect(
+        await stack.admin('member', 'remove', '--org', orgId, '--email', email),
+      ).toEqual({ removed: true });
+      await sleep(CACHE_SECONDS * 1000 + 200);
+      expect((await stack.call('/me', { key: apiKey })).status).toBe(401);
+    });
+  });
+
+  describe('403 (Authentication 6)', () => {
+    it('refuses a member’s write and writes nothing', async () => {
+      // Arrange
+      const member = await newOrgWithKey('member');
+      // Act
+      const refused = await stack.call('/lists', {
+        key: member.apiKey,
+        method: 'POST',
+        body: { name: 'Forbidden list' },
+      });
+      const lists = await stack.call('/lists', { key: member.apiKey });
+      // Assert
+      expect(refused.status).toBe(403);
+      expect(lists.json.data).toEqual([]);
+      expect(lists.json.pagination.total).toBe(0);
+    });
+  });
+
+  describe('404 (Authentication 5)', () => {
+    it('answers 404 for another organization’s list, never 403', async () => {
+      const other = await newOrgWithKey('owner');
+      const theirs = await stack.call('/lists', {
+        key: other.apiKey,
+        method: 'POST',
+        body: { name: 'Secret list' },
+      });
+      const peek = await stack.call(`/lists/${theirs.json.data.id}`, {
+        key: stack.demoKey,
+      });
+      expect(theirs.status).toBe(201);
+      expect(peek.status).toBe(404);
+      expect(peek.json).toEqual({
+        error: expect.any(String),
+        code: 'list.notFound',
+      });
+    });
+
+    it('answers 404 for a path that is not a route', async () => {
+      const { status } = await stack.call('/nothing-here', {
+        key: stack.demoKey,
+      });
+      expect(status).toBe(404);
+    });
+  });
+
+  describe('lists, envelope and pagination (Conventions)', () => {
+    it('creates, reads and pages lists with the envelope of the spec', async () => {
+      // Arrange
+      const { apiKey } = await newOrgWithKey('admin');
+      for (const name of ['One', 'Two', 'Three']) {
+        const created = await stack.call('/lists', {
+          key: apiKey,
+          method: 'POST',
+          body: { name },
+        });
+        expect(created.status).toBe(201);
+      }
+      // Act
+      const page2 = await stack.call('/lists?limit=2&page=2', { key: apiKey });
+      const one = await stack.call(`/lists/${page2.json.data[0].id}`, {
+        key: apiKey,
+      });
+      // Assert
+      expect(page2.json).toEqual({
+        success: true,
+        data: [
+          {
+            id: expect.any(String),
+            name: 'One',
+            createdAt: expect.any(String),
+            contactCount: 0,
+          },
+        ],
+        pagination: { total: 3, page: 2, limit: 2, totalPages: 2 },
+      });
+      expect(one.json).toEqual({
+        success: true,
+        data: { id: page2.json.data[0].id, name: 'One', createdAt: expect.any(String) },
+      });
+    });
+
+    it('answers 400 with details naming the field, and 409 for a taken name', async () => {
+      const { apiKey } = await newOrgWithKey('admin');
+      const invalid = await stack.call('/lists', {
+        key: apiKey,
+        method: 'POST',
+        body: { name: 42 },
+      });
+      const badJson = await stack.call('/lists', {
+        key: apiKey,
+        method: 'POST',
+        body: '{"name": "x"',
+      });
+      await stack.call('/lists', { key: apiKey, method: 'POST', body: { name: 'Dup' } });
+      const dup = await stack.call('/lists', {
+        key: apiKey,
+        method: 'POST',
+        body: { name: 'dup' },
+      });
+      expect(invalid.status).toBe(400);
+      expect(invalid.json.details).toEqual([
+        { field: 'name', message: 'is required' },
+      ]);
+      expect(badJson.status).toBe(400);
+      expect(dup.status).toBe(409);
+    });
+  });
+
+  describe('429 (Limits: 120 requests per minute per key)', () => {
+    it('refuses the 121st request within the minute, does nothing, and tells when to retry', async () => {
+      // Arrange: a fresh key, and enough of the minute left for 121 calls.
+      const { orgId, email, apiKey } = await newOrgWithKey('admin');
+      const first = await stack.call('/lists', { key: apiKey });
+      const left = Number(first.headers.get('RateLimit-Reset'));
+      if (left < 15) {
+        await sleep(left * 1000 + 100);
+      }
+      const used = left < 15 ? 0 : 1;
+      // Act
+      const statuses: number[] = [];
+      for (let i = used; i < 120; i++) {
+        statuses.push((await stack.call('/lists', { key: apiKey })).status);
+      }
+      const refused = await stack.call('/lists', {
+        key: apiKey,
+        method: 'POST',
+        body: { name: 'Over the limit' },
+      });
+      // Assert
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      expect(refused.status).toBe(429);
+      expect(refused.json.code).toBe('rateLimit.exceeded');
+      expect(refused.headers.get('RateLimit-Remaining')).toBe('0');
+      expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+      const second = await stack.admin('key', 'create', '--org', orgId, '--email', email);
+      const lists = await stack.call('/lists', { key: second.apiKey });
+      expect(lists.json.pagination.total).toBe(0);
+    });
+  });
+
+  describe('admin CLI', () => {
+    it('prints one JSON object per command and fails with a message on stderr', async () => {
+      const failure = await stack.adminFailure(
+        'key',
+        'create',
+        '--org',
+        '01a20000-0000-7000-8000-00000000dead',
+        '--email',
+        'nobody@example.test',
+      );
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toContain('is not a member');
+      const usage = await stack.adminFailure('org', 'explode');
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain('Usage:');
+    });
+  });
+});
+
+describe('local stacks side by side, restarts and shutdown', () => {
+  it('runs two stacks at once, keeps data across a restart, and leaves no process behind', async () => {
+    // Arrange: two stacks with their own ports and data dirs.
+    const [a, b] = await Promise.all([startStack(), startStack()]);
+    try {
+      expect(a.info.dynamodb).not.toBe(b.info.dynamodb);
+      expect(a.info.mailbox).not.toBe(b.info.mailbox);
+      expect(a.demoKey).not.toBe(b.demoKey);
+      const created = await a.call('/lists', {
+        key: a.demoKey,
+        method: 'POST',
+        body: { name: 'Survives restarts' },
+      });
+      expect(created.status).toBe(201);
+      expect((await b.call('/me', { key: b.demoKey })).status).toBe(200);
+
+      // Act: stop a, and start it again on the same data dir.
+      expect(await a.stop()).toBe(0);
+      expect(existsSync(join(a.dataDir, 'stack.json'))).toBe(false);
+      const { stdout } = await run('ps', ['-eo', 'args']);
+      expect(stdout).not.toContain(join(a.dataDir, 'dynamodb'));
+      const again = await startStack({ dataDir: a.dataDir });
+      try {
+        const lists = await again.call('/lists', { key: again.demoKey });
+        // Assert: same demo key, same data, no second demo organization.
+        expect(again.demoKey).toBe(a.demoKey);
+        expect(lists.json.data.map((l: { name: string }) => l.name)).toEqual([
+          'Survives restarts',
+        ]);
+        expect(again.output()).not.toContain('Created the demo organization');
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 120_000);
+});
