@@ -228,7 +228,11 @@ describe('the local stack, over HTTP (end to end)', () => {
       });
       expect(one.json).toEqual({
         success: true,
-        data: { id: page2.json.data[0].id, name: 'One', createdAt: expect.any(String) },
+        data: {
+          id: page2.json.data[0].id,
+          name: 'One',
+          createdAt: expect.any(String),
+        },
       });
     });
 
@@ -244,7 +248,11 @@ describe('the local stack, over HTTP (end to end)', () => {
         method: 'POST',
         body: '{"name": "x"',
       });
-      await stack.call('/lists', { key: apiKey, method: 'POST', body: { name: 'Dup' } });
+      await stack.call('/lists', {
+        key: apiKey,
+        method: 'POST',
+        body: { name: 'Dup' },
+      });
       const dup = await stack.call('/lists', {
         key: apiKey,
         method: 'POST',
@@ -285,7 +293,14 @@ describe('the local stack, over HTTP (end to end)', () => {
       expect(refused.json.code).toBe('rateLimit.exceeded');
       expect(refused.headers.get('RateLimit-Remaining')).toBe('0');
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
-      const second = await stack.admin('key', 'create', '--org', orgId, '--email', email);
+      const second = await stack.admin(
+        'key',
+        'create',
+        '--org',
+        orgId,
+        '--email',
+        email,
+      );
       const lists = await stack.call('/lists', { key: second.apiKey });
       expect(lists.json.pagination.total).toBe(0);
     });

@@ -4,10 +4,7 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  parseInvocation,
-  UsageError,
-} from '../../../infra/admin/commands.ts';
+import { parseInvocation, UsageError } from '../../../infra/admin/commands.ts';
 import { describeDeployedStack } from '../../../infra/admin/targets.ts';
 
 describe('admin CLI: command line', () => {
@@ -25,7 +22,11 @@ describe('admin CLI: command line', () => {
       'EmailMarketingApi',
     ]);
     expect(invocation.command.words).toBe('member add');
-    expect(invocation.flags).toEqual({ org: 'o', email: 'a@b.c', role: 'admin' });
+    expect(invocation.flags).toEqual({
+      org: 'o',
+      email: 'a@b.c',
+      role: 'admin',
+    });
     expect(invocation.stack).toBe('EmailMarketingApi');
   });
 

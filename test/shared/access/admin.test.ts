@@ -71,9 +71,9 @@ describe('members and API keys (Authentication 1–3, 7), on the embedded Dynamo
     const first = await createApiKey(deps, { orgId, email: 'cy@acme.test' });
     const second = await createApiKey(deps, { orgId, email: 'cy@acme.test' });
     // Act
-    expect(
-      await removeMember(deps, { orgId, email: 'cy@acme.test' }),
-    ).toEqual({ removed: true });
+    expect(await removeMember(deps, { orgId, email: 'cy@acme.test' })).toEqual({
+      removed: true,
+    });
     // Assert
     await expect(authenticate(first.apiKey)).rejects.toThrow(UnauthorizedError);
     await expect(authenticate(second.apiKey)).rejects.toThrow(

@@ -7,11 +7,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
 import { formatApiKey, hashApiKey } from '../../../shared/access/api-key.ts';
 import type { Role } from '../../../shared/access/model.ts';
 import { keys } from '../../../shared/db/keys.ts';
+import { logger } from '../../../shared/observability.ts';
 import { buildDeps } from '../../../shared/runtime/deps.ts';
 import { fixedClock } from '../../support/dynamo.ts';
 import { jsonOf, lambdaContext, restEvent } from '../../support/events.ts';
@@ -158,10 +159,10 @@ describe('the request pipeline', () => {
     it('sends RateLimit headers on a success', async () => {
       storeKey('owner', {}, 7);
       noLists();
-      const result = await handlerOf('lists', fixedClock('2026-11-22T10:00:15.000Z'))(
-        listsEvent({}),
-        lambdaContext(),
-      );
+      const result = await handlerOf(
+        'lists',
+        fixedClock('2026-11-22T10:00:15.000Z'),
+      )(listsEvent({}), lambdaContext());
       expect(result.statusCode).toBe(200);
       expect(result.headers).toMatchObject({
         'RateLimit-Limit': '120',
@@ -175,7 +176,10 @@ describe('the request pipeline', () => {
       // Arrange
       storeKey('owner', {}, 121);
       // Act
-      const result = await handlerOf('lists', fixedClock('2026-11-22T10:00:50.000Z'))(
+      const result = await handlerOf(
+        'lists',
+        fixedClock('2026-11-22T10:00:50.000Z'),
+      )(
         listsEvent({ method: 'POST', body: { name: 'News' } }),
         lambdaContext(),
       );
@@ -259,10 +263,11 @@ describe('the request pipeline', () => {
         lambdaContext(),
       );
       expect(result.statusCode).toBe(400);
-      expect(jsonOf(result).details?.map((d) => d.field).sort()).toEqual([
-        'limit',
-        'page',
-      ]);
+      expect(
+        jsonOf(result)
+          .details?.map((d) => d.field)
+          .sort(),
+      ).toEqual(['limit', 'page']);
     });
 
     it('answers 400 naming the path parameter for a malformed id', async () => {
@@ -326,7 +331,8 @@ describe('the request pipeline', () => {
       expect(result.statusCode).toBe(404);
     });
 
-    it('hides an unexpected failure behind an opaque 500', async () => {
+    it('hides an unexpected failure behind an opaque 500, logged with its cause', async () => {
+      const logged = vi.spyOn(logger, 'error').mockImplementation(() => {});
       storeKey('owner');
       dynamoMock.on(QueryCommand).rejects(new Error('secret internals'));
       dynamoMock
@@ -340,6 +346,13 @@ describe('the request pipeline', () => {
         code: 'internal',
       });
       expect(result.headers).toHaveProperty('RateLimit-Limit', '120');
+      expect(logged).toHaveBeenCalledWith(
+        'Unexpected error',
+        expect.objectContaining({
+          error: expect.objectContaining({ message: 'secret internals' }),
+        }),
+      );
+      logged.mockRestore();
     });
   });
 });

@@ -22,7 +22,9 @@ describe('ApiGatewayKeyRegistry', () => {
     // Act
     await new ApiGatewayKeyRegistry(client, 'plan-1').register('k-1', 'emk_v');
     // Assert
-    expect(gateway.commandCalls(CreateApiKeyCommand)[0]?.args[0].input).toMatchObject({
+    expect(
+      gateway.commandCalls(CreateApiKeyCommand)[0]?.args[0].input,
+    ).toMatchObject({
       name: 'k-1',
       value: 'emk_v',
       enabled: true,
