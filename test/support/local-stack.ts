@@ -22,6 +22,7 @@ export interface RunningStack {
   call(
     path: string,
     options?: { key?: string; method?: string; body?: unknown },
+    // biome-ignore lint/suspicious/noExplicitAny: tests walk response JSON freely and assert its shape
   ): Promise<{ status: number; headers: Headers; json: any }>;
   stop(): Promise<number | null>;
 }
