@@ -2,6 +2,7 @@
  * The endpoint groups: one Lambda each. The CDK stack and the local gateway
  * both read this registry, so a route is declared in exactly one place.
  */
+import type { ApiHandler } from '../shared/http/api-handler.ts';
 import type { Route } from '../shared/http/route.ts';
 import type { Deps } from '../shared/ports.ts';
 import { createHandler as createListsHandler } from './lists/handler.ts';
@@ -33,7 +34,7 @@ export interface EndpointGroup {
   /** The Lambda entry file, relative to the repository root. */
   entry: string;
   routes: Route[];
-  createHandler: (deps: Deps) => ReturnType<typeof createMeHandler>;
+  createHandler: (deps: Deps) => ApiHandler;
   /** Least privilege: the table actions of the pipeline plus the group's own. */
   tableActions: TableAction[];
 }

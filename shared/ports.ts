@@ -2,7 +2,7 @@
  * Ports: the small capability interfaces the domain needs. Adapters in
  * `shared/adapters/*` implement them; `shared/runtime/*` wires them up.
  */
-import type { ApiKeyRecord, Member, Role, User } from './access/model.ts';
+import type { ApiKeyRecord, Member, User } from './access/model.ts';
 import type { List } from './lists/model.ts';
 import type { Organization } from './organizations/model.ts';
 
@@ -112,11 +112,14 @@ export interface Deps {
   rateLimits: RateLimitCounter;
   appSettings: AppSettingsRepository;
   lists: ListRepository;
-  gatewayKeys: GatewayKeyRegistry;
   /** Seconds a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
 }
 
-/** Creates the type of a domain service's dependencies. */
-export type DepsOf<K extends keyof Deps> = Pick<Deps, K>;
-export type { Role };
+/**
+ * The operator's dependencies (admin CLI, local demo seed): the API's, plus
+ * the edge key registry that only key creation and revocation touch.
+ */
+export interface AdminDeps extends Deps {
+  gatewayKeys: GatewayKeyRegistry;
+}

@@ -14,13 +14,13 @@ import {
   setSendingAllowed,
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
-import type { Deps } from '../../shared/ports.ts';
+import type { AdminDeps } from '../../shared/ports.ts';
 
 /** A command: its words, the flags it needs, and what it does. */
 interface Command {
   words: string;
   flags: string[];
-  run(deps: Deps, flags: Record<string, string>): Promise<object>;
+  run(deps: AdminDeps, flags: Record<string, string>): Promise<object>;
 }
 
 /** Every command of the CLI. */

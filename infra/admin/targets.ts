@@ -11,9 +11,9 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
-import type { Deps } from '../../shared/ports.ts';
+import type { AdminDeps } from '../../shared/ports.ts';
 import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
-import { localDeps } from '../../shared/runtime/local.ts';
+import { localAdminDeps } from '../../shared/runtime/local.ts';
 import { readStackFile } from '../local/stack-file.ts';
 
 /** The outputs of the API stack the CLI needs. */
@@ -44,22 +44,29 @@ export const describeDeployedStack = async (
 };
 
 /** The dependencies of a deployed stack, with the operator's credentials. */
-export const deployedDeps = (stack: DeployedStack, region?: string): Deps =>
-  buildDeps({
+export const deployedDeps = (
+  stack: DeployedStack,
+  region?: string,
+): AdminDeps => ({
+  ...buildDeps({
     dynamo: DynamoDBDocumentClient.from(
       new DynamoDBClient(region ? { region } : {}),
       documentClientOptions,
     ),
     tableName: stack.tableName,
     apiKeyCacheTtlSeconds: 0,
-    gatewayKeys: new ApiGatewayKeyRegistry(
-      new APIGatewayClient(region ? { region } : {}),
-      stack.usagePlanId,
-    ),
-  });
+  }),
+  gatewayKeys: new ApiGatewayKeyRegistry(
+    new APIGatewayClient(region ? { region } : {}),
+    stack.usagePlanId,
+  ),
+});
 
 /** The dependencies of the local stack running on `dataDir`. */
-export const localStackDeps = async (dataDir: string): Promise<Deps> => {
+export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {
   const stack = await readStackFile(dataDir);
-  return localDeps({ dynamodb: stack.dynamodb, tableName: stack.tableName });
+  return localAdminDeps({
+    dynamodb: stack.dynamodb,
+    tableName: stack.tableName,
+  });
 };

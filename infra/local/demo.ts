@@ -9,7 +9,7 @@ import {
   createOrganization,
   setSendingAllowed,
 } from '../../shared/organizations/organizations.ts';
-import type { Deps } from '../../shared/ports.ts';
+import type { AdminDeps } from '../../shared/ports.ts';
 
 /** What the demo seed created. */
 export interface Demo {
@@ -24,7 +24,10 @@ export interface Demo {
  * owner key, and keeps them in `demo.json` of the data dir: a local
  * convenience, so the key survives a restart of the stack.
  */
-export const seedDemo = async (deps: Deps, dataDir: string): Promise<Demo> => {
+export const seedDemo = async (
+  deps: AdminDeps,
+  dataDir: string,
+): Promise<Demo> => {
   const org = await createOrganization(deps, { name: 'Demo Organization' });
   await setSendingAllowed(deps, { orgId: org.id }, true);
   const ownerEmail = 'owner@demo.example';

@@ -86,6 +86,15 @@ export const matchRoute = (
   return undefined;
 };
 
+const isDecodable = (path: string): boolean => {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -204,6 +213,15 @@ export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
   return createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
+      if (!isDecodable(url.pathname)) {
+        request.resume();
+        sendJson(response, 400, {
+          error: 'The path has a malformed percent-encoding',
+          code: 'request.invalid',
+          details: [{ field: 'path', message: 'malformed percent-encoding' }],
+        });
+        return;
+      }
       const match = matchRoute(table, request.method ?? 'GET', url.pathname);
       // API Gateway answers unknown paths and methods before any key check.
       if (!match) {

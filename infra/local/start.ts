@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { endpointGroups } from '../../functions/groups.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
-import { localDeps, localDynamo } from '../../shared/runtime/local.ts';
+import { localAdminDeps, localDynamo } from '../../shared/runtime/local.ts';
 import { seedDemo } from './demo.ts';
 import { ensureTable, startDynamoDb } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
@@ -51,7 +51,7 @@ const main = async () => {
     // 3. The table, from the same definition as the CDK stack.
     const dynamo = localDynamo(dynamodb.endpoint);
     await ensureTable(dynamo, LOCAL_TABLE_NAME, tableDefinition);
-    const deps = localDeps({
+    const deps = localAdminDeps({
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
       apiKeyCacheTtlSeconds: Number(

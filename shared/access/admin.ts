@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
+import type { AdminDeps, Deps } from '../ports.ts';
 import { parse } from '../validation.ts';
 import { formatApiKey, hashApiKey, KEY_SECRET_BYTES } from './api-key.ts';
 import { ROLES, type Role } from './model.ts';
@@ -66,7 +66,7 @@ export const addMember = async (
 
 /** Removes a member; every key it created answers 401 from then on. */
 export const removeMember = async (
-  deps: Pick<Deps, 'access' | 'clock' | 'gatewayKeys'>,
+  deps: Pick<AdminDeps, 'access' | 'clock' | 'gatewayKeys'>,
   input: { orgId: string; email: string },
 ): Promise<{ removed: true }> => {
   const { orgId, email } = parse(MemberInput, input);
@@ -91,7 +91,7 @@ export const removeMember = async (
  * else: only its hash is stored.
  */
 export const createApiKey = async (
-  deps: Pick<Deps, 'access' | 'clock' | 'ids' | 'gatewayKeys'>,
+  deps: Pick<AdminDeps, 'access' | 'clock' | 'ids' | 'gatewayKeys'>,
   input: { orgId: string; email: string },
 ): Promise<{ keyId: string; apiKey: string }> => {
   // 1. The creator must be a member now; the key acts with its role.
@@ -123,7 +123,7 @@ export const createApiKey = async (
 
 /** Revokes a key for good; it answers 401 from then on. */
 export const revokeApiKey = async (
-  deps: Pick<Deps, 'access' | 'clock' | 'gatewayKeys'>,
+  deps: Pick<AdminDeps, 'access' | 'clock' | 'gatewayKeys'>,
   input: { keyId: string },
 ): Promise<{ revoked: true }> => {
   const { keyId } = parse(

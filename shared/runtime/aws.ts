@@ -23,15 +23,6 @@ export const awsDeps = (): Deps => {
       dynamo,
       tableName: config.TABLE_NAME,
       apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS,
-      // Functions never create keys: the admin CLI registers them.
-      gatewayKeys: {
-        register: async () => {
-          throw new Error('API functions do not register API keys');
-        },
-        disable: async () => {
-          throw new Error('API functions do not disable API keys');
-        },
-      },
     });
   }
   return deps;

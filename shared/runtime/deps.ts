@@ -9,13 +9,12 @@ import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts'
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
-import type { Clock, Deps, GatewayKeyRegistry, Ids } from '../ports.ts';
+import type { Clock, Deps, Ids } from '../ports.ts';
 
 /** What differs between runtimes. */
 export interface DepsOptions {
   dynamo: DynamoDBDocumentClient;
   tableName: string;
-  gatewayKeys: GatewayKeyRegistry;
   apiKeyCacheTtlSeconds: number;
   clock?: Clock;
   ids?: Ids;
@@ -32,7 +31,6 @@ export const buildDeps = (options: DepsOptions): Deps => {
     rateLimits: new DynamoRateLimitCounter(table),
     appSettings: new DynamoAppSettingsRepository(table),
     lists: new DynamoListRepository(table),
-    gatewayKeys: options.gatewayKeys,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };
 };

@@ -4,7 +4,13 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Clock, Deps, Ids } from '../ports.ts';
+import type {
+  AdminDeps,
+  Clock,
+  Deps,
+  GatewayKeyRegistry,
+  Ids,
+} from '../ports.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
 /** Where the local engines listen. */
@@ -34,16 +40,27 @@ export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
     documentClientOptions,
   );
 
-/**
- * The local dependencies. Locally, the gateway lets our own authentication
- * decide, so there is no edge key registry to keep in step.
- */
+/** The local dependencies of the API handlers. */
 export const localDeps = (endpoints: LocalEndpoints): Deps =>
   buildDeps({
     dynamo: localDynamo(endpoints.dynamodb),
     tableName: endpoints.tableName,
     apiKeyCacheTtlSeconds: endpoints.apiKeyCacheTtlSeconds ?? 10,
-    gatewayKeys: { register: async () => {}, disable: async () => {} },
     ...(endpoints.clock ? { clock: endpoints.clock } : {}),
     ...(endpoints.ids ? { ids: endpoints.ids } : {}),
   });
+
+/**
+ * The local stack has no API Gateway usage plan: its gateway passes every
+ * request on and our own key check decides. There is nothing to register.
+ */
+export const noEdgeKeyRegistry: GatewayKeyRegistry = {
+  register: async () => {},
+  disable: async () => {},
+};
+
+/** The operator's dependencies on the local stack. */
+export const localAdminDeps = (endpoints: LocalEndpoints): AdminDeps => ({
+  ...localDeps(endpoints),
+  gatewayKeys: noEdgeKeyRegistry,
+});

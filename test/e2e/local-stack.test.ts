@@ -188,6 +188,16 @@ describe('the local stack, over HTTP (end to end)', () => {
       });
     });
 
+    it('answers 400, not 500, to a path with a malformed encoding', async () => {
+      const { status, json } = await stack.call('/lists/%E0%A4%A', {
+        key: stack.demoKey,
+      });
+      expect(status).toBe(400);
+      expect(json.details).toEqual([
+        { field: 'path', message: 'malformed percent-encoding' },
+      ]);
+    });
+
     it('answers 404 for a path that is not a route', async () => {
       const { status } = await stack.call('/nothing-here', {
         key: stack.demoKey,

@@ -14,16 +14,33 @@ import {
   ValidationError,
 } from '../../../shared/errors.ts';
 import { createOrganization } from '../../../shared/organizations/organizations.ts';
-import type { Deps } from '../../../shared/ports.ts';
+import type { AdminDeps } from '../../../shared/ports.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 
 describe('members and API keys (Authentication 1–3, 7), on the embedded DynamoDB', () => {
-  let deps: Deps;
+  let deps: AdminDeps;
   let orgId: string;
   let authenticate: ReturnType<typeof createAuthenticator>;
+  const edge = {
+    registered: [] as string[],
+    refused: [] as string[],
+    disabled: [] as string[],
+    failNext: false,
+    register: async (keyId: string) => {
+      if (edge.failNext) {
+        edge.refused.push(keyId);
+        edge.failNext = false;
+        throw new Error('API Gateway unavailable');
+      }
+      edge.registered.push(keyId);
+    },
+    disable: async (keyIds: string[]) => {
+      edge.disabled.push(...keyIds);
+    },
+  };
 
   beforeAll(async () => {
-    ({ deps } = await createTestDeps());
+    deps = { ...(await createTestDeps()).deps, gatewayKeys: edge };
     ({ id: orgId } = await createOrganization(deps, { name: 'Acme' }));
     authenticate = createAuthenticator(deps);
   });
@@ -90,6 +107,34 @@ describe('members and API keys (Authentication 1–3, 7), on the embedded Dynamo
     await removeMember(deps, { orgId, email: 'dee@acme.test' });
     await addMember(deps, { orgId, email: 'dee@acme.test', role: 'admin' });
     await expect(authenticate(apiKey)).rejects.toThrow(UnauthorizedError);
+  });
+
+  it('registers each new key at the edge and disables it there on revocation', async () => {
+    await addMember(deps, { orgId, email: 'edge@acme.test', role: 'admin' });
+    const { keyId } = await createApiKey(deps, {
+      orgId,
+      email: 'edge@acme.test',
+    });
+    expect(edge.registered).toContain(keyId);
+    await removeMember(deps, { orgId, email: 'edge@acme.test' });
+    expect(edge.disabled).toContain(keyId);
+  });
+
+  it('leaves no working key behind when the edge registration fails', async () => {
+    // Arrange
+    await addMember(deps, { orgId, email: 'fail@acme.test', role: 'admin' });
+    edge.failNext = true;
+    // Act
+    await expect(
+      createApiKey(deps, { orgId, email: 'fail@acme.test' }),
+    ).rejects.toThrow('API Gateway unavailable');
+    // Assert: the stored key was revoked, and the member can try again.
+    const [failedKeyId] = edge.refused;
+    expect((await deps.access.findKey(failedKeyId ?? ''))?.revokedAt).toEqual(
+      expect.any(String),
+    );
+    const retry = await createApiKey(deps, { orgId, email: 'fail@acme.test' });
+    expect((await authenticate(retry.apiKey)).orgId).toBe(orgId);
   });
 
   it('refuses a revoked key, and revoking twice is harmless', async () => {

@@ -32,7 +32,6 @@ const handlerOf = (group: string, clock = fixedClock()) => {
     tableName: 'table',
     apiKeyCacheTtlSeconds: 10,
     clock,
-    gatewayKeys: { register: async () => {}, disable: async () => {} },
   });
   const found = endpointGroups.find((g) => g.name === group);
   if (!found) throw new Error(`no group ${group}`);
