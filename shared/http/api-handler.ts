@@ -42,6 +42,13 @@ type Request = middy.Request<
   PipelineContext
 >;
 
+type Middleware = middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  PipelineContext
+>;
+
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 const header = (event: APIGatewayProxyEvent, name: string) => {
@@ -59,12 +66,7 @@ const render = (result: HttpResult): APIGatewayProxyResult => ({
 });
 
 /** Adds the RateLimit headers to every response of a counted request. */
-const rateLimitHeaders = (): middy.MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  PipelineContext
-> => {
+const rateLimitHeaders = (): Middleware => {
   const decorate = async (request: Request) => {
     const state = request.context.rateLimit;
     if (!state || !request.response) return;
@@ -80,12 +82,7 @@ const rateLimitHeaders = (): middy.MiddlewareObj<
 };
 
 /** Renders every error as the spec's error body; logs the unexpected ones. */
-const errorResponses = (): middy.MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  PipelineContext
-> => ({
+const errorResponses = (): Middleware => ({
   onError: async (request) => {
     const rendered = toErrorResponse(request.error);
     if (rendered.unexpected) {
@@ -99,14 +96,7 @@ const errorResponses = (): middy.MiddlewareObj<
 });
 
 /** Step 1 and 2: who is calling, and may it call again this minute? */
-const authenticateAndCount = (
-  deps: Deps,
-): middy.MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  PipelineContext
-> => {
+const authenticateAndCount = (deps: Deps): Middleware => {
   const authenticate = createAuthenticator(deps);
   return {
     before: async (request) => {
@@ -124,12 +114,7 @@ const authenticateAndCount = (
  * without a body skips it (a body is optional on some POSTs); the parser's
  * failures become our errors: 415 for another media type, 400 for bad JSON.
  */
-const jsonBody = (): middy.MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  PipelineContext
-> => {
+const jsonBody = (): Middleware => {
   const parser = httpJsonBodyParser();
   return {
     before: async (request) => {
