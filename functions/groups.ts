@@ -2,13 +2,29 @@
  * The endpoint groups: one Lambda each. The CDK stack and the local gateway
  * both read this registry, so a route is declared in exactly one place.
  */
-import type { ApiHandler } from '../shared/http/api-handler.ts';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+} from 'aws-lambda';
 import type { Route } from '../shared/http/route.ts';
 import type { Deps } from '../shared/ports.ts';
+import { createHandler as createContactsHandler } from './contacts/handler.ts';
+import { contactRoutes } from './contacts/routes.ts';
 import { createHandler as createListsHandler } from './lists/handler.ts';
 import { listRoutes } from './lists/routes.ts';
 import { createHandler as createMeHandler } from './me/handler.ts';
 import { meRoutes } from './me/routes.ts';
+import { createHandler as createPublicHandler } from './public/handler.ts';
+import { publicRoutes } from './public/routes.ts';
+import { createHandler as createTagsHandler } from './tags/handler.ts';
+import { tagRoutes } from './tags/routes.ts';
+
+/** A group's handler, as Lambda (or the local gateway) invokes it. */
+export type GroupHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>;
 
 /** DynamoDB actions a group's function may call on the table. */
 export type TableAction =
@@ -34,9 +50,13 @@ export interface EndpointGroup {
   /** The Lambda entry file, relative to the repository root. */
   entry: string;
   routes: Route[];
-  createHandler: (deps: Deps) => ApiHandler;
+  createHandler: (deps: Deps) => GroupHandler;
   /** Least privilege: the table actions of the pipeline plus the group's own. */
   tableActions: TableAction[];
+  /** Sends email through SES (needs ses:SendEmail). */
+  sendsEmail?: boolean;
+  /** Signs or checks public links (needs the link signing secret). */
+  usesLinkSecret?: boolean;
 }
 
 /** Every endpoint group of the API. */
@@ -59,5 +79,41 @@ export const endpointGroups: EndpointGroup[] = [
       'dynamodb:PutItem',
       'dynamodb:ConditionCheckItem',
     ],
+  },
+  {
+    name: 'contacts',
+    entry: 'functions/contacts/lambda.ts',
+    routes: contactRoutes,
+    createHandler: createContactsHandler,
+    tableActions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+    sendsEmail: true,
+    usesLinkSecret: true,
+  },
+  {
+    name: 'tags',
+    entry: 'functions/tags/lambda.ts',
+    routes: tagRoutes,
+    createHandler: createTagsHandler,
+    tableActions: [...PIPELINE_ACTIONS, 'dynamodb:Query', 'dynamodb:PutItem'],
+  },
+  {
+    name: 'public',
+    entry: 'functions/public/lambda.ts',
+    routes: publicRoutes,
+    createHandler: createPublicHandler,
+    // No key, no rate counter: reads a contact and confirms it.
+    tableActions: [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+    usesLinkSecret: true,
   },
 ];

@@ -1,5 +1,5 @@
 /**
- * Infrastructure. The CDK app: the stateful stack (the table) and the
+ * Infrastructure. The CDK app: the stateful stack (table and secret) and the
  * stateless stack (functions and API) of one stage, checked by cdk-nag.
  */
 import { realpathSync } from 'node:fs';
@@ -25,7 +25,10 @@ export interface Stacks {
 export const buildApp = (app: App): Stacks => {
   const stage: string = app.node.tryGetContext('stage') ?? DEFAULT_STAGE;
   const data = new StatefulStack(app, `${stage}Data`);
-  const api = new StatelessStack(app, `${stage}Api`, { table: data.table });
+  const api = new StatelessStack(app, `${stage}Api`, {
+    table: data.table,
+    linkSigningSecret: data.linkSigningSecret,
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { data, api };
 };

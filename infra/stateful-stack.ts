@@ -1,8 +1,15 @@
 /**
  * Infrastructure. What holds data and must survive a redeploy: the single
- * DynamoDB table, built from the same definition as the local stack's table.
+ * DynamoDB table, built from the same definition as the local stack's table,
+ * and the secret that signs the public links already sent in emails.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AttributeType,
   BillingMode,
@@ -10,6 +17,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type TableDefinition, tableDefinition } from '../shared/db/table.ts';
 
@@ -21,10 +29,16 @@ export interface StatefulStackProps extends StackProps {
 
 const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
 
-/** The stateful stack: the table, retained and protected from deletion. */
+/** The stateful stack: the table and the link signing secret, both retained. */
 export class StatefulStack extends Stack {
   /** The single table of the service. */
   readonly table: Table;
+
+  /**
+   * Signs and checks the links in emails (confirmation, unsubscribe). Only
+   * the functions of groups that use it may read it.
+   */
+  readonly linkSigningSecret: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -49,6 +63,21 @@ export class StatefulStack extends Stack {
       });
     }
 
+    this.linkSigningSecret = new Secret(this, 'LinkSigningSecret', {
+      description:
+        'Signs the confirmation and unsubscribe links in emails. Rotating it invalidates every link already sent.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.linkSigningSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'No automatic rotation: a new value invalidates every confirmation and unsubscribe link already sent, and unsubscribe links must keep working. Rotate deliberately (after a leak, accepting that old links break), by putting a new secret value; functions pick it up within their one-hour cache.',
+    });
+
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'LinkSigningSecretArn', {
+      value: this.linkSigningSecret.secretArn,
+    });
   }
 }

@@ -3,7 +3,14 @@
  * group and the REST API in front of them. Every resource path and method
  * comes from the groups' route declarations; none is written here.
  */
-import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  CfnParameter,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -15,6 +22,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
@@ -24,6 +32,8 @@ import { AppFunction } from './constructs/app-function.ts';
 export interface StatelessStackProps extends StackProps {
   /** The table every function reads and writes. */
   table: ITable;
+  /** Signs the public links; readable only by groups that `usesLinkSecret`. */
+  linkSigningSecret: ISecret;
   /** The endpoint groups to serve; defaults to every group of the API. */
   groups?: readonly EndpointGroup[];
 }
@@ -36,6 +46,16 @@ export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
 /** The deployment stage; the version lives in the paths (`/api/v1`). */
 export const STAGE_NAME = 'prod';
+
+/** The sender address used when the `appFromAddress` context is not given. */
+export const DEFAULT_APP_FROM_ADDRESS = 'no-reply@example.com';
+
+/**
+ * An email address as the functions' configuration accepts it (valibot's
+ * `email()`), in the Java regex syntax of a CloudFormation `AllowedPattern`.
+ */
+const EMAIL_PATTERN =
+  '^[\\w+-]+(\\.[\\w+-]+)*@[A-Za-z0-9]+([.-][A-Za-z0-9]+)*\\.[A-Za-z]{2,}$';
 
 /** Error bodies API Gateway itself returns, in our `{error, code}` envelope. */
 const GATEWAY_RESPONSES: {
@@ -144,12 +164,44 @@ export class StatelessStack extends Stack {
       },
     });
 
+    const defaultFrom =
+      contextString(this, 'appFromAddress') ?? DEFAULT_APP_FROM_ADDRESS;
+    if (!new RegExp(EMAIL_PATTERN).test(defaultFrom)) {
+      throw new Error(
+        `The appFromAddress context must be an email address; got ${defaultFrom}`,
+      );
+    }
+    const appFromAddress = new CfnParameter(this, 'AppFromAddress', {
+      type: 'String',
+      description:
+        "The application's own sender address, the fallback From of every email. It must be a verified SES identity (or belong to a verified domain) in this account and region.",
+      default: defaultFrom,
+      allowedPattern: EMAIL_PATTERN,
+      constraintDescription:
+        'must be an email address, e.g. no-reply@example.com',
+    });
+    const publicApiUrl = this.publicApiUrl();
+
     const functions = new Map<string, AppFunction>();
     for (const group of groups) {
       const fn = new AppFunction(this, pascal(group.name), {
         entry: group.entry,
       });
       fn.bindTable(props.table, group.tableActions);
+      // Every function's cold start validates the whole configuration, so
+      // each one is told where the secret is; only those that sign or check
+      // links may read it.
+      if (group.usesLinkSecret) {
+        fn.bindSecret(props.linkSigningSecret, 'LINK_SIGNING_SECRET_ARN');
+      } else {
+        fn.bindEnvironment(
+          'LINK_SIGNING_SECRET_ARN',
+          props.linkSigningSecret.secretArn,
+        );
+      }
+      if (group.sendsEmail) fn.bindEmailSending();
+      fn.bindEnvironment('PUBLIC_API_URL', publicApiUrl);
+      fn.bindEnvironment('APP_FROM_ADDRESS', appFromAddress.valueAsString);
       functions.set(group.name, fn);
 
       // One permission for the whole API instead of one per method, so the
@@ -160,7 +212,11 @@ export class StatelessStack extends Stack {
       for (const route of group.routes) {
         this.api.root
           .resourceForPath(resourcePath(route))
-          .addMethod(route.method, integration, { apiKeyRequired: true });
+          .addMethod(route.method, integration, {
+            // Public routes are reached from links in emails: no key, a
+            // signed token checked by the function instead.
+            apiKeyRequired: route.role !== 'public',
+          });
       }
     }
     this.functions = functions;
@@ -193,6 +249,29 @@ export class StatelessStack extends Stack {
     this.acknowledgeNagFindings(functions);
   }
 
+  /**
+   * The base URL links in emails point to: the `publicApiUrl` context (a
+   * custom domain) or the stage's execute-api URL. The latter is built from
+   * the API's id, not from `api.url`, which would make every function depend
+   * on the stage, hence on the methods, which depend on the functions.
+   */
+  private publicApiUrl(): string {
+    const fromContext = contextString(this, 'publicApiUrl');
+    if (fromContext !== undefined) {
+      if (
+        !URL.canParse(fromContext) ||
+        !fromContext.startsWith('https://') ||
+        !fromContext.endsWith(API_PREFIX)
+      ) {
+        throw new Error(
+          `The publicApiUrl context must be an https URL ending in ${API_PREFIX}; got ${fromContext}`,
+        );
+      }
+      return fromContext;
+    }
+    return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
+  }
+
   /** cdk-nag rules this design does not follow, each with its reason. */
   private acknowledgeNagFindings(functions: Map<string, AppFunction>): void {
     Validations.of(this.api).acknowledge(
@@ -204,17 +283,17 @@ export class StatelessStack extends Stack {
       {
         id: 'AwsSolutions-APIG3',
         reason:
-          'No WAF web ACL yet: every method needs an API key, the usage plan throttles each key at the edge and the Lambda enforces the exact per-key rate.',
+          'No WAF web ACL yet: every method but the public ones needs an API key, the usage plan throttles each key at the edge and the Lambda enforces the exact per-key rate; public methods only act on signed links, under the stage throttle.',
       },
       {
         id: 'AwsSolutions-APIG4',
         reason:
-          'Authentication is an API key: API Gateway requires one on every method and the Lambda resolves it to an organization, owner and role.',
+          "Authentication is an API key: API Gateway requires one on every non-public method and the Lambda resolves it to an organization, owner and role. Public methods (links in emails) take no key; the function checks the link's signature instead.",
       },
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'The API has no end-user sign-in; callers are services holding API keys, checked by API Gateway and by the Lambda.',
+          'The API has no end-user sign-in; callers are services holding API keys, checked by API Gateway and by the Lambda, or recipients following signed links from emails.',
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -262,6 +341,16 @@ const accessLogFormat = (): AccessLogFormat => {
   });
   const error = AccessLogField.contextErrorMessageString();
   return AccessLogFormat.custom(`${fields.slice(0, -1)},"error":${error}}`);
+};
+
+/** A string context value, or undefined; anything else is an error. */
+const contextString = (scope: Construct, key: string): string | undefined => {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new Error(`The ${key} context must be a non-empty string`);
+  }
+  return value;
 };
 
 /** `lists` → `Lists`, `INVALID_API_KEY` → `InvalidApiKey`: construct ids. */

@@ -16,11 +16,29 @@ const seconds = (fallback: number) =>
     String(fallback),
   );
 
-const ConfigSchema = v.object({
-  TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
-  /** How long a warm container trusts a resolved API key; also the revocation delay. */
-  API_KEY_CACHE_TTL_SECONDS: seconds(10),
-});
+const ConfigSchema = v.pipe(
+  v.object({
+    TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
+    /** How long a warm container trusts a resolved API key; also the revocation delay. */
+    API_KEY_CACHE_TTL_SECONDS: seconds(10),
+    /** The API's public base URL, ending in /api/v1: links in emails point here. */
+    PUBLIC_API_URL: v.pipe(
+      v.string(),
+      v.url(),
+      v.regex(/\/api\/v1$/, 'must end in /api/v1'),
+    ),
+    /** The application's own sender address, the fallback From. */
+    APP_FROM_ADDRESS: v.pipe(v.string(), v.email()),
+    /** The link signing secret itself (local stack, tests)… */
+    LINK_SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
+    /** …or the ARN of the Secrets Manager secret holding it (AWS). */
+    LINK_SIGNING_SECRET_ARN: v.optional(v.string()),
+  }),
+  v.check(
+    (env) => Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),
+    'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
+  ),
+);
 
 /** The validated configuration of a function or of the local stack. */
 export type Config = v.InferOutput<typeof ConfigSchema>;

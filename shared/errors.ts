@@ -69,3 +69,9 @@ export class UnsupportedMediaTypeError extends AppError {}
 
 /** A dependency (the email provider, DNS) cannot be reached right now. */
 export class ServiceUnavailableError extends AppError {}
+
+/** A public link whose signature or purpose does not check out. */
+export class InvalidLinkError extends AppError {}
+
+/** A public link past its expiry. */
+export class ExpiredLinkError extends AppError {}

@@ -3,8 +3,12 @@
  * `shared/adapters/*` implement them; `shared/runtime/*` wires them up.
  */
 import type { ApiKeyRecord, Member, User } from './access/model.ts';
+import type { AudienceEvent } from './audience/events.ts';
+import type { Contact, ContactStatus, Tag, TagRef } from './audience/model.ts';
 import type { List } from './lists/model.ts';
+import type { OutgoingMessage } from './messaging/message.ts';
 import type { Organization } from './organizations/model.ts';
+import type { OptinSettings } from './settings/optin.ts';
 
 /** The current time; fixed in tests. */
 export interface Clock {
@@ -103,6 +107,112 @@ export interface ListRepository {
   page(orgId: string, request: PageRequest): Promise<Page<List>>;
 }
 
+/** A change of one contact: `before` undefined for a new contact. */
+export interface ContactChange {
+  before?: Contact;
+  after: Contact;
+}
+
+/** Filters of a contact listing. */
+export interface ContactFilter {
+  status?: ContactStatus;
+  tagId?: string;
+  /** Case-insensitive substring of the email, first or last name. */
+  search?: string;
+}
+
+/** Contacts of lists, with the list and tag counters they move. */
+export interface ContactRepository {
+  /** The contact of a list with this normalized email (strongly consistent). */
+  get(
+    orgId: string,
+    listId: string,
+    email: string,
+  ): Promise<Contact | undefined>;
+  /** Several contacts of one list by email, keyed by email. */
+  getMany(
+    orgId: string,
+    listId: string,
+    emails: string[],
+  ): Promise<Map<string, Contact>>;
+  findById(orgId: string, contactId: string): Promise<Contact | undefined>;
+  /**
+   * Stores a few changes and moves every counter they imply (list totals
+   * per status, tag carriers) in one transaction; each write is conditional
+   * on the version read. `ConflictError` when a contact changed meanwhile.
+   */
+  save(orgId: string, changes: ContactChange[]): Promise<void>;
+  /**
+   * Stores many changes in as few transactions as fit, each as `save` does.
+   * Returns the changes that conflicted: those, and only those, were not
+   * written (re-read them and try again).
+   */
+  saveMany(orgId: string, changes: ContactChange[]): Promise<ContactChange[]>;
+  /**
+   * A page of a list's contacts, by email. With `knownTotal` (from the
+   * list's counters) it reads only up to the page's end; without, it counts
+   * every match for the total.
+   */
+  page(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    request: PageRequest,
+    knownTotal?: number,
+  ): Promise<Page<Contact>>;
+}
+
+/** The organization's tags. */
+export interface TagRepository {
+  /** Creates a tag; `ConflictError` when the name is taken, case-insensitively. */
+  create(orgId: string, tag: Tag): Promise<void>;
+  get(orgId: string, tagId: string): Promise<Tag | undefined>;
+  /** Tags by id; unknown ids are left out. */
+  getMany(orgId: string, tagIds: string[]): Promise<Tag[]>;
+  /** Tags by name, keyed by the normalized name; unknown names are left out. */
+  findByNames(orgId: string, names: string[]): Promise<Map<string, TagRef>>;
+  /** Newest first, with contact counts. */
+  page(orgId: string, request: PageRequest): Promise<Page<Tag>>;
+}
+
+/** The organization's double opt-in settings. */
+export interface OptinSettingsRepository {
+  get(orgId: string): Promise<OptinSettings>;
+}
+
+/** Sends one email. */
+export interface Mailer {
+  send(message: OutgoingMessage): Promise<{ messageId: string }>;
+}
+
+/** Signs and checks the claims of public links (confirm, unsubscribe…). */
+export interface LinkSigner {
+  /** A compact, URL-safe token for `purpose`, valid for `ttlSeconds`. */
+  sign(
+    purpose: string,
+    claims: Record<string, string>,
+    ttlSeconds: number,
+  ): Promise<string>;
+  /**
+   * The claims of a valid token of `purpose`; `InvalidLinkError` for a
+   * tampered or foreign token, `ExpiredLinkError` for an expired one.
+   */
+  verify(purpose: string, token: string): Promise<Record<string, string>>;
+}
+
+/** Where audience events go: the hooks automation plugs into. */
+export interface AudienceEvents {
+  publish(events: AudienceEvent[]): Promise<void>;
+}
+
+/** Addresses and URLs of this deployment. */
+export interface Endpoints {
+  /** Base URL of the API as the public sees it, ending in `/api/v1`. */
+  publicApiUrl: string;
+  /** The application's own sender address (the fallback `From`). */
+  appFromAddress: string;
+}
+
 /** Everything the domain and the pipeline need, built once per container. */
 export interface Deps {
   clock: Clock;
@@ -112,14 +222,23 @@ export interface Deps {
   rateLimits: RateLimitCounter;
   appSettings: AppSettingsRepository;
   lists: ListRepository;
+  contacts: ContactRepository;
+  tags: TagRepository;
+  optinSettings: OptinSettingsRepository;
+  mailer: Mailer;
+  links: LinkSigner;
+  audienceEvents: AudienceEvents;
+  endpoints: Endpoints;
   /** Seconds a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
 }
 
 /**
- * The operator's dependencies (admin CLI, local demo seed): the API's, plus
- * the edge key registry that only key creation and revocation touch.
+ * The operator's dependencies (admin CLI, local demo seed): the stores of
+ * organizations and access, and the edge key registry that only key
+ * creation and revocation touch.
  */
-export interface AdminDeps extends Deps {
-  gatewayKeys: GatewayKeyRegistry;
-}
+export type AdminDeps = Pick<
+  Deps,
+  'clock' | 'ids' | 'organizations' | 'access' | 'appSettings'
+> & { gatewayKeys: GatewayKeyRegistry };

@@ -13,7 +13,9 @@ export const fieldIssues = (
   issues.map((issue) => {
     const path = v.getDotPath(issue);
     const field = [location, path].filter(Boolean).join('.') || 'body';
-    return { field, message: issue.message };
+    // valibot words a missing key as "Invalid key: Expected …": say it plainly.
+    const missing = issue.kind === 'schema' && issue.received === 'undefined';
+    return { field, message: missing ? 'is required' : issue.message };
   });
 
 /**

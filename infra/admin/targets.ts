@@ -12,7 +12,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
 import type { AdminDeps } from '../../shared/ports.ts';
-import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
+import {
+  buildAdminDeps,
+  documentClientOptions,
+} from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
 import { readStackFile } from '../local/stack-file.ts';
 
@@ -47,20 +50,18 @@ export const describeDeployedStack = async (
 export const deployedDeps = (
   stack: DeployedStack,
   region?: string,
-): AdminDeps => ({
-  ...buildDeps({
+): AdminDeps =>
+  buildAdminDeps({
     dynamo: DynamoDBDocumentClient.from(
       new DynamoDBClient(region ? { region } : {}),
       documentClientOptions,
     ),
     tableName: stack.tableName,
-    apiKeyCacheTtlSeconds: 0,
-  }),
-  gatewayKeys: new ApiGatewayKeyRegistry(
-    new APIGatewayClient(region ? { region } : {}),
-    stack.usagePlanId,
-  ),
-});
+    gatewayKeys: new ApiGatewayKeyRegistry(
+      new APIGatewayClient(region ? { region } : {}),
+      stack.usagePlanId,
+    ),
+  });
 
 /** The dependencies of the local stack running on `dataDir`. */
 export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {

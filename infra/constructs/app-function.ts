@@ -4,9 +4,15 @@
  * active tracing, and resource access granted only through `bind*` helpers.
  */
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
   LoggingFormat,
@@ -15,8 +21,12 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { TableAction } from '../../functions/groups.ts';
+
+/** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
+const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'];
 
 /** The repository root: entries and the lock file are relative to it. */
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,5 +100,53 @@ export class AppFunction extends Construct {
   bindTable(table: ITable, actions: readonly TableAction[]): void {
     table.grant(this.fn, ...actions);
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
+  }
+
+  /**
+   * Grants read on `secret` and tells the function its ARN through
+   * `envName`; the function fetches the value itself, when first needed.
+   */
+  bindSecret(secret: ISecret, envName: string): void {
+    secret.grantRead(this.fn);
+    this.fn.addEnvironment(envName, secret.secretArn);
+  }
+
+  /**
+   * Lets the function send email with SES: `ses:SendEmail` and
+   * `ses:SendRawEmail` on the account's identities and configuration sets
+   * (SES v2 `SendEmail` authorizes against both), in this stack's region.
+   */
+  bindEmailSending(): void {
+    const stack = Stack.of(this);
+    const arnOf = (resource: string) =>
+      stack.formatArn({
+        service: 'ses',
+        resource,
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: SES_SEND_ACTIONS,
+        resources: [arnOf('identity'), arnOf('configuration-set')],
+      }),
+    );
+    const reason =
+      'Sender identities (domains and addresses) are created at run time, one set per organization, so their names are not known at deploy time; the grant is limited to sending, in this account and region.';
+    Validations.of(this).acknowledge(
+      ...['identity', 'configuration-set'].map((resource) => ({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:${resource}/*]`,
+        reason,
+      })),
+    );
+  }
+
+  /**
+   * Sets a plain configuration value that carries no access with it (a URL,
+   * an address, the ARN of a secret the function may not read). Anything
+   * that comes with a grant goes through its own `bind*` method instead.
+   */
+  bindEnvironment(name: string, value: string): void {
+    this.fn.addEnvironment(name, value);
   }
 }

@@ -14,8 +14,13 @@ export interface Mailbox {
   stop(): Promise<void>;
 }
 
-// A CommonJS module whose function is `exports.default`.
-const startEmulator = sesEmulator.default;
+// A CommonJS module whose function is `exports.default`: Node's ESM import
+// yields the exports object, while Vite and esbuild unwrap it. Accept both.
+type StartEmulator = typeof sesEmulator.default;
+const startEmulator: StartEmulator =
+  typeof sesEmulator === 'function'
+    ? (sesEmulator as unknown as StartEmulator)
+    : sesEmulator.default;
 
 /** Starts the SES v2 emulator on a free loopback port. */
 export const startMailbox = async (): Promise<Mailbox> => {

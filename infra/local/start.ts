@@ -5,15 +5,19 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { endpointGroups } from '../../functions/groups.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
-import { localAdminDeps, localDynamo } from '../../shared/runtime/local.ts';
+import {
+  localAdminDeps,
+  localDeps,
+  localDynamo,
+} from '../../shared/runtime/local.ts';
 import { seedDemo } from './demo.ts';
 import { ensureTable, startDynamoDb } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import { startMailbox } from './mailbox.ts';
+import { localSecret } from './secrets.ts';
 import { localDataDir, removeStackFile, writeStackFile } from './stack-file.ts';
 
 /** The table name of every local stack (each has its own engine). */
@@ -51,12 +55,20 @@ const main = async () => {
     // 3. The table, from the same definition as the CDK stack.
     const dynamo = localDynamo(dynamodb.endpoint);
     await ensureTable(dynamo, LOCAL_TABLE_NAME, tableDefinition);
-    const deps = localAdminDeps({
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    const deps = localDeps({
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
+      mailbox: mailbox.url,
+      publicApiUrl: process.env.PUBLIC_API_URL || api,
+      linkSecret: await localSecret(dataDir, 'linkSigning'),
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
       ),
+    });
+    const adminDeps = localAdminDeps({
+      dynamodb: dynamodb.endpoint,
+      tableName: LOCAL_TABLE_NAME,
     });
 
     // 4. The gateway.
@@ -70,11 +82,10 @@ const main = async () => {
         server.closeAllConnections();
         server.close(() => resolve());
       });
-    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 
     // 5. The demo organization on the first start; its key on every start.
     const demo = firstStart
-      ? await seedDemo(deps, dataDir)
+      ? await seedDemo(adminDeps, dataDir)
       : await readFile(join(dataDir, 'demo.json'), 'utf8')
           .then((text) => JSON.parse(text) as { apiKey: string })
           .catch(() => undefined);

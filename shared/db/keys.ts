@@ -58,4 +58,39 @@ export const keys = {
     PK: org(orgId),
     SK: `LISTNAME#${name.trim().toLowerCase()}`,
   }),
+  /** A contact of a list, by normalized email: the upsert key. */
+  contact: (orgId: string, listId: string, email: string): Key => ({
+    PK: `${org(orgId)}#LIST#${listId}`,
+    SK: `CONTACT#${email}`,
+  }),
+  /** All contacts of a list, by email. */
+  contactsOfList: (orgId: string, listId: string): QueryKey => ({
+    PK: `${org(orgId)}#LIST#${listId}`,
+    skPrefix: 'CONTACT#',
+  }),
+  /** Where a contact id points: its list and email (one item per contact). */
+  contactById: (orgId: string, contactId: string): Key => ({
+    PK: `${org(orgId)}#CONTACT#${contactId}`,
+    SK: 'CONTACT',
+  }),
+  /** One tag of an organization, with its carrier counter. */
+  tag: (orgId: string, tagId: string): Key => ({
+    PK: org(orgId),
+    SK: `TAG#${tagId}`,
+  }),
+  /** All tags of an organization, in id (creation) order. */
+  tagsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'TAG#',
+  }),
+  /** Reserves a tag name in an organization, case-insensitively. */
+  tagName: (orgId: string, nameKey: string): Key => ({
+    PK: org(orgId),
+    SK: `TAGNAME#${nameKey}`,
+  }),
+  /** The organization's double opt-in settings. */
+  optinSettings: (orgId: string): Key => ({
+    PK: org(orgId),
+    SK: 'SETTINGS#OPTIN',
+  }),
 } as const;

@@ -156,7 +156,7 @@ const dispatch = (deps: Deps, routes: Route[]) => {
     context: PipelineContext,
   ): Promise<APIGatewayProxyResult> => {
     const found = table.get(routeKey(event.httpMethod, event.resource));
-    if (!found) {
+    if (!found || found.role === 'public') {
       throw new NotFoundError(
         'route.notFound',
         `No route ${event.httpMethod} ${event.path}`,
@@ -182,7 +182,15 @@ const dispatch = (deps: Deps, routes: Route[]) => {
         `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
       );
     }
-    return render(await found.handle(deps, { caller, params, query, body }));
+    return render(
+      await found.handle(deps, {
+        caller,
+        params,
+        query,
+        body,
+        sourceIp: event.requestContext?.identity?.sourceIp,
+      }),
+    );
   };
 };
 

@@ -6,8 +6,17 @@ import type { Page, PageRequest } from '../ports.ts';
 /** A status code and a body, before serialisation. */
 export interface HttpResult {
   statusCode: number;
+  /** JSON-able data, or the page itself when `contentType` is HTML. */
   body: unknown;
+  contentType?: 'text/html; charset=utf-8';
 }
+
+/** An HTML page (public routes). */
+export const htmlPage = (statusCode: number, html: string): HttpResult => ({
+  statusCode,
+  body: html,
+  contentType: 'text/html; charset=utf-8',
+});
 
 /** 200 `{success: true, data}`. */
 export const ok = (data: unknown): HttpResult => ({

@@ -14,18 +14,24 @@ export const API_PREFIX = '/api/v1';
 /** HTTP methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** The lowest role allowed: members read, admin-level writes. */
-export type MinimumRole = 'member' | 'admin';
+/**
+ * The lowest role allowed: members read, admin-level writes. `public`
+ * routes take no key at all (links in emails, hosted pages).
+ */
+export type MinimumRole = 'public' | 'member' | 'admin';
 
 type AnySchema = v.GenericSchema;
 type Parsed<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
 
 /** What a route's handler receives: the caller and the validated input. */
 export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {
+  /** The key's caller; absent on public routes only. */
   caller: Caller;
   params: P;
   query: Q;
   body: B;
+  /** The client's IP address as the gateway saw it. */
+  sourceIp?: string;
 }
 
 /** One declared route of an endpoint group. */

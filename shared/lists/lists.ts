@@ -3,6 +3,7 @@
  * is stored.
  */
 import * as v from 'valibot';
+import { CONTACT_STATUSES, type ContactStatus } from '../audience/model.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
 import type { List } from './model.ts';
@@ -10,7 +11,7 @@ import type { List } from './model.ts';
 /** Body of POST /lists. */
 export const CreateListBody = v.object({
   name: v.pipe(
-    v.string('is required'),
+    v.string('must be a string'),
     v.trim(),
     v.minLength(1, 'must not be empty'),
     v.maxLength(100, 'must be at most 100 characters'),
@@ -24,9 +25,12 @@ export interface ListView {
   createdAt: string;
 }
 
-/** A list with its contact count (GET /lists rows). */
+/** A list with its counts (GET /lists rows). */
 export interface ListWithCount extends ListView {
+  /** Contacts in the list, any status. */
   contactCount: number;
+  /** Contacts who receive campaigns (status subscribed). */
+  subscribedCount: number;
 }
 
 const view = ({ id, name, createdAt }: List): ListView => ({
@@ -46,9 +50,23 @@ export const createList = async (
     name: input.name,
     createdAt: deps.clock.now().toISOString(),
     contactCount: 0,
+    statusCounts: Object.fromEntries(
+      CONTACT_STATUSES.map((status) => [status, 0]),
+    ) as Record<ContactStatus, number>,
   };
   await deps.lists.create(orgId, list);
   return view(list);
+};
+
+/** The stored list, or 404 for a missing one or another organization's. */
+export const requireList = async (
+  deps: Pick<Deps, 'lists'>,
+  orgId: string,
+  listId: string,
+): Promise<List> => {
+  const list = await deps.lists.get(orgId, listId);
+  if (!list) throw new NotFoundError('list.notFound', `No list ${listId}`);
+  return list;
 };
 
 /** One list of the organization; 404 for a missing one or another's. */
@@ -56,11 +74,7 @@ export const getList = async (
   deps: Pick<Deps, 'lists'>,
   orgId: string,
   listId: string,
-): Promise<ListView> => {
-  const list = await deps.lists.get(orgId, listId);
-  if (!list) throw new NotFoundError('list.notFound', `No list ${listId}`);
-  return view(list);
-};
+): Promise<ListView> => view(await requireList(deps, orgId, listId));
 
 /** A page of the organization's lists, newest first, each with its count. */
 export const listLists = async (
@@ -74,6 +88,7 @@ export const listLists = async (
     items: page.items.map((list) => ({
       ...view(list),
       contactCount: list.contactCount,
+      subscribedCount: list.statusCounts.subscribed,
     })),
   };
 };

@@ -1,12 +1,15 @@
 /**
  * List model: a named audience of contacts within an organization.
  */
+import type { ContactStatus } from '../audience/model.ts';
 
 /** A list of contacts. */
 export interface List {
   id: string;
   name: string;
   createdAt: string;
-  /** Contacts currently in the list, maintained as a counter. */
+  /** Contacts in the list, any status; maintained as a counter. */
   contactCount: number;
+  /** Contacts per status; maintained as counters with the total. */
+  statusCounts: Record<ContactStatus, number>;
 }

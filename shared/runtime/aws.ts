@@ -2,7 +2,10 @@
  * Composition root on AWS Lambda: SDK clients created once per container at
  * module scope, adapters built once, `awsDeps()` memoised.
  */
+
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../config.ts';
 import type { Deps } from '../ports.ts';
@@ -12,6 +15,7 @@ const dynamo = DynamoDBDocumentClient.from(
   new DynamoDBClient({}),
   documentClientOptions,
 );
+const ses = new SESv2Client({});
 
 let deps: Deps | undefined;
 
@@ -19,10 +23,26 @@ let deps: Deps | undefined;
 export const awsDeps = (): Deps => {
   if (!deps) {
     const config = loadConfig();
+    const { LINK_SIGNING_SECRET: secret, LINK_SIGNING_SECRET_ARN: arn } =
+      config;
     deps = buildDeps({
       dynamo,
+      ses,
       tableName: config.TABLE_NAME,
       apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS,
+      endpoints: {
+        publicApiUrl: config.PUBLIC_API_URL,
+        appFromAddress: config.APP_FROM_ADDRESS,
+      },
+      // Powertools caches the secret for the container's life (maxAge below).
+      linkSecret: async () => {
+        if (secret) return secret;
+        const value = await getSecret(arn ?? '', { maxAge: 3600 });
+        if (typeof value !== 'string') {
+          throw new Error('The link signing secret is not a string');
+        }
+        return value;
+      },
     });
   }
   return deps;

@@ -1,37 +1,84 @@
 /**
- * Builds the dependencies from a DynamoDB document client: the part shared by
- * the AWS and the local composition roots.
+ * Builds the dependencies from the SDK clients: the part shared by the AWS
+ * and the local composition roots.
  */
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
+import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
 import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts';
+import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
+import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
+import { SesMailer } from '../adapters/aws/ses-mailer.ts';
+import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
+import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
-import type { Clock, Deps, Ids } from '../ports.ts';
+import type {
+  AdminDeps,
+  AudienceEvents,
+  Clock,
+  Deps,
+  Endpoints,
+  GatewayKeyRegistry,
+  Ids,
+} from '../ports.ts';
 
 /** What differs between runtimes. */
 export interface DepsOptions {
   dynamo: DynamoDBDocumentClient;
   tableName: string;
+  ses: SESv2Client;
+  /** The link signing secret, fetched when first needed. */
+  linkSecret: () => Promise<string>;
+  endpoints: Endpoints;
   apiKeyCacheTtlSeconds: number;
   clock?: Clock;
   ids?: Ids;
+  audienceEvents?: AudienceEvents;
 }
 
-/** Wires the DynamoDB repositories and the system clock and ids. */
+/** Wires the repositories, the mailer, the link signer, clock and ids. */
 export const buildDeps = (options: DepsOptions): Deps => {
   const table = { client: options.dynamo, tableName: options.tableName };
+  const clock = options.clock ?? systemClock;
   return {
-    clock: options.clock ?? systemClock,
+    clock,
     ids: options.ids ?? randomIds,
     organizations: new DynamoOrganizationRepository(table),
     access: new DynamoAccessRepository(table),
     rateLimits: new DynamoRateLimitCounter(table),
     appSettings: new DynamoAppSettingsRepository(table),
     lists: new DynamoListRepository(table),
+    contacts: new DynamoContactRepository(table),
+    tags: new DynamoTagRepository(table),
+    optinSettings: new DynamoOptinSettingsRepository(table),
+    mailer: new SesMailer(options.ses),
+    links: new JoseLinkSigner(options.linkSecret, clock),
+    audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
+    endpoints: options.endpoints,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
+  };
+};
+
+/** The operator's dependencies over a table and an edge key registry. */
+export const buildAdminDeps = (options: {
+  dynamo: DynamoDBDocumentClient;
+  tableName: string;
+  gatewayKeys: GatewayKeyRegistry;
+  clock?: Clock;
+  ids?: Ids;
+}): AdminDeps => {
+  const table = { client: options.dynamo, tableName: options.tableName };
+  return {
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    organizations: new DynamoOrganizationRepository(table),
+    access: new DynamoAccessRepository(table),
+    appSettings: new DynamoAppSettingsRepository(table),
+    gatewayKeys: options.gatewayKeys,
   };
 };
 

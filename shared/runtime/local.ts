@@ -1,26 +1,19 @@
 /**
- * Composition root of the local stack and of tests: the same DynamoDB
- * adapters, pointed at the embedded DynamoDB engine.
+ * Composition root of the local stack and of tests: the same adapters,
+ * pointed at the embedded engines (DynamoDB Local, the SES v2 emulator).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   AdminDeps,
+  AudienceEvents,
   Clock,
   Deps,
   GatewayKeyRegistry,
   Ids,
 } from '../ports.ts';
-import { buildDeps, documentClientOptions } from './deps.ts';
-
-/** Where the local engines listen. */
-export interface LocalEndpoints {
-  dynamodb: string;
-  tableName: string;
-  apiKeyCacheTtlSeconds?: number;
-  clock?: Clock;
-  ids?: Ids;
-}
+import { buildAdminDeps, buildDeps, documentClientOptions } from './deps.ts';
 
 /** Credentials the embedded engines accept (they check none). */
 export const LOCAL_CREDENTIALS = {
@@ -28,6 +21,25 @@ export const LOCAL_CREDENTIALS = {
   secretAccessKey: 'local',
 };
 export const LOCAL_REGION = 'us-east-1';
+
+/** The application address of local stacks. */
+export const LOCAL_APP_FROM_ADDRESS = 'no-reply@mail.localhost.test';
+
+/** Where the local engines listen, and the local settings. */
+export interface LocalOptions {
+  dynamodb: string;
+  tableName: string;
+  /** Base URL of the SES v2 emulator (the mailbox). */
+  mailbox: string;
+  /** The API's base URL as links should show it, ending in /api/v1. */
+  publicApiUrl: string;
+  linkSecret: string;
+  appFromAddress?: string;
+  apiKeyCacheTtlSeconds?: number;
+  clock?: Clock;
+  ids?: Ids;
+  audienceEvents?: AudienceEvents;
+}
 
 /** A document client for the embedded DynamoDB engine. */
 export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
@@ -40,14 +52,31 @@ export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
     documentClientOptions,
   );
 
+/** The real SESv2Client, pointed at the local SES v2 emulator. */
+export const localSes = (endpoint: string): SESv2Client =>
+  new SESv2Client({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+
 /** The local dependencies of the API handlers. */
-export const localDeps = (endpoints: LocalEndpoints): Deps =>
+export const localDeps = (options: LocalOptions): Deps =>
   buildDeps({
-    dynamo: localDynamo(endpoints.dynamodb),
-    tableName: endpoints.tableName,
-    apiKeyCacheTtlSeconds: endpoints.apiKeyCacheTtlSeconds ?? 10,
-    ...(endpoints.clock ? { clock: endpoints.clock } : {}),
-    ...(endpoints.ids ? { ids: endpoints.ids } : {}),
+    dynamo: localDynamo(options.dynamodb),
+    tableName: options.tableName,
+    ses: localSes(options.mailbox),
+    linkSecret: async () => options.linkSecret,
+    endpoints: {
+      publicApiUrl: options.publicApiUrl,
+      appFromAddress: options.appFromAddress ?? LOCAL_APP_FROM_ADDRESS,
+    },
+    apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+    ...(options.audienceEvents
+      ? { audienceEvents: options.audienceEvents }
+      : {}),
   });
 
 /**
@@ -60,7 +89,12 @@ export const noEdgeKeyRegistry: GatewayKeyRegistry = {
 };
 
 /** The operator's dependencies on the local stack. */
-export const localAdminDeps = (endpoints: LocalEndpoints): AdminDeps => ({
-  ...localDeps(endpoints),
-  gatewayKeys: noEdgeKeyRegistry,
-});
+export const localAdminDeps = (options: {
+  dynamodb: string;
+  tableName: string;
+}): AdminDeps =>
+  buildAdminDeps({
+    dynamo: localDynamo(options.dynamodb),
+    tableName: options.tableName,
+    gatewayKeys: noEdgeKeyRegistry,
+  });

@@ -232,6 +232,7 @@ describe('the local stack, over HTTP (end to end)', () => {
             name: 'One',
             createdAt: expect.any(String),
             contactCount: 0,
+            subscribedCount: 0,
           },
         ],
         pagination: { total: 3, page: 2, limit: 2, totalPages: 2 },
@@ -270,7 +271,7 @@ describe('the local stack, over HTTP (end to end)', () => {
       });
       expect(invalid.status).toBe(400);
       expect(invalid.json.details).toEqual([
-        { field: 'name', message: 'is required' },
+        { field: 'name', message: 'must be a string' },
       ]);
       expect(badJson.status).toBe(400);
       expect(dup.status).toBe(409);

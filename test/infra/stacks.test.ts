@@ -7,9 +7,14 @@ import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { buildApp, type Stacks } from '../../infra/app.ts';
 import type { AppFunction } from '../../infra/constructs/app-function.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
-import type { StatelessStack } from '../../infra/stateless-stack.ts';
+import {
+  DEFAULT_APP_FROM_ADDRESS,
+  STAGE_NAME,
+  type StatelessStack,
+} from '../../infra/stateless-stack.ts';
+import { loadConfig } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
-import { resourcePath } from '../../shared/http/route.ts';
+import { API_PREFIX, resourcePath } from '../../shared/http/route.ts';
 
 type Resources = Record<string, { Type: string; Properties: Props }>;
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -98,6 +103,61 @@ const statementsOf = (template: Template, roleId: string): Props[] => {
 const asArray = <T>(value: T | T[]): T[] =>
   Array.isArray(value) ? value : [value];
 
+/** The policy statements of a group's role whose actions start with `prefix`. */
+const statementsFor = (
+  built: Built,
+  group: EndpointGroup,
+  prefix: string,
+): Props[] => {
+  const fn = functionOf(built.api, group);
+  if (!fn.fn.role) throw new Error(`No role for group ${group.name}`);
+  return statementsOf(
+    built.apiTemplate,
+    logicalId(built.api, fn.fn.role),
+  ).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith(prefix)));
+};
+
+/** The environment variables of a group's function, as in the template. */
+const environmentOf = (built: Built, group: EndpointGroup): Props => {
+  const functions = built.apiTemplate.findResources('AWS::Lambda::Function');
+  const fn = functions[logicalId(built.api, functionOf(built.api, group).fn)];
+  return fn?.Properties.Environment.Variables;
+};
+
+/**
+ * Resolves a template value as CloudFormation would, with made-up values for
+ * pseudo parameters, resource ids and imports, and parameter defaults.
+ */
+const resolve = (template: Template, value: unknown): string => {
+  const parameters = (template.toJSON().Parameters ?? {}) as Props;
+  const pseudo: Record<string, string> = {
+    'AWS::Partition': 'aws',
+    'AWS::Region': 'eu-west-1',
+    'AWS::AccountId': '123456789012',
+    'AWS::URLSuffix': 'amazonaws.com',
+  };
+  const visit = (node: unknown): string => {
+    if (typeof node === 'string') return node;
+    const fn = node as Props;
+    if (typeof fn.Ref === 'string') {
+      return (
+        pseudo[fn.Ref] ??
+        parameters[fn.Ref]?.Default ??
+        fn.Ref.toLowerCase().slice(0, 10)
+      );
+    }
+    if (fn['Fn::Join']) {
+      const [separator, parts] = fn['Fn::Join'] as [string, unknown[]];
+      return parts.map(visit).join(separator);
+    }
+    if (fn['Fn::ImportValue']) {
+      return `arn:aws:imported:${visit(fn['Fn::ImportValue'])}`;
+    }
+    throw new Error(`Cannot resolve ${JSON.stringify(node)}`);
+  };
+  return visit(value);
+};
+
 describe('StatefulStack', () => {
   it('keys the table as the table definition says, with TTL', () => {
     // Arrange
@@ -140,6 +200,30 @@ describe('StatefulStack', () => {
     });
     // AWS-managed key: encryption on, no customer key named.
     expect(resource?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+  });
+
+  it('keeps a generated link signing secret, retained on delete', () => {
+    // Arrange
+    const { dataTemplate } = stacks();
+
+    // Act
+    const secrets = dataTemplate.findResources('AWS::SecretsManager::Secret');
+
+    // Assert
+    const [secret, ...others] = Object.values(secrets);
+    expect(others).toHaveLength(0);
+    expect(secret).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+      },
+    });
+    // Rotation would break every link already sent: none is scheduled.
+    expect(
+      dataTemplate.findResources('AWS::SecretsManager::RotationSchedule'),
+    ).toEqual({});
+    expect(dataTemplate.toJSON().Outputs.LinkSigningSecretArn).toBeDefined();
   });
 
   it('creates each declared index as a GSI projecting all attributes', () => {
@@ -190,7 +274,7 @@ describe('StatelessStack', () => {
     }
   });
 
-  it('serves every declared route behind an API key, on its group function', () => {
+  it('serves every route on its group function, behind an API key unless public', () => {
     // Arrange
     const { api, apiTemplate } = stacks();
     const resources = apiTemplate.toJSON().Resources as Resources;
@@ -204,6 +288,10 @@ describe('StatelessStack', () => {
     // Assert
     const routes = endpointGroups.flatMap((g) => g.routes);
     expect(methods).toHaveLength(routes.length);
+    // Both kinds exist, so both branches below are exercised.
+    expect(new Set(routes.map((r) => r.role === 'public'))).toEqual(
+      new Set([true, false]),
+    );
     for (const group of endpointGroups) {
       const fn = functionOf(api, group);
       const fnId = logicalId(api, fn.fn);
@@ -216,7 +304,7 @@ describe('StatelessStack', () => {
         );
         expect(method, `${route.method} ${resourcePath(route)}`).toBeDefined();
         expect(method?.Properties).toMatchObject({
-          ApiKeyRequired: true,
+          ApiKeyRequired: route.role !== 'public',
           Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
         });
         expect(JSON.stringify(method?.Properties.Integration.Uri)).toContain(
@@ -321,24 +409,184 @@ describe('StatelessStack', () => {
     }
   });
 
-  it('tells each function the table name', () => {
+  it('tells each function the table, API URL, sender and secret', () => {
     // Arrange
-    const { api, data, apiTemplate } = stacks();
+    const built = stacks();
+    const { api, data } = built;
     const tableId = logicalId(data, data.table);
+    const secretId = logicalId(data, data.linkSigningSecret);
+    const apiId = logicalId(api, api.api);
 
-    // Act
-    const functions = apiTemplate.findResources('AWS::Lambda::Function');
-
-    // Assert
     for (const group of endpointGroups) {
-      const fn = functionOf(api, group);
-      expect(
-        functions[logicalId(api, fn.fn)]?.Properties.Environment.Variables,
-      ).toMatchObject({
+      // Act
+      const env = environmentOf(built, group);
+
+      // Assert
+      expect(env, group.name).toMatchObject({
         TABLE_NAME: {
           'Fn::ImportValue': expect.stringMatching(new RegExp(`Ref${tableId}`)),
         },
+        APP_FROM_ADDRESS: { Ref: 'AppFromAddress' },
+        LINK_SIGNING_SECRET_ARN: {
+          'Fn::ImportValue': expect.stringMatching(
+            new RegExp(`Ref${secretId}`),
+          ),
+        },
       });
+      // Built from the API's id, not from its stage, which depends on the
+      // methods and so on the functions (Template.fromStack rejects cycles).
+      expect(JSON.stringify(env.PUBLIC_API_URL)).toContain(
+        JSON.stringify({ Ref: apiId }),
+      );
+      expect(resolve(built.apiTemplate, env.PUBLIC_API_URL)).toBe(
+        `https://${resolve(built.apiTemplate, { Ref: apiId })}.execute-api.eu-west-1.amazonaws.com/${STAGE_NAME}${API_PREFIX}`,
+      );
+    }
+  });
+
+  it('gives every function a configuration its cold start accepts', () => {
+    // Arrange
+    const built = stacks();
+
+    for (const group of endpointGroups) {
+      // Act
+      const env = Object.fromEntries(
+        Object.entries(environmentOf(built, group)).map(([name, value]) => [
+          name,
+          resolve(built.apiTemplate, value),
+        ]),
+      );
+
+      // Assert
+      expect(() => loadConfig(env), group.name).not.toThrow();
+    }
+  });
+
+  it('uses the publicApiUrl context, a custom domain, when given', () => {
+    // Arrange
+    const url = `https://mail.example.com${API_PREFIX}`;
+    const app = newApp({ publicApiUrl: url });
+
+    // Act
+    const { api } = buildApp(app);
+
+    // Assert
+    const functions = Template.fromStack(api).findResources(
+      'AWS::Lambda::Function',
+    );
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties.Environment.Variables.PUBLIC_API_URL).toBe(url);
+    }
+  });
+
+  it.each([
+    ['publicApiUrl', 'https://mail.example.com/api'],
+    ['publicApiUrl', `http://mail.example.com${API_PREFIX}`],
+    ['appFromAddress', 'not an address'],
+  ])('rejects the %s context %s at synth', (key, value) => {
+    // Arrange
+    const app = newApp({ [key]: value });
+
+    // Act
+    const build = () => buildApp(app);
+
+    // Assert
+    expect(build).toThrow(key);
+  });
+
+  it('takes the sender address as a parameter that must be an email', () => {
+    // Arrange
+    const { apiTemplate } = stacks();
+
+    // Act
+    const parameter = apiTemplate.toJSON().Parameters.AppFromAddress;
+
+    // Assert
+    expect(parameter).toMatchObject({
+      Type: 'String',
+      Default: DEFAULT_APP_FROM_ADDRESS,
+      Description: expect.stringContaining('verified SES identity'),
+    });
+    const pattern = new RegExp(parameter.AllowedPattern);
+    expect(pattern.test('no-reply@mail.example.com')).toBe(true);
+    expect(pattern.test('first.last+tag@example.co.uk')).toBe(true);
+    expect(pattern.test('no-reply')).toBe(false);
+    expect(pattern.test('Acme <no-reply@example.com>')).toBe(false);
+  });
+
+  it('defaults the sender address to the appFromAddress context', () => {
+    // Arrange
+    const app = newApp({ appFromAddress: 'hello@acme.example.com' });
+
+    // Act
+    const { api } = buildApp(app);
+
+    // Assert
+    Template.fromStack(api).hasParameter('AppFromAddress', {
+      Default: 'hello@acme.example.com',
+    });
+  });
+
+  it('lets only the groups that use the link secret read it', () => {
+    // Arrange
+    const built = stacks();
+    const secretId = logicalId(built.data, built.data.linkSigningSecret);
+    expect(
+      new Set(endpointGroups.map((g) => Boolean(g.usesLinkSecret))),
+    ).toEqual(new Set([true, false]));
+
+    for (const group of endpointGroups) {
+      // Act
+      const statements = statementsFor(built, group, 'secretsmanager:');
+
+      // Assert
+      const granted = statements.flatMap((s) => asArray<string>(s.Action));
+      if (!group.usesLinkSecret) {
+        expect(granted, group.name).toEqual([]);
+        continue;
+      }
+      expect(granted, group.name).toContain('secretsmanager:GetSecretValue');
+      for (const statement of statements) {
+        expect(asArray(statement.Resource)).toEqual([
+          {
+            'Fn::ImportValue': expect.stringMatching(
+              new RegExp(`Ref${secretId}`),
+            ),
+          },
+        ]);
+      }
+    }
+  });
+
+  it('lets only the groups that send email send it, on identities and configuration sets', () => {
+    // Arrange
+    const built = stacks();
+    expect(new Set(endpointGroups.map((g) => Boolean(g.sendsEmail)))).toEqual(
+      new Set([true, false]),
+    );
+
+    for (const group of endpointGroups) {
+      // Act
+      const statements = statementsFor(built, group, 'ses:');
+
+      // Assert
+      if (!group.sendsEmail) {
+        expect(statements, group.name).toEqual([]);
+        continue;
+      }
+      const granted = statements.flatMap((s) => asArray<string>(s.Action));
+      expect(new Set(granted)).toEqual(
+        new Set(['ses:SendEmail', 'ses:SendRawEmail']),
+      );
+      const resources = statements.flatMap((s) =>
+        asArray<unknown>(s.Resource).map((r) => resolve(built.apiTemplate, r)),
+      );
+      expect(new Set(resources)).toEqual(
+        new Set([
+          'arn:aws:ses:eu-west-1:123456789012:identity/*',
+          'arn:aws:ses:eu-west-1:123456789012:configuration-set/*',
+        ]),
+      );
     }
   });
 

@@ -7,11 +7,21 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { List } from '../../lists/model.ts';
 import type { ListRepository, Page, PageRequest } from '../../ports.ts';
-import { type DynamoTable, failedConditions } from './dynamo-table.ts';
+import {
+  type DynamoTable,
+  failedConditions,
+  organizationCounter,
+  pageByPrefix,
+} from './dynamo-table.ts';
+
+/** The counter attribute of each status on a list item. */
+export const statusCountAttribute = (status: ContactStatus) =>
+  `${status}Count` as const;
 
 const toItem = (orgId: string, list: List) => ({
   ...keys.list(orgId, list.id),
@@ -20,6 +30,12 @@ const toItem = (orgId: string, list: List) => ({
   name: list.name,
   createdAt: list.createdAt,
   contactCount: list.contactCount,
+  ...Object.fromEntries(
+    CONTACT_STATUSES.map((s) => [
+      statusCountAttribute(s),
+      list.statusCounts[s],
+    ]),
+  ),
 });
 
 const fromItem = (item: Record<string, unknown>): List => ({
@@ -27,6 +43,12 @@ const fromItem = (item: Record<string, unknown>): List => ({
   name: String(item.name),
   createdAt: String(item.createdAt),
   contactCount: Number(item.contactCount ?? 0),
+  statusCounts: Object.fromEntries(
+    CONTACT_STATUSES.map((s) => [
+      s,
+      Number(item[statusCountAttribute(s)] ?? 0),
+    ]),
+  ) as Record<ContactStatus, number>,
 });
 
 /** Lists, their unique names and the organization's list counter. */
@@ -91,39 +113,18 @@ export class DynamoListRepository implements ListRepository {
     return Item ? fromItem(Item) : undefined;
   }
 
-  async page(orgId: string, { page, limit }: PageRequest): Promise<Page<List>> {
-    const { Item: org } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.organization(orgId),
-        ProjectionExpression: 'listCount',
-      }),
+  async page(orgId: string, request: PageRequest): Promise<Page<List>> {
+    const total = await organizationCounter(
+      this.table,
+      keys.organization(orgId),
+      'listCount',
     );
-    const total = Number(org?.listCount ?? 0);
-    const offset = (page - 1) * limit;
-    if (offset >= total) return { items: [], total };
-
-    // Page numbers need an offset: read up to the page's end, newest first.
-    const query = keys.listsOfOrganization(orgId);
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-          },
-          ScanIndexForward: false,
-          Limit: offset + limit - items.length,
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(result.Items ?? []));
-      ExclusiveStartKey = result.LastEvaluatedKey;
-    } while (ExclusiveStartKey && items.length < offset + limit);
-    return { items: items.slice(offset, offset + limit).map(fromItem), total };
+    const page = await pageByPrefix(
+      this.table,
+      keys.listsOfOrganization(orgId),
+      total,
+      request,
+    );
+    return { items: page.items.map(fromItem), total };
   }
 }

@@ -6,7 +6,14 @@ import {
   ConditionalCheckFailedException,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Key, QueryKey } from '../../db/keys.ts';
 
 /** The document client and the table name, passed to every repository. */
 export interface DynamoTable {
@@ -32,3 +39,99 @@ export const failedConditions = (error: unknown): number[] | undefined => {
 /** Epoch seconds, the unit of the table's TTL attribute. */
 export const epochSeconds = (date: Date): number =>
   Math.floor(date.getTime() / 1000);
+
+/** True when a transaction was cancelled by a concurrent transaction. */
+export const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some(
+    (reason) => reason.Code === 'TransactionConflict',
+  );
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Largest batch of keys one BatchGetItem accepts. */
+const BATCH_GET_LIMIT = 100;
+
+/**
+ * Reads many items by key, strongly consistent, 100 keys per request,
+ * retrying unprocessed keys with backoff. Missing items are left out.
+ */
+export const batchGet = async (
+  table: DynamoTable,
+  itemKeys: Key[],
+): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < itemKeys.length; i += BATCH_GET_LIMIT) {
+    let pending: Record<string, unknown>[] | undefined = itemKeys
+      .slice(i, i + BATCH_GET_LIMIT)
+      .map((key) => ({ ...key }));
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+      const result: BatchGetCommandOutput = await table.client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table.tableName]: { Keys: pending, ConsistentRead: true },
+          },
+        }),
+      );
+      items.push(...(result.Responses?.[table.tableName] ?? []));
+      pending = result.UnprocessedKeys?.[table.tableName]?.Keys;
+      if (attempt > 8 && pending?.length) {
+        throw new Error('DynamoDB left keys unprocessed after 9 attempts');
+      }
+    }
+  }
+  return items;
+};
+
+/**
+ * One page of the items under a key prefix, newest first (ids are
+ * time-ordered), given the collection's total from its counter. Page
+ * numbers need an offset, so the items before the page are read too.
+ */
+export const pageByPrefix = async (
+  table: DynamoTable,
+  query: QueryKey,
+  total: number,
+  { page, limit }: { page: number; limit: number },
+): Promise<{ items: Record<string, unknown>[]; total: number }> => {
+  const offset = (page - 1) * limit;
+  if (offset >= total) return { items: [], total };
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const result = await table.client.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+        },
+        ScanIndexForward: false,
+        Limit: offset + limit - items.length,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    ExclusiveStartKey = result.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < offset + limit);
+  return { items: items.slice(offset, offset + limit), total };
+};
+
+/** Reads one numeric counter of the organization item (0 when absent). */
+export const organizationCounter = async (
+  table: DynamoTable,
+  orgKey: Key,
+  counter: 'listCount' | 'tagCount',
+): Promise<number> => {
+  const { Item } = await table.client.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: orgKey,
+      ProjectionExpression: '#counter',
+      ExpressionAttributeNames: { '#counter': counter },
+    }),
+  );
+  return Number(Item?.[counter] ?? 0);
+};

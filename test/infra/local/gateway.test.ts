@@ -5,7 +5,13 @@ import { localDeps } from '../../../shared/runtime/local.ts';
 
 const table = buildRouteTable(
   endpointGroups,
-  localDeps({ dynamodb: 'http://127.0.0.1:1', tableName: 'unused' }),
+  localDeps({
+    dynamodb: 'http://127.0.0.1:1',
+    tableName: 'unused',
+    mailbox: 'http://127.0.0.1:1',
+    publicApiUrl: 'http://127.0.0.1:1/api/v1',
+    linkSecret: 'x'.repeat(32),
+  }),
 );
 
 describe('local gateway routing', () => {

@@ -40,9 +40,10 @@ describe('members and API keys (Authentication 1–3, 7), on the embedded Dynamo
   };
 
   beforeAll(async () => {
-    deps = { ...(await createTestDeps()).deps, gatewayKeys: edge };
+    const test = await createTestDeps();
+    deps = { ...test.admin, gatewayKeys: edge };
     ({ id: orgId } = await createOrganization(deps, { name: 'Acme' }));
-    authenticate = createAuthenticator(deps);
+    authenticate = createAuthenticator(test.deps);
   });
 
   it('creates a key that acts with its creator’s role', async () => {

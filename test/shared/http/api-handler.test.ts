@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -32,6 +33,12 @@ const handlerOf = (group: string, clock = fixedClock()) => {
     tableName: 'table',
     apiKeyCacheTtlSeconds: 10,
     clock,
+    ses: new SESv2Client({ region: 'us-east-1' }),
+    linkSecret: async () => 'x'.repeat(32),
+    endpoints: {
+      publicApiUrl: 'https://api.example.test/api/v1',
+      appFromAddress: 'no-reply@example.test',
+    },
   });
   const found = endpointGroups.find((g) => g.name === group);
   if (!found) throw new Error(`no group ${group}`);

@@ -1,0 +1,394 @@
+/**
+ * Driven adapter: contacts in their list's partition, keyed by normalized
+ * email (the upsert key), with a small pointer item per contact id.
+ *
+ * Every save is a transaction: each contact write is conditional on the
+ * version read (or on absence for a new contact), and the same transaction
+ * moves the list's counters (total and per status) and the tags' carrier
+ * counters by exactly what the changes imply. Counters therefore never drift,
+ * whatever the interleaving.
+ */
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Contact, ContactStatus } from '../../audience/model.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type {
+  ContactChange,
+  ContactFilter,
+  ContactRepository,
+  Page,
+  PageRequest,
+} from '../../ports.ts';
+import { statusCountAttribute } from './dynamo-list-repository.ts';
+import {
+  batchGet,
+  type DynamoTable,
+  failedConditions,
+  isTransactionConflict,
+} from './dynamo-table.ts';
+
+type TransactItem = NonNullable<
+  TransactWriteCommandInput['TransactItems']
+>[number];
+
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+const MAX_CONFLICT_RETRIES = 4;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const OPTIONAL_FIELDS = [
+  'firstName',
+  'lastName',
+  'optinAt',
+  'optinIp',
+  'confirmedAt',
+  'confirmedIp',
+  'joinedAt',
+  'unsubscribedAt',
+  'confirmationNonce',
+] as const;
+
+const toItem = (orgId: string, contact: Contact) => ({
+  ...keys.contact(orgId, contact.listId, contact.email),
+  _type: 'Contact',
+  id: contact.id,
+  listId: contact.listId,
+  email: contact.email,
+  status: contact.status,
+  createdAt: contact.createdAt,
+  updatedAt: contact.updatedAt,
+  version: contact.version,
+  // DynamoDB stores no empty set: leave the attribute out instead.
+  ...(contact.tagIds.length ? { tagIds: new Set(contact.tagIds) } : {}),
+  // Lower-cased haystack of the search filter.
+  search: [contact.email, contact.firstName, contact.lastName]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase(),
+  ...Object.fromEntries(
+    OPTIONAL_FIELDS.flatMap((field) =>
+      contact[field] === undefined ? [] : [[field, contact[field]]],
+    ),
+  ),
+});
+
+const fromItem = (item: Record<string, unknown>): Contact => {
+  const contact: Contact = {
+    id: String(item.id),
+    listId: String(item.listId),
+    email: String(item.email),
+    status: item.status as ContactStatus,
+    tagIds:
+      item.tagIds instanceof Set
+        ? [...(item.tagIds as Set<string>)].sort()
+        : [],
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    version: Number(item.version),
+  };
+  for (const field of OPTIONAL_FIELDS) {
+    if (typeof item[field] === 'string') contact[field] = item[field];
+  }
+  return contact;
+};
+
+/** How many transaction items a group of changes needs. */
+const itemsNeeded = (changes: ContactChange[]) => {
+  const lists = new Set(changes.map((c) => c.after.listId));
+  const tags = new Set(
+    changes.flatMap((c) => [...c.after.tagIds, ...(c.before?.tagIds ?? [])]),
+  );
+  const contacts = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
+  return contacts + lists.size + tags.size;
+};
+
+/** Contacts, their id pointers, and the counters they move. */
+export class DynamoContactRepository implements ContactRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(
+    orgId: string,
+    listId: string,
+    email: string,
+  ): Promise<Contact | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.contact(orgId, listId, email),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async getMany(
+    orgId: string,
+    listId: string,
+    emails: string[],
+  ): Promise<Map<string, Contact>> {
+    const items = await batchGet(
+      this.table,
+      [...new Set(emails)].map((email) => keys.contact(orgId, listId, email)),
+    );
+    return new Map(items.map(fromItem).map((c) => [c.email, c]));
+  }
+
+  async findById(
+    orgId: string,
+    contactId: string,
+  ): Promise<Contact | undefined> {
+    const { Item: pointer } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.contactById(orgId, contactId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!pointer) return undefined;
+    return this.get(orgId, String(pointer.listId), String(pointer.email));
+  }
+
+  async save(orgId: string, changes: ContactChange[]): Promise<void> {
+    if (itemsNeeded(changes) > MAX_TRANSACTION_ITEMS) {
+      throw new Error(
+        `${changes.length} contact changes do not fit one transaction`,
+      );
+    }
+    await this.saveChunk(orgId, changes);
+  }
+
+  async saveMany(
+    orgId: string,
+    changes: ContactChange[],
+  ): Promise<ContactChange[]> {
+    // Greedy chunks that fit one transaction each.
+    const chunks: ContactChange[][] = [[]];
+    for (const change of changes) {
+      const current = chunks.at(-1) ?? [];
+      if (
+        current.length &&
+        itemsNeeded([...current, change]) > MAX_TRANSACTION_ITEMS
+      ) {
+        chunks.push([change]);
+      } else {
+        current.push(change);
+      }
+    }
+    const conflicted: ContactChange[] = [];
+    for (const chunk of chunks.filter((c) => c.length)) {
+      try {
+        await this.saveChunk(orgId, chunk);
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        conflicted.push(...chunk);
+      }
+    }
+    return conflicted;
+  }
+
+  async page(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    { page, limit }: PageRequest,
+    knownTotal?: number,
+  ): Promise<Page<Contact>> {
+    const offset = (page - 1) * limit;
+    if (knownTotal !== undefined && offset >= knownTotal) {
+      return { items: [], total: knownTotal };
+    }
+    const conditions: string[] = [];
+    const values: Record<string, unknown> = {};
+    const names: Record<string, string> = {};
+    if (filter.status) {
+      conditions.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = filter.status;
+    }
+    if (filter.tagId) {
+      conditions.push('contains(tagIds, :tagId)');
+      values[':tagId'] = filter.tagId;
+    }
+    if (filter.search) {
+      conditions.push('contains(#search, :search)');
+      names['#search'] = 'search';
+      values[':search'] = filter.search.toLowerCase();
+    }
+
+    // With a known total, stop at the page's end; otherwise count matches.
+    const query = keys.contactsOfList(orgId, listId);
+    const matches: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ...(conditions.length
+            ? { FilterExpression: conditions.join(' AND ') }
+            : {}),
+          ExpressionAttributeValues: {
+            ':pk': query.PK,
+            ':prefix': query.skPrefix,
+            ...values,
+          },
+          ...(Object.keys(names).length
+            ? { ExpressionAttributeNames: names }
+            : {}),
+          ExclusiveStartKey,
+        }),
+      );
+      matches.push(...(result.Items ?? []));
+      ExclusiveStartKey = result.LastEvaluatedKey;
+    } while (
+      ExclusiveStartKey &&
+      (knownTotal === undefined || matches.length < offset + limit)
+    );
+    return {
+      items: matches.slice(offset, offset + limit).map(fromItem),
+      total: knownTotal ?? matches.length,
+    };
+  }
+
+  private async saveChunk(orgId: string, changes: ContactChange[]) {
+    const items = this.transactItems(orgId, changes);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.table.client.send(
+          new TransactWriteCommand({ TransactItems: items }),
+        );
+        return;
+      } catch (error) {
+        // Another transaction held an item: back off and try again.
+        if (isTransactionConflict(error) && attempt < MAX_CONFLICT_RETRIES) {
+          await sleep(20 * 2 ** attempt + Math.random() * 20);
+          continue;
+        }
+        const failed = failedConditions(error);
+        if (!failed && !isTransactionConflict(error)) throw error;
+        const contactItems = changes.reduce(
+          (n, c) => n + (c.before ? 1 : 2),
+          0,
+        );
+        if (failed?.some((index) => index >= contactItems)) {
+          throw new NotFoundError(
+            'audience.targetGone',
+            'The list or a tag of this change no longer exists',
+            { cause: error },
+          );
+        }
+        throw new ConflictError(
+          'contact.changed',
+          'A contact changed while it was being saved; retry',
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  private transactItems(
+    orgId: string,
+    changes: ContactChange[],
+  ): TransactItem[] {
+    const { tableName: TableName } = this.table;
+    const contactWrites: TransactItem[] = [];
+    const listDeltas = new Map<string, Map<string, number>>();
+    const tagDeltas = new Map<string, number>();
+    const bump = (map: Map<string, number>, key: string, by: number) =>
+      map.set(key, (map.get(key) ?? 0) + by);
+
+    for (const { before, after } of changes) {
+      contactWrites.push({
+        Put: {
+          TableName,
+          // The stored version always moves on by one from the one read.
+          Item: toItem(orgId, {
+            ...after,
+            version: (before?.version ?? 0) + 1,
+          }),
+          ...(before
+            ? {
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': before.version },
+              }
+            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        },
+      });
+      if (!before) {
+        contactWrites.push({
+          Put: {
+            TableName,
+            Item: {
+              ...keys.contactById(orgId, after.id),
+              _type: 'ContactPointer',
+              listId: after.listId,
+              email: after.email,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        });
+      }
+      const list = listDeltas.get(after.listId) ?? new Map<string, number>();
+      listDeltas.set(after.listId, list);
+      if (!before) bump(list, 'contactCount', 1);
+      if (before?.status !== after.status) {
+        if (before) bump(list, statusCountAttribute(before.status), -1);
+        bump(list, statusCountAttribute(after.status), 1);
+      }
+      for (const tagId of after.tagIds) {
+        if (!before?.tagIds.includes(tagId)) bump(tagDeltas, tagId, 1);
+      }
+      for (const tagId of before?.tagIds ?? []) {
+        if (!after.tagIds.includes(tagId)) bump(tagDeltas, tagId, -1);
+      }
+    }
+
+    const counterWrites: TransactItem[] = [];
+    for (const [listId, deltas] of listDeltas) {
+      const moved = [...deltas].filter(([, by]) => by !== 0);
+      counterWrites.push(
+        moved.length
+          ? {
+              Update: {
+                TableName,
+                Key: keys.list(orgId, listId),
+                UpdateExpression: `ADD ${moved.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeNames: Object.fromEntries(
+                  moved.map(([name], i) => [`#c${i}`, name]),
+                ),
+                ExpressionAttributeValues: Object.fromEntries(
+                  moved.map(([, by], i) => [`:c${i}`, by]),
+                ),
+              },
+            }
+          : {
+              ConditionCheck: {
+                TableName,
+                Key: keys.list(orgId, listId),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+      );
+    }
+    for (const [tagId, by] of tagDeltas) {
+      if (by === 0) continue;
+      counterWrites.push({
+        Update: {
+          TableName,
+          Key: keys.tag(orgId, tagId),
+          UpdateExpression: 'ADD contactCount :by',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':by': by },
+        },
+      });
+    }
+    return [...contactWrites, ...counterWrites];
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Driven adapter: an organization's double opt-in settings. An organization
+ * that never changed them reads the defaults.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../db/keys.ts';
+import type { OptinSettingsRepository } from '../../ports.ts';
+import {
+  DEFAULT_OPTIN_CONTENT,
+  DEFAULT_OPTIN_SUBJECT,
+  type OptinSettings,
+} from '../../settings/optin.ts';
+import type { DynamoTable } from './dynamo-table.ts';
+
+/** Reads the opt-in settings item of an organization. */
+export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(orgId: string): Promise<OptinSettings> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.optinSettings(orgId),
+      }),
+    );
+    const content = typeof Item?.content === 'string' ? Item.content : '';
+    return {
+      required: Item?.required === true,
+      subject:
+        typeof Item?.subject === 'string' && Item.subject
+          ? Item.subject
+          : DEFAULT_OPTIN_SUBJECT,
+      content: content || DEFAULT_OPTIN_CONTENT,
+      customized: content !== '',
+    };
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Driven adapter: tags in their organization's partition, each name reserved
+ * case-insensitively, the organization's tag counter giving the total.
+ */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError } from '../../errors.ts';
+import type { Page, PageRequest, TagRepository } from '../../ports.ts';
+import {
+  batchGet,
+  type DynamoTable,
+  failedConditions,
+  organizationCounter,
+  pageByPrefix,
+} from './dynamo-table.ts';
+
+const fromItem = (item: Record<string, unknown>): Tag => ({
+  id: String(item.id),
+  name: String(item.name),
+  createdAt: String(item.createdAt),
+  contactCount: Number(item.contactCount ?? 0),
+});
+
+/** Tags, their name reservations and the organization's tag counter. */
+export class DynamoTagRepository implements TagRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(orgId: string, tag: Tag): Promise<void> {
+    const { client, tableName: TableName } = this.table;
+    try {
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.tagName(orgId, tagNameKey(tag.name)),
+                  _type: 'TagName',
+                  tagId: tag.id,
+                  name: tag.name,
+                  createdAt: tag.createdAt,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.tag(orgId, tag.id),
+                  _type: 'Tag',
+                  id: tag.id,
+                  name: tag.name,
+                  createdAt: tag.createdAt,
+                  contactCount: 0,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.organization(orgId),
+                UpdateExpression: 'ADD tagCount :one',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) {
+        throw new ConflictError(
+          'tag.nameTaken',
+          `A tag named "${tag.name}" already exists`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async get(orgId: string, tagId: string): Promise<Tag | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.tag(orgId, tagId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async getMany(orgId: string, tagIds: string[]): Promise<Tag[]> {
+    const items = await batchGet(
+      this.table,
+      [...new Set(tagIds)].map((id) => keys.tag(orgId, id)),
+    );
+    return items.map(fromItem).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async findByNames(
+    orgId: string,
+    names: string[],
+  ): Promise<Map<string, TagRef>> {
+    const nameKeys = [...new Set(names.map(tagNameKey))];
+    const items = await batchGet(
+      this.table,
+      nameKeys.map((nameKey) => keys.tagName(orgId, nameKey)),
+    );
+    return new Map(
+      items.map((item) => [
+        tagNameKey(String(item.name)),
+        { id: String(item.tagId), name: String(item.name) },
+      ]),
+    );
+  }
+
+  async page(orgId: string, request: PageRequest): Promise<Page<Tag>> {
+    const total = await organizationCounter(
+      this.table,
+      keys.organization(orgId),
+      'tagCount',
+    );
+    const page = await pageByPrefix(
+      this.table,
+      keys.tagsOfOrganization(orgId),
+      total,
+      request,
+    );
+    return { items: page.items.map(fromItem), total };
+  }
+}

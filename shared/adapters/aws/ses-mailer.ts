@@ -1,0 +1,38 @@
+/**
+ * Driven adapter: sends mail with SES v2 `SendEmail` (simple content, so SES
+ * builds the MIME message and signs it with DKIM).
+ */
+import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { OutgoingMessage } from '../../messaging/message.ts';
+import type { Mailer } from '../../ports.ts';
+
+/** The Mailer port over an SESv2Client (AWS, or the local emulator). */
+export class SesMailer implements Mailer {
+  constructor(private readonly client: SESv2Client) {}
+
+  async send(message: OutgoingMessage): Promise<{ messageId: string }> {
+    const headers = Object.entries(message.headers ?? {}).map(
+      ([Name, Value]) => ({ Name, Value }),
+    );
+    const { MessageId } = await this.client.send(
+      new SendEmailCommand({
+        FromEmailAddress: message.from,
+        Destination: { ToAddresses: [message.to] },
+        Content: {
+          Simple: {
+            Subject: { Data: message.subject, Charset: 'UTF-8' },
+            Body: {
+              Html: { Data: message.html, Charset: 'UTF-8' },
+              Text: { Data: message.text, Charset: 'UTF-8' },
+            },
+            ...(headers.length ? { Headers: headers } : {}),
+          },
+        },
+        ...(message.tenantName ? { TenantName: message.tenantName } : {}),
+      }),
+    );
+    if (!MessageId)
+      throw new Error('SES accepted the email but returned no id');
+    return { messageId: MessageId };
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * Driven adapter: where audience events go until automation subscribes. It
+ * logs each event (one JSON line), so an operator can see joins and
+ * taggings; the sequences work replaces it with the enrolment dispatcher.
+ */
+import type { AudienceEvent } from '../audience/events.ts';
+import { logger } from '../observability.ts';
+import type { AudienceEvents } from '../ports.ts';
+
+/** Logs audience events. */
+export const loggingAudienceEvents: AudienceEvents = {
+  publish: async (events: AudienceEvent[]) => {
+    for (const event of events) logger.info('Audience event', { event });
+  },
+};

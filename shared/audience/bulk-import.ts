@@ -1,0 +1,263 @@
+/**
+ * Application logic of the bulk import (spec, "Audience: bulk import"): up to
+ * 500 contacts upserted by email into one list. It sends nothing, queues
+ * nothing and starts no automation; one bad line rejects only itself.
+ */
+import * as v from 'valibot';
+import { PayloadTooLargeError } from '../errors.ts';
+import { requireList } from '../lists/lists.ts';
+import type { ContactChange, Deps } from '../ports.ts';
+import { fieldIssues } from '../validation.ts';
+import {
+  ImportEntry,
+  type ImportEntryInput,
+  MAX_IMPORT_ENTRIES,
+} from './contact.schema.ts';
+import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
+import { resolveTags } from './tags.ts';
+
+/** One refused line of an import. */
+export interface ImportError {
+  /** Position in the submitted array. */
+  index: number;
+  email: string;
+  /** `<field>: <message>`. */
+  reason: string;
+}
+
+/** The report of an import: total = created + updated + rejected. */
+export interface ImportReport {
+  total: number;
+  created: number;
+  updated: number;
+  rejected: number;
+  errors: ImportError[];
+}
+
+/** The lines of one email, merged in submission order. */
+interface MergedLine {
+  email: string;
+  indices: number[];
+  entry: ImportEntryInput;
+}
+
+const CONSENT_FIELDS = [
+  'optinAt',
+  'optinIp',
+  'confirmedAt',
+  'confirmedIp',
+] as const;
+const RETRIES_ON_CONFLICT = 3;
+
+/**
+ * Imports contacts into a list and reports line by line.
+ *
+ * Duplicate emails within one import behave as if the lines were applied
+ * one after the other: the first line creates the contact (with its status)
+ * or updates it, every later line updates it (names and consent fields it
+ * provides win, tags add up) and counts as updated.
+ */
+export const importContacts = async (
+  deps: Pick<Deps, 'lists' | 'contacts' | 'tags' | 'ids' | 'clock'>,
+  orgId: string,
+  listId: string,
+  lines: unknown[],
+): Promise<ImportReport> => {
+  // 1. The size limit first: over it, nothing is read or written.
+  if (lines.length > MAX_IMPORT_ENTRIES) {
+    throw new PayloadTooLargeError(
+      'import.tooLarge',
+      `A bulk import takes at most ${MAX_IMPORT_ENTRIES} contacts; this one has ${lines.length}. Split it into several imports.`,
+    );
+  }
+  await requireList(deps, orgId, listId);
+
+  // 2. Each line on its own: a bad line rejects only itself.
+  const errors: ImportError[] = [];
+  const merged = new Map<string, MergedLine>();
+  lines.forEach((line, index) => {
+    const checked = checkLine(line);
+    if ('reason' in checked) {
+      errors.push({ index, email: rawEmail(line), reason: checked.reason });
+      return;
+    }
+    const entry = checked.entry;
+    const previous = merged.get(entry.email);
+    merged.set(
+      entry.email,
+      previous
+        ? {
+            email: entry.email,
+            indices: [...previous.indices, index],
+            entry: mergeLines(previous.entry, entry),
+          }
+        : { email: entry.email, indices: [index], entry },
+    );
+  });
+
+  // 3. Tags by name, created in the organization when missing.
+  const tagIdsByKey = new Map(
+    (
+      await resolveTags(
+        deps,
+        orgId,
+        [...merged.values()].flatMap((m) => m.entry.tags ?? []),
+      )
+    ).map((tag) => [tagNameKey(tag.name), tag.id]),
+  );
+  const tagIdsOf = (entry: ImportEntryInput) =>
+    (entry.tags ?? []).flatMap((name) => {
+      const id = tagIdsByKey.get(tagNameKey(name));
+      return id ? [id] : [];
+    });
+
+  // 4. Read, build and store; re-read and rebuild whatever raced.
+  let created = 0;
+  let updated = 0;
+  let pending = [...merged.values()];
+  for (
+    let attempt = 0;
+    pending.length && attempt <= RETRIES_ON_CONFLICT;
+    attempt++
+  ) {
+    const existing = await deps.contacts.getMany(
+      orgId,
+      listId,
+      pending.map((m) => m.email),
+    );
+    const now = deps.clock.now().toISOString();
+    const changes = pending.map(
+      (line): ContactChange & { line: MergedLine } => {
+        const before = existing.get(line.email);
+        return {
+          line,
+          ...(before ? { before } : {}),
+          after: before
+            ? completeContact(before, line.entry, tagIdsOf(line.entry), now)
+            : newContact(
+                deps.ids.id(),
+                listId,
+                line.entry,
+                tagIdsOf(line.entry),
+                now,
+              ),
+        };
+      },
+    );
+    const conflicted = new Set(await deps.contacts.saveMany(orgId, changes));
+    for (const change of changes) {
+      if (conflicted.has(change)) continue;
+      const lineCount = change.line.indices.length;
+      created += change.before ? 0 : 1;
+      updated += change.before ? lineCount : lineCount - 1;
+    }
+    pending = changes.filter((c) => conflicted.has(c)).map((c) => c.line);
+  }
+  for (const line of pending) {
+    for (const index of line.indices) {
+      errors.push({
+        index,
+        email: line.email,
+        reason:
+          'email: the contact kept changing during the import; retry this line',
+      });
+    }
+  }
+
+  errors.sort((a, b) => a.index - b.index);
+  return {
+    total: lines.length,
+    created,
+    updated,
+    rejected: errors.length,
+    errors,
+  };
+};
+
+const rawEmail = (line: unknown): string => {
+  const email = (line as { email?: unknown } | null)?.email;
+  return typeof email === 'string' ? email : '';
+};
+
+const checkLine = (
+  line: unknown,
+): { entry: ImportEntryInput } | { reason: string } => {
+  if (typeof line !== 'object' || line === null || Array.isArray(line)) {
+    return { reason: 'entry: must be an object' };
+  }
+  if ('doubleOptIn' in line) {
+    return {
+      reason:
+        'doubleOptIn: not accepted in a bulk import, which sends nothing; use POST /lists/{listId}/contacts',
+    };
+  }
+  const result = v.safeParse(ImportEntry, line);
+  if (result.success) return { entry: result.output };
+  const [first] = fieldIssues(result.issues);
+  return {
+    reason: first ? `${first.field}: ${first.message}` : 'entry: invalid',
+  };
+};
+
+/** A later line of the same email, applied over the earlier ones. */
+const mergeLines = (
+  earlier: ImportEntryInput,
+  later: ImportEntryInput,
+): ImportEntryInput => {
+  const merged: ImportEntryInput = { ...earlier };
+  for (const field of ['firstName', 'lastName', ...CONSENT_FIELDS] as const) {
+    if (later[field] !== undefined) merged[field] = later[field];
+  }
+  const tags = [...(earlier.tags ?? []), ...(later.tags ?? [])];
+  if (tags.length) merged.tags = tags;
+  // The status applies on creation only, i.e. from the first line.
+  return merged;
+};
+
+const newContact = (
+  id: string,
+  listId: string,
+  entry: ImportEntryInput,
+  tagIds: string[],
+  now: string,
+): Contact => {
+  const status: ContactStatus = entry.status ?? 'subscribed';
+  return {
+    id,
+    listId,
+    email: entry.email,
+    ...(entry.firstName ? { firstName: entry.firstName } : {}),
+    ...(entry.lastName ? { lastName: entry.lastName } : {}),
+    status,
+    tagIds: [...new Set(tagIds)].sort(),
+    ...consentOf(entry),
+    // Imported subscribers have joined, but no automation starts for them.
+    ...(status === 'subscribed' ? { joinedAt: now } : {}),
+    ...(status === 'unsubscribed' ? { unsubscribedAt: now } : {}),
+    createdAt: now,
+    updatedAt: now,
+    version: 0,
+  };
+};
+
+/** An existing contact completed by a line: its status never changes. */
+const completeContact = (
+  before: Contact,
+  entry: ImportEntryInput,
+  tagIds: string[],
+  now: string,
+): Contact => ({
+  ...before,
+  ...(entry.firstName ? { firstName: entry.firstName } : {}),
+  ...(entry.lastName ? { lastName: entry.lastName } : {}),
+  ...consentOf(entry),
+  tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
+  updatedAt: now,
+});
+
+const consentOf = (entry: ImportEntryInput) =>
+  Object.fromEntries(
+    CONSENT_FIELDS.flatMap((field) =>
+      entry[field] === undefined ? [] : [[field, entry[field]]],
+    ),
+  ) as Pick<Contact, (typeof CONSENT_FIELDS)[number]>;

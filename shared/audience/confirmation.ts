@@ -1,0 +1,154 @@
+/**
+ * Application logic of double opt-in: the confirmation email, and the
+ * public confirmation of its signed, single-use link.
+ */
+import { InvalidLinkError } from '../errors.ts';
+import { logger } from '../observability.ts';
+import type { Deps } from '../ports.ts';
+import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
+import type { Blocker } from '../sending/readiness.ts';
+import { readinessOf } from '../sending/readiness.ts';
+import { changeContact, withStatus } from './contact-changes.ts';
+import type { Contact } from './model.ts';
+
+/** Purpose claim of confirmation links. */
+export const CONFIRM_PURPOSE = 'confirm';
+/** How long a confirmation link works: a week. */
+export const CONFIRMATION_TTL_SECONDS = 7 * 24 * 3600;
+
+/** What happened to a confirmation email. */
+export type ConfirmationOutcome =
+  | { status: 'not_required' }
+  | { status: 'sent' }
+  | { status: 'blocked'; blockers: Blocker[] }
+  | { status: 'failed' };
+
+/** The public URL that confirms the subscription behind a token. */
+export const confirmationUrl = (publicApiUrl: string, token: string) =>
+  `${publicApiUrl}/public/confirm?token=${encodeURIComponent(token)}`;
+
+/**
+ * Sends the confirmation email of a pending contact, through the same guards
+ * as any send to contacts: while the organization cannot send, nothing goes
+ * out and the contact stays pending (adding it again sends a new link).
+ */
+export const sendConfirmation = async (
+  deps: Pick<
+    Deps,
+    | 'organizations'
+    | 'appSettings'
+    | 'optinSettings'
+    | 'links'
+    | 'mailer'
+    | 'endpoints'
+    | 'clock'
+  >,
+  orgId: string,
+  contact: Contact,
+): Promise<ConfirmationOutcome> => {
+  // 1. The guards of every send to contacts.
+  const org = await deps.organizations.get(orgId);
+  if (!org) throw new Error(`organization ${orgId} vanished`);
+  const readiness = await readinessOf(deps, org);
+  if (!readiness.ready) {
+    return { status: 'blocked', blockers: readiness.blockers };
+  }
+
+  // 2. A signed link naming this contact and its current nonce.
+  const token = await deps.links.sign(
+    CONFIRM_PURPOSE,
+    { o: orgId, c: contact.id, n: contact.confirmationNonce ?? '' },
+    CONFIRMATION_TTL_SECONDS,
+  );
+
+  // 3. The organization's confirmation email, rendered.
+  const settings = await deps.optinSettings.get(orgId);
+  const variables = {
+    confirmationUrl: confirmationUrl(deps.endpoints.publicApiUrl, token),
+    firstName: contact.firstName ?? '',
+    lastName: contact.lastName ?? '',
+    email: contact.email,
+    postalAddress: '',
+    currentYear: String(deps.clock.now().getUTCFullYear()),
+  };
+  const html = await renderTemplate(
+    settings.content,
+    variables,
+    'confirmation email',
+  );
+  const subject = await renderText(settings.subject, variables);
+
+  // 4. Send; a refusal leaves the contact pending and is reported.
+  try {
+    await deps.mailer.send({
+      from: deps.endpoints.appFromAddress,
+      to: contact.email,
+      subject,
+      html,
+      text: htmlToText(html),
+    });
+    return { status: 'sent' };
+  } catch (error) {
+    logger.warn('Confirmation email refused', { error, orgId });
+    return { status: 'failed' };
+  }
+};
+
+/** How a confirmation link was received. */
+export type ConfirmResult =
+  | 'confirmed'
+  | 'already_confirmed'
+  | 'superseded'
+  | 'not_pending';
+
+/**
+ * Confirms the subscription behind a confirmation link: the link must be
+ * authentic, unexpired, and the latest sent to a pending contact. Records
+ * confirmedAt and confirmedIp; the contact joins the list (once).
+ */
+export const confirmSubscription = async (
+  deps: Pick<Deps, 'links' | 'contacts' | 'audienceEvents' | 'clock'>,
+  token: string,
+  ip: string | undefined,
+): Promise<{ result: ConfirmResult; email: string }> => {
+  const claims = await deps.links.verify(CONFIRM_PURPOSE, token);
+  const { o: orgId, c: contactId, n: nonce } = claims;
+  if (!orgId || !contactId || !nonce) {
+    throw new InvalidLinkError('link.invalid', 'This link is not valid');
+  }
+  let result: ConfirmResult = 'confirmed';
+  const { after } = await changeContact(
+    deps,
+    orgId,
+    async () => {
+      const contact = await deps.contacts.findById(orgId, contactId);
+      if (!contact) {
+        throw new InvalidLinkError(
+          'link.contactGone',
+          'This subscription no longer exists',
+        );
+      }
+      return contact;
+    },
+    (contact, now) => {
+      if (contact.status !== 'pending') {
+        result =
+          contact.status === 'subscribed' && contact.confirmedAt
+            ? 'already_confirmed'
+            : 'not_pending';
+        return contact;
+      }
+      if (contact.confirmationNonce !== nonce) {
+        result = 'superseded';
+        return contact;
+      }
+      result = 'confirmed';
+      return {
+        ...withStatus(contact, 'subscribed', now),
+        confirmedAt: now,
+        ...(ip ? { confirmedIp: ip } : {}),
+      };
+    },
+  );
+  return { result, email: after.email };
+};

@@ -1,0 +1,106 @@
+/**
+ * Application logic shared by every change of a contact: the status rules,
+ * the optimistic-lock retry loop, and the events a stored change implies.
+ */
+import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
+import type { Deps } from '../ports.ts';
+import type { AudienceEvent } from './events.ts';
+import type { Contact, ContactStatus } from './model.ts';
+
+/** The events a stored change implies: a first join, each new tagging. */
+export const eventsOf = (
+  orgId: string,
+  before: Contact | undefined,
+  after: Contact,
+  at: string,
+): AudienceEvent[] => {
+  const events: AudienceEvent[] = [];
+  if (after.joinedAt && !before?.joinedAt) {
+    events.push({
+      type: 'contact.joinedList',
+      orgId,
+      listId: after.listId,
+      contactId: after.id,
+      at,
+    });
+  }
+  for (const tagId of after.tagIds) {
+    if (!before?.tagIds.includes(tagId)) {
+      events.push({
+        type: 'contact.tagged',
+        orgId,
+        listId: after.listId,
+        contactId: after.id,
+        tagId,
+        at,
+      });
+    }
+  }
+  return events;
+};
+
+/** Attempts of a read-change-save loop before a conflict is reported. */
+export const MAX_ATTEMPTS = 5;
+
+/**
+ * Reads a contact, applies `change`, and stores it conditionally on the
+ * version read; on a concurrent change, reads again and re-applies. Then
+ * publishes the events the stored change implies.
+ */
+export const changeContact = async (
+  deps: Pick<Deps, 'contacts' | 'audienceEvents' | 'clock'>,
+  orgId: string,
+  read: () => Promise<Contact | undefined>,
+  change: (contact: Contact, now: string) => Contact,
+): Promise<{ before: Contact; after: Contact }> => {
+  for (let attempt = 1; ; attempt++) {
+    const before = await read();
+    if (!before) throw new NotFoundError('contact.notFound', 'No such contact');
+    const now = deps.clock.now().toISOString();
+    const after = change(before, now);
+    if (after === before) return { before, after };
+    try {
+      await deps.contacts.save(orgId, [{ before, after }]);
+    } catch (error) {
+      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+    await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
+    return { before, after };
+  }
+};
+
+/**
+ * The status rules of every status change (PATCH, unsubscribe, resubscribe,
+ * confirmation). Returns the same object when nothing changes.
+ */
+export const withStatus = (
+  contact: Contact,
+  status: ContactStatus,
+  now: string,
+): Contact => {
+  if (contact.status === status) return contact;
+  if (status === 'pending') {
+    throw new RuleViolationError(
+      'contact.pendingIsSetByOptin',
+      `${contact.email} cannot be set back to pending: only double opt-in makes a contact pending`,
+    );
+  }
+  if (
+    status === 'subscribed' &&
+    (contact.status === 'bounced' || contact.status === 'complained')
+  ) {
+    throw new ConflictError(
+      'contact.cannotResubscribe',
+      `${contact.email} is ${contact.status}: an address that bounced or complained cannot be subscribed again`,
+    );
+  }
+  const { confirmationNonce: _, ...rest } = contact;
+  return {
+    ...rest,
+    status,
+    updatedAt: now,
+    ...(status === 'subscribed' ? { joinedAt: contact.joinedAt ?? now } : {}),
+    ...(status === 'unsubscribed' ? { unsubscribedAt: now } : {}),
+  };
+};

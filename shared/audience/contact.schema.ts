@@ -1,0 +1,133 @@
+/**
+ * Schemas of the audience endpoints: contacts, tags and the bulk import.
+ */
+import * as v from 'valibot';
+import { Id, PageQuery } from '../http/schemas.ts';
+import { CONTACT_STATUSES } from './model.ts';
+
+/** Longest first or last name (spec, Limits). */
+export const MAX_NAME_LENGTH = 100;
+/** Most tags one contact line may carry. */
+export const MAX_TAGS_PER_LINE = 50;
+
+const Email = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, 'must be at most 254 characters'),
+  v.email('must be an email address'),
+);
+
+const Name = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.maxLength(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
+);
+
+/** A tag name: 1 to 100 characters once trimmed. */
+export const TagName = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(100, 'must be at most 100 characters'),
+);
+
+const TagNames = v.pipe(
+  v.array(TagName, 'must be an array of tag names'),
+  v.maxLength(MAX_TAGS_PER_LINE, `must hold at most ${MAX_TAGS_PER_LINE} tags`),
+);
+
+const Status = v.picklist(
+  CONTACT_STATUSES,
+  `must be one of ${CONTACT_STATUSES.join(', ')}`,
+);
+
+const ISO_DATE =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 date or date-time, stored as a full UTC timestamp. */
+const IsoDate = v.pipe(
+  v.string('must be an ISO 8601 date'),
+  v.check(
+    (value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)),
+    'must be an ISO 8601 date',
+  ),
+  v.transform((value) => new Date(value).toISOString()),
+);
+
+const Ip = v.pipe(
+  v.string('must be an IP address'),
+  v.ip('must be an IP address'),
+);
+
+/** Body of POST /lists/{listId}/contacts. */
+export const AddContactBody = v.object({
+  email: Email,
+  firstName: v.optional(Name),
+  lastName: v.optional(Name),
+  tags: v.optional(TagNames),
+  /** Ask for a confirmation first; forced when the organization requires it. */
+  doubleOptIn: v.optional(v.boolean('must be true or false')),
+  /** The subscriber's IP address at sign-up, if the caller knows it. */
+  optinIp: v.optional(Ip),
+});
+export type AddContactInput = v.InferOutput<typeof AddContactBody>;
+
+/** Body of PATCH /contacts/{contactId}: null clears a name. */
+export const UpdateContactBody = v.pipe(
+  v.object({
+    firstName: v.optional(v.nullable(Name)),
+    lastName: v.optional(v.nullable(Name)),
+    status: v.optional(Status),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'must change at least one of firstName, lastName, status',
+  ),
+);
+export type UpdateContactInput = v.InferOutput<typeof UpdateContactBody>;
+
+/** Query of GET /contacts. */
+export const ContactQuery = v.object({
+  ...PageQuery.entries,
+  listId: v.pipe(
+    v.string('must be a string'),
+    v.uuid('must be a valid id (UUID)'),
+  ),
+  status: v.optional(Status),
+  tagId: v.optional(Id),
+  search: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(100, 'must be at most 100 characters'),
+    ),
+  ),
+});
+export type ContactQueryInput = v.InferOutput<typeof ContactQuery>;
+
+/** Body of POST /tags and POST /contacts/{contactId}/tags. */
+export const TagBody = v.object({ name: TagName });
+
+/** Most entries of one bulk import (spec, Limits). */
+export const MAX_IMPORT_ENTRIES = 500;
+
+/** Body of POST /lists/{listId}/contacts/bulk; entries are checked one by one. */
+export const BulkImportBody = v.object({
+  contacts: v.array(v.unknown(), 'must be an array'),
+});
+
+/** One entry of a bulk import. */
+export const ImportEntry = v.object({
+  email: Email,
+  firstName: v.optional(Name),
+  lastName: v.optional(Name),
+  tags: v.optional(TagNames),
+  status: v.optional(Status),
+  optinAt: v.optional(IsoDate),
+  optinIp: v.optional(Ip),
+  confirmedAt: v.optional(IsoDate),
+  confirmedIp: v.optional(Ip),
+});
+export type ImportEntryInput = v.InferOutput<typeof ImportEntry>;

@@ -1,0 +1,245 @@
+/**
+ * Application logic of contacts: add (with double opt-in), read, list,
+ * update, unsubscribe, resubscribe. Agnostic to how it is called and where
+ * data is stored.
+ */
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { requireList } from '../lists/lists.ts';
+import type { Deps, Page } from '../ports.ts';
+import { type ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
+import type {
+  AddContactInput,
+  ContactQueryInput,
+  UpdateContactInput,
+} from './contact.schema.ts';
+import {
+  changeContact,
+  eventsOf,
+  MAX_ATTEMPTS,
+  withStatus,
+} from './contact-changes.ts';
+import { type ContactView, contactViews } from './contact-view.ts';
+import type { Contact } from './model.ts';
+import { resolveTags } from './tags.ts';
+
+const byId =
+  (deps: Pick<Deps, 'contacts'>, orgId: string, contactId: string) => () =>
+    deps.contacts.findById(orgId, contactId);
+
+/** The result of adding a contact to a list. */
+export interface AddContactResult {
+  created: boolean;
+  contact: ContactView;
+  /** What happened to the confirmation email (double opt-in only). */
+  confirmation: ConfirmationOutcome;
+}
+
+/**
+ * Adds a contact to a list, or updates the one with that email. Unlike a
+ * bulk import this has effects: with double opt-in the contact is pending
+ * and a confirmation email goes out; otherwise it joins the list at once.
+ */
+export const addContact = async (
+  deps: Deps,
+  orgId: string,
+  listId: string,
+  input: AddContactInput,
+): Promise<AddContactResult> => {
+  // 1. The list, the organization's opt-in rule, the tags (get-or-create).
+  await requireList(deps, orgId, listId);
+  const optin = await deps.optinSettings.get(orgId);
+  const doubleOptIn = optin.required || input.doubleOptIn === true;
+  const tags = await resolveTags(deps, orgId, input.tags ?? []);
+  const tagIds = tags.map((t) => t.id);
+
+  for (let attempt = 1; ; attempt++) {
+    const now = deps.clock.now().toISOString();
+    const before = await deps.contacts.get(orgId, listId, input.email);
+
+    // 2. New: pending with a confirmation nonce, or subscribed (joined).
+    // Existing: names and tags completed; a pending one gets a fresh link,
+    // or joins now when the caller waives double opt-in.
+    const after: Contact = before
+      ? merge(before, input, tagIds, doubleOptIn, deps.ids.id(), now)
+      : {
+          id: deps.ids.id(),
+          listId,
+          email: input.email,
+          ...(input.firstName ? { firstName: input.firstName } : {}),
+          ...(input.lastName ? { lastName: input.lastName } : {}),
+          status: doubleOptIn ? 'pending' : 'subscribed',
+          tagIds: [...new Set(tagIds)].sort(),
+          optinAt: now,
+          ...(input.optinIp ? { optinIp: input.optinIp } : {}),
+          ...(doubleOptIn
+            ? { confirmationNonce: deps.ids.id() }
+            : { joinedAt: now }),
+          createdAt: now,
+          updatedAt: now,
+          version: 0,
+        };
+
+    // 3. Store conditionally; a concurrent add means: read again.
+    try {
+      await deps.contacts.save(orgId, [
+        { ...(before ? { before } : {}), after },
+      ]);
+    } catch (error) {
+      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+    await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
+
+    // 4. A new confirmation link means a confirmation email.
+    const needsEmail =
+      after.status === 'pending' &&
+      after.confirmationNonce !== before?.confirmationNonce;
+    const confirmation = needsEmail
+      ? await sendConfirmation(deps, orgId, after)
+      : { status: 'not_required' as const };
+    const [view] = await contactViews(deps, orgId, [after]);
+    if (!view) throw new Error('contact view missing');
+    return { created: !before, contact: view, confirmation };
+  }
+};
+
+const merge = (
+  before: Contact,
+  input: AddContactInput,
+  tagIds: string[],
+  doubleOptIn: boolean,
+  nonce: string,
+  now: string,
+): Contact => {
+  const merged: Contact = {
+    ...before,
+    ...(input.firstName ? { firstName: input.firstName } : {}),
+    ...(input.lastName ? { lastName: input.lastName } : {}),
+    tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
+    updatedAt: now,
+  };
+  if (before.status !== 'pending') return merged;
+  return doubleOptIn
+    ? { ...merged, confirmationNonce: nonce }
+    : withStatus(merged, 'subscribed', now);
+};
+
+/** One contact with its tags; 404 for a missing one or another's. */
+export const getContact = async (
+  deps: Pick<Deps, 'contacts' | 'tags'>,
+  orgId: string,
+  contactId: string,
+): Promise<ContactView> => {
+  const contact = await deps.contacts.findById(orgId, contactId);
+  if (!contact) {
+    throw new NotFoundError('contact.notFound', `No contact ${contactId}`);
+  }
+  const [view] = await contactViews(deps, orgId, [contact]);
+  if (!view) throw new Error('contact view missing');
+  return view;
+};
+
+/**
+ * A page of a list's contacts, by email, filtered by status, tag and a
+ * search in email and names. Totals come from the list's counters unless a
+ * tag or search filter needs the matches counted.
+ */
+export const listContacts = async (
+  deps: Pick<Deps, 'contacts' | 'tags' | 'lists'>,
+  orgId: string,
+  query: ContactQueryInput,
+): Promise<Page<ContactView>> => {
+  const list = await requireList(deps, orgId, query.listId);
+  const countable = !query.tagId && !query.search;
+  const knownTotal = countable
+    ? query.status
+      ? list.statusCounts[query.status]
+      : list.contactCount
+    : undefined;
+  const page = await deps.contacts.page(
+    orgId,
+    query.listId,
+    {
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.tagId ? { tagId: query.tagId } : {}),
+      ...(query.search ? { search: query.search } : {}),
+    },
+    { page: query.page, limit: query.limit },
+    knownTotal,
+  );
+  return {
+    total: page.total,
+    items: await contactViews(deps, orgId, page.items),
+  };
+};
+
+/** Changes a contact's names (null clears) or status (per `withStatus`). */
+export const updateContact = async (
+  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  orgId: string,
+  contactId: string,
+  input: UpdateContactInput,
+): Promise<ContactView> => {
+  const { after } = await changeContact(
+    deps,
+    orgId,
+    byId(deps, orgId, contactId),
+    (contact, now) => {
+      const named: Contact = { ...contact, updatedAt: now };
+      for (const field of ['firstName', 'lastName'] as const) {
+        const value = input[field];
+        if (value === null || value === '') delete named[field];
+        else if (value !== undefined) named[field] = value;
+      }
+      return input.status ? withStatus(named, input.status, now) : named;
+    },
+  );
+  const [view] = await contactViews(deps, orgId, [after]);
+  if (!view) throw new Error('contact view missing');
+  return view;
+};
+
+/** Unsubscribes a contact; unsubscribing twice changes nothing. */
+export const unsubscribeContact = async (
+  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  orgId: string,
+  contactId: string,
+): Promise<ContactView> => {
+  const { after } = await changeContact(
+    deps,
+    orgId,
+    byId(deps, orgId, contactId),
+    (contact, now) => withStatus(contact, 'unsubscribed', now),
+  );
+  const [view] = await contactViews(deps, orgId, [after]);
+  if (!view) throw new Error('contact view missing');
+  return view;
+};
+
+/**
+ * Subscribes an unsubscribed contact again. A pending contact must confirm,
+ * and a bounced or complained address cannot come back: both answer 409.
+ */
+export const resubscribeContact = async (
+  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  orgId: string,
+  contactId: string,
+): Promise<ContactView> => {
+  const { after } = await changeContact(
+    deps,
+    orgId,
+    byId(deps, orgId, contactId),
+    (contact, now) => {
+      if (contact.status === 'pending') {
+        throw new ConflictError(
+          'contact.awaitingConfirmation',
+          `${contact.email} has not confirmed the subscription yet`,
+        );
+      }
+      return withStatus(contact, 'subscribed', now);
+    },
+  );
+  const [view] = await contactViews(deps, orgId, [after]);
+  if (!view) throw new Error('contact view missing');
+  return view;
+};

@@ -1,0 +1,61 @@
+/**
+ * Audience model: contacts (one per list and email, as in Mailchimp's
+ * audiences) and the organization's tags.
+ */
+
+/** Where a contact stands with its list. */
+export const CONTACT_STATUSES = [
+  'pending',
+  'subscribed',
+  'unsubscribed',
+  'bounced',
+  'complained',
+] as const;
+export type ContactStatus = (typeof CONTACT_STATUSES)[number];
+
+/** A contact of one list. The email, normalized, is unique in the list. */
+export interface Contact {
+  id: string;
+  listId: string;
+  /** Trimmed and lower-cased. */
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  status: ContactStatus;
+  tagIds: string[];
+  optinAt?: string;
+  optinIp?: string;
+  confirmedAt?: string;
+  confirmedIp?: string;
+  /**
+   * When the contact first became subscribed to the list. Set once: the
+   * list-joined hook fires exactly when it is set (never for imports).
+   */
+  joinedAt?: string;
+  unsubscribedAt?: string;
+  /** The nonce of the one confirmation link that may still confirm. */
+  confirmationNonce?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Optimistic-lock version; every write checks and bumps it. */
+  version: number;
+}
+
+/** A tag of the organization. */
+export interface Tag {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Contacts carrying the tag, in any list and status. */
+  contactCount: number;
+}
+
+/** A tag's identity, without its counter. */
+export type TagRef = Pick<Tag, 'id' | 'name'>;
+
+/** Normalizes an email for storage and comparison. */
+export const normalizeEmail = (email: string): string =>
+  email.trim().toLowerCase();
+
+/** Normalizes a tag name for uniqueness (case-insensitive). */
+export const tagNameKey = (name: string): string => name.trim().toLowerCase();

@@ -1,0 +1,145 @@
+/**
+ * Application logic of tags: create, list, get-or-create by name, put on and
+ * take off a contact.
+ */
+import { ConflictError, NotFoundError } from '../errors.ts';
+import type { Deps, Page, PageRequest } from '../ports.ts';
+import { changeContact } from './contact-changes.ts';
+import { contactViews } from './contact-view.ts';
+import { type Tag, type TagRef, tagNameKey } from './model.ts';
+
+/** A tag as the API shows it. */
+export interface TagView {
+  id: string;
+  name: string;
+  contactCount: number;
+  createdAt: string;
+}
+
+const view = (tag: Tag): TagView => ({
+  id: tag.id,
+  name: tag.name,
+  contactCount: tag.contactCount,
+  createdAt: tag.createdAt,
+});
+
+/** Creates a tag; a name taken case-insensitively answers 409. */
+export const createTag = async (
+  deps: Pick<Deps, 'tags' | 'ids' | 'clock'>,
+  orgId: string,
+  input: { name: string },
+): Promise<TagView> => {
+  const tag: Tag = {
+    id: deps.ids.id(),
+    name: input.name,
+    createdAt: deps.clock.now().toISOString(),
+    contactCount: 0,
+  };
+  await deps.tags.create(orgId, tag);
+  return view(tag);
+};
+
+/** A page of the organization's tags, newest first, with carrier counts. */
+export const listTags = async (
+  deps: Pick<Deps, 'tags'>,
+  orgId: string,
+  request: PageRequest,
+): Promise<Page<TagView>> => {
+  const page = await deps.tags.page(orgId, request);
+  return { total: page.total, items: page.items.map(view) };
+};
+
+/**
+ * The tags of these names, created when missing (get-or-create). Names are
+ * matched case-insensitively; a new tag keeps the first spelling given.
+ */
+export const resolveTags = async (
+  deps: Pick<Deps, 'tags' | 'ids' | 'clock'>,
+  orgId: string,
+  names: string[],
+): Promise<TagRef[]> => {
+  const wanted = new Map<string, string>();
+  for (const name of names) {
+    if (!wanted.has(tagNameKey(name))) wanted.set(tagNameKey(name), name);
+  }
+  if (wanted.size === 0) return [];
+  const found = await deps.tags.findByNames(orgId, [...wanted.values()]);
+  for (const [key, name] of wanted) {
+    if (found.has(key)) continue;
+    try {
+      const tag = await createTag(deps, orgId, { name });
+      found.set(key, tag);
+    } catch (error) {
+      // Created meanwhile by someone else: take theirs.
+      if (!(error instanceof ConflictError)) throw error;
+      const again = await deps.tags.findByNames(orgId, [name]);
+      const tag = again.get(key);
+      if (!tag) throw error;
+      found.set(key, tag);
+    }
+  }
+  return [...wanted.keys()].flatMap((key) => {
+    const tag = found.get(key);
+    return tag ? [{ id: tag.id, name: tag.name }] : [];
+  });
+};
+
+/** Puts a tag (by name, get-or-create) on a contact; `added` false if it had it. */
+export const tagContact = async (
+  deps: Pick<Deps, 'tags' | 'contacts' | 'audienceEvents' | 'ids' | 'clock'>,
+  orgId: string,
+  contactId: string,
+  input: { name: string },
+) => {
+  // The contact first: a missing contact must not leave a new tag behind.
+  if (!(await deps.contacts.findById(orgId, contactId))) {
+    throw new NotFoundError('contact.notFound', `No contact ${contactId}`);
+  }
+  const [tag] = await resolveTags(deps, orgId, [input.name]);
+  if (!tag) throw new Error('tag resolution returned nothing');
+  const { before, after } = await changeContact(
+    deps,
+    orgId,
+    () => deps.contacts.findById(orgId, contactId),
+    (contact, now) =>
+      contact.tagIds.includes(tag.id)
+        ? contact
+        : {
+            ...contact,
+            tagIds: [...contact.tagIds, tag.id].sort(),
+            updatedAt: now,
+          },
+  );
+  const [contact] = await contactViews(deps, orgId, [after]);
+  return { added: before !== after, tag, contact };
+};
+
+/** Takes a tag off a contact; `removed` false if it did not carry it. */
+export const untagContact = async (
+  deps: Pick<Deps, 'tags' | 'contacts' | 'audienceEvents' | 'clock'>,
+  orgId: string,
+  contactId: string,
+  tagId: string,
+) => {
+  const tag = await deps.tags.get(orgId, tagId);
+  if (!tag) throw new NotFoundError('tag.notFound', `No tag ${tagId}`);
+  const { before, after } = await changeContact(
+    deps,
+    orgId,
+    () => deps.contacts.findById(orgId, contactId),
+    (contact, now) =>
+      contact.tagIds.includes(tagId)
+        ? {
+            ...contact,
+            tagIds: contact.tagIds.filter((id) => id !== tagId),
+            updatedAt: now,
+          }
+        : contact,
+  );
+  const [contact] = await contactViews(deps, orgId, [after]);
+  return {
+    removed: before !== after,
+    tag: { id: tag.id, name: tag.name },
+    contact,
+  };
+};

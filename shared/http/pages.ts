@@ -1,0 +1,35 @@
+/**
+ * The small HTML pages of the public endpoints (confirmation, errors),
+ * rendered by the one rendering engine, so every value is escaped.
+ */
+import { renderTemplate } from '../rendering/engine.ts';
+
+const LAYOUT = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="robots" content="noindex">
+    <title>{{ title }}</title>
+    <style>
+      body { font-family: system-ui, Arial, sans-serif; background: #f6f7f9; color: #1f2328; margin: 0; }
+      main { max-width: 32rem; margin: 12vh auto; background: #fff; padding: 2rem 2.5rem; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+      h1 { font-size: 1.4rem; margin-top: 0; }
+      p { line-height: 1.5; }
+    </style>
+  </head>
+  <body>
+    <main>
+      <h1>{{ heading }}</h1>
+      {% for paragraph in paragraphs %}<p>{{ paragraph }}</p>{% endfor %}
+    </main>
+  </body>
+</html>
+`;
+
+/** Renders a page with a heading and paragraphs of plain text. */
+export const renderPage = (page: {
+  title: string;
+  heading: string;
+  paragraphs: string[];
+}): Promise<string> => renderTemplate(LAYOUT, page, 'page');

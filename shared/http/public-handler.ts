@@ -1,0 +1,121 @@
+/**
+ * The pipeline of public routes (no API key): links in emails and hosted
+ * pages. Validation as for the API; answers are HTML pages, errors included.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+} from 'aws-lambda';
+import {
+  ExpiredLinkError,
+  InvalidLinkError,
+  NotFoundError,
+  ValidationError,
+} from '../errors.ts';
+import { logger } from '../observability.ts';
+import type { Deps } from '../ports.ts';
+import { parse } from '../validation.ts';
+import { toErrorResponse } from './errors.ts';
+import { renderPage } from './pages.ts';
+import type { HttpResult } from './responses.ts';
+import { type Route, resourcePath, routeKey } from './route.ts';
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+};
+
+/** Renders a result: HTML as is, anything else as JSON. */
+export const renderPublic = (result: HttpResult): APIGatewayProxyResult => ({
+  statusCode: result.statusCode,
+  headers: {
+    'content-type': result.contentType ?? 'application/json; charset=utf-8',
+    ...SECURITY_HEADERS,
+  },
+  body:
+    typeof result.body === 'string' ? result.body : JSON.stringify(result.body),
+});
+
+/** The page shown for an error of a public route. */
+const errorPage = async (error: unknown): Promise<APIGatewayProxyResult> => {
+  const [statusCode, heading, paragraph] =
+    error instanceof ExpiredLinkError
+      ? [
+          410,
+          'This link has expired',
+          'Links in our emails work for a limited time. Ask for a new email and use its link.',
+        ]
+      : error instanceof InvalidLinkError
+        ? [
+            400,
+            'This link is not valid',
+            'It may have been cut or changed on the way. Open it again from the email, or copy the whole address.',
+          ]
+        : error instanceof ValidationError
+          ? [
+              400,
+              'This link is incomplete',
+              'Open it again from the email, or copy the whole address.',
+            ]
+          : error instanceof NotFoundError
+            ? [404, 'Not found', 'There is nothing at this address.']
+            : [
+                toErrorResponse(error).statusCode,
+                'Something went wrong',
+                'Please try again in a few minutes.',
+              ];
+  if (statusCode >= 500) {
+    logger.error('Unexpected error on a public route', { error });
+  }
+  return renderPublic({
+    statusCode,
+    contentType: 'text/html; charset=utf-8',
+    body: await renderPage({
+      title: heading,
+      heading,
+      paragraphs: [paragraph],
+    }),
+  });
+};
+
+/** Builds the Lambda handler of a group of public routes. */
+export const createPublicHandler = (deps: Deps, routes: Route[]) => {
+  const table = new Map(
+    routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
+  );
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
+    timeoutEarlyInMillis: 0,
+  })
+    .use(injectLambdaContext(logger))
+    .use({
+      onError: async (request) => {
+        request.response = await errorPage(request.error);
+      },
+    })
+    .handler(async (event) => {
+      const found = table.get(routeKey(event.httpMethod, event.resource));
+      if (!found || found.role !== 'public') {
+        throw new NotFoundError('route.notFound', 'No such page');
+      }
+      const params = found.params
+        ? parse(found.params, event.pathParameters ?? {})
+        : undefined;
+      const query = found.query
+        ? parse(found.query, event.queryStringParameters ?? {})
+        : undefined;
+      const result = await found.handle(deps, {
+        // Public routes have no caller; their handlers never read it.
+        caller: undefined as never,
+        params,
+        query,
+        body: undefined,
+        sourceIp: event.requestContext?.identity?.sourceIp,
+      });
+      return renderPublic(result);
+    });
+};

@@ -1,0 +1,17 @@
+/**
+ * An email ready to leave: what the Mailer port sends.
+ */
+
+/** A complete outgoing message. */
+export interface OutgoingMessage {
+  /** `Name <address>` or a bare address. */
+  from: string;
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** Extra headers, e.g. List-Unsubscribe. */
+  headers?: Record<string, string>;
+  /** The SES tenant of the organization, once provisioned. */
+  tenantName?: string;
+}

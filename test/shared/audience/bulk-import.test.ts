@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import { importContacts } from '../../../shared/audience/bulk-import.ts';
+import { listContacts } from '../../../shared/audience/contacts.ts';
+import { listTags } from '../../../shared/audience/tags.ts';
+import { NotFoundError, PayloadTooLargeError } from '../../../shared/errors.ts';
+import { getList, listLists } from '../../../shared/lists/lists.ts';
+import { orgWithList, uniqueEmail } from '../../support/audience.ts';
+import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
+import { mailTo } from '../../support/mailbox.ts';
+
+const setup = async () => {
+  const clock = fixedClock();
+  const { deps, events } = await createTestDeps({ clock });
+  const { orgId, listId } = await orgWithList(deps);
+  const all = async () =>
+    (await listContacts(deps, orgId, { listId, page: 1, limit: 100 })).items;
+  const one = async (email: string) =>
+    (await all()).find((c) => c.email === email);
+  return { deps, events, clock, orgId, listId, all, one };
+};
+
+describe('bulk import (Audience: bulk import)', () => {
+  it('upserts by list and email, case-insensitively, storing emails normalized', async () => {
+    // Arrange
+    const { deps, orgId, listId, all } = await setup();
+    // Act
+    const first = await importContacts(deps, orgId, listId, [
+      { email: '  Ann@Example.TEST ' },
+    ]);
+    const second = await importContacts(deps, orgId, listId, [
+      { email: 'ann@example.test', firstName: 'Ann' },
+    ]);
+    // Assert
+    expect(first).toMatchObject({ created: 1, updated: 0 });
+    expect(second).toMatchObject({ created: 0, updated: 1 });
+    expect((await all()).map((c) => [c.email, c.firstName])).toEqual([
+      ['ann@example.test', 'Ann'],
+    ]);
+  });
+
+  it('rule 1: sends nothing, queues nothing and starts no automation, even for subscribed lines and new tags', async () => {
+    const { deps, events, orgId, listId, one } = await setup();
+    const email = uniqueEmail('quiet');
+    const report = await importContacts(deps, orgId, listId, [
+      { email, status: 'subscribed', tags: ['vip'] },
+      { email: uniqueEmail('quiet'), status: 'pending' },
+    ]);
+    expect(report.created).toBe(2);
+    expect(events.published).toEqual([]);
+    expect(await mailTo(email)).toEqual([]);
+    expect((await one(email))?.status).toBe('subscribed');
+  });
+
+  it('rule 2: consent fields omitted keep their stored value; provided ones are written', async () => {
+    const { deps, orgId, listId, one } = await setup();
+    await importContacts(deps, orgId, listId, [
+      {
+        email: 'c@example.test',
+        optinAt: '2025-01-02T03:04:05Z',
+        optinIp: '192.0.2.1',
+        confirmedAt: '2025-01-03',
+        confirmedIp: '2001:db8::1',
+      },
+    ]);
+    await importContacts(deps, orgId, listId, [
+      { email: 'c@example.test', optinIp: '198.51.100.7' },
+    ]);
+    expect(await one('c@example.test')).toMatchObject({
+      optinAt: '2025-01-02T03:04:05.000Z',
+      optinIp: '198.51.100.7',
+      confirmedAt: '2025-01-03T00:00:00.000Z',
+      confirmedIp: '2001:db8::1',
+    });
+  });
+
+  it('rule 3: an existing contact keeps its status, and the line counts as updated', async () => {
+    const { deps, orgId, listId, one } = await setup();
+    await importContacts(deps, orgId, listId, [
+      { email: 'd@example.test', status: 'unsubscribed' },
+    ]);
+    const report = await importContacts(deps, orgId, listId, [
+      { email: 'd@example.test', status: 'subscribed', lastName: 'Doe' },
+    ]);
+    expect(report).toMatchObject({ created: 0, updated: 1, rejected: 0 });
+    expect(await one('d@example.test')).toMatchObject({
+      status: 'unsubscribed',
+      lastName: 'Doe',
+    });
+  });
+
+  it('rule 4: one bad line rejects only itself, with "<field>: <message>" reasons', async () => {
+    // Arrange
+    const { deps, orgId, listId, all } = await setup();
+    const long = 'x'.repeat(101);
+    // Act
+    const report = await importContacts(deps, orgId, listId, [
+      { email: 'ok1@example.test' },
+      { email: 'not-an-email' },
+      { email: 'long@example.test', firstName: long },
+      { email: 'status@example.test', status: 'vip' },
+      'a string',
+      { email: 'when@example.test', optinAt: 'yesterday' },
+      { email: 'ip@example.test', confirmedIp: '999.1.1.1' },
+      { firstName: 'No email' },
+      { email: 'ok2@example.test', lastName: 'x'.repeat(100) },
+    ]);
+    // Assert
+    expect(report).toEqual({
+      total: 9,
+      created: 2,
+      updated: 0,
+      rejected: 7,
+      errors: [
+        {
+          index: 1,
+          email: 'not-an-email',
+          reason: 'email: must be an email address',
+        },
+        {
+          index: 2,
+          email: 'long@example.test',
+          reason: 'firstName: must be at most 100 characters',
+        },
+        {
+          index: 3,
+          email: 'status@example.test',
+          reason:
+            'status: must be one of pending, subscribed, unsubscribed, bounced, complained',
+        },
+        { index: 4, email: '', reason: 'entry: must be an object' },
+        {
+          index: 5,
+          email: 'when@example.test',
+          reason: 'optinAt: must be an ISO 8601 date',
+        },
+        {
+          index: 6,
+          email: 'ip@example.test',
+          reason: 'confirmedIp: must be an IP address',
+        },
+        { index: 7, email: '', reason: 'email: is required' },
+      ],
+    });
+    expect((await all()).map((c) => c.email)).toEqual([
+      'ok1@example.test',
+      'ok2@example.test',
+    ]);
+  });
+
+  it('rejects a line that carries doubleOptIn, whatever its value', async () => {
+    const { deps, orgId, listId, all } = await setup();
+    const report = await importContacts(deps, orgId, listId, [
+      { email: 'a@example.test', doubleOptIn: false },
+      { email: 'b@example.test' },
+    ]);
+    expect(report.rejected).toBe(1);
+    expect(report.errors[0]?.reason).toMatch(/^doubleOptIn: /);
+    expect((await all()).map((c) => c.email)).toEqual(['b@example.test']);
+  });
+
+  it('rule 5: answers 413 over 500 entries, naming the limit, and writes nothing', async () => {
+    const { deps, orgId, listId, all } = await setup();
+    const lines = Array.from({ length: 501 }, (_, i) => ({
+      email: `n${i}@example.test`,
+      tags: ['never-created'],
+    }));
+    const error = await importContacts(deps, orgId, listId, lines).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect((error as Error).message).toContain('at most 500 contacts');
+    expect(await all()).toEqual([]);
+    expect((await listTags(deps, orgId, { page: 1, limit: 10 })).total).toBe(0);
+  });
+
+  it('accepts exactly 500 entries', async () => {
+    const { deps, orgId, listId } = await setup();
+    const lines = Array.from({ length: 500 }, (_, i) => ({
+      email: `m${i}@example.test`,
+    }));
+    const report = await importContacts(deps, orgId, listId, lines);
+    expect(report).toMatchObject({ total: 500, created: 500, rejected: 0 });
+    expect(
+      (await listLists(deps, orgId, { page: 1, limit: 10 })).items[0]
+        ?.contactCount,
+    ).toBe(500);
+  });
+
+  it('creates missing tags by name, reusing existing ones case-insensitively', async () => {
+    const { deps, orgId, listId, one } = await setup();
+    await importContacts(deps, orgId, listId, [
+      { email: 't1@example.test', tags: ['VIP', 'news'] },
+      { email: 't2@example.test', tags: ['vip'] },
+    ]);
+    const tags = await listTags(deps, orgId, { page: 1, limit: 10 });
+    expect(tags.items.map((t) => [t.name, t.contactCount]).sort()).toEqual([
+      ['VIP', 2],
+      ['news', 1],
+    ]);
+    expect((await one('t2@example.test'))?.tags.map((t) => t.name)).toEqual([
+      'VIP',
+    ]);
+  });
+
+  it('applies the status on creation only, defaulting to subscribed', async () => {
+    const { deps, orgId, listId, one } = await setup();
+    await importContacts(deps, orgId, listId, [
+      { email: 's1@example.test' },
+      { email: 's2@example.test', status: 'bounced' },
+    ]);
+    expect((await one('s1@example.test'))?.status).toBe('subscribed');
+    expect((await one('s2@example.test'))?.status).toBe('bounced');
+  });
+
+  it('gives created = N, then updated = N, for two imports of the same file', async () => {
+    const { deps, orgId, listId } = await setup();
+    const file = Array.from({ length: 40 }, (_, i) => ({
+      email: `same${i}@example.test`,
+      tags: [`group-${i % 3}`],
+    }));
+    const first = await importContacts(deps, orgId, listId, file);
+    const second = await importContacts(deps, orgId, listId, file);
+    expect(first).toMatchObject({ total: 40, created: 40, updated: 0 });
+    expect(second).toMatchObject({ total: 40, created: 0, updated: 40 });
+  });
+
+  it('applies duplicate emails of one import in order: first creates, later ones update', async () => {
+    const { deps, orgId, listId, one, all } = await setup();
+    const report = await importContacts(deps, orgId, listId, [
+      {
+        email: 'dup@example.test',
+        firstName: 'First',
+        status: 'unsubscribed',
+        tags: ['a'],
+      },
+      { email: 'other@example.test' },
+      {
+        email: 'DUP@example.test',
+        firstName: 'Second',
+        status: 'subscribed',
+        tags: ['b'],
+      },
+    ]);
+    expect(report).toMatchObject({
+      total: 3,
+      created: 2,
+      updated: 1,
+      rejected: 0,
+    });
+    expect(await one('dup@example.test')).toMatchObject({
+      firstName: 'Second',
+      status: 'unsubscribed',
+      tags: [
+        expect.objectContaining({ name: 'a' }),
+        expect.objectContaining({ name: 'b' }),
+      ],
+    });
+    expect(await all()).toHaveLength(2);
+  });
+
+  it('answers 404 for an unknown list or another organization’s list', async () => {
+    const { deps, orgId } = await setup();
+    const other = await orgWithList(deps);
+    await expect(
+      importContacts(deps, orgId, other.listId, [{ email: 'x@example.test' }]),
+    ).rejects.toThrow(NotFoundError);
+    await expect(getList(deps, orgId, other.listId)).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+});

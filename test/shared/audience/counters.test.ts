@@ -1,0 +1,138 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { importContacts } from '../../../shared/audience/bulk-import.ts';
+import {
+  addContact,
+  resubscribeContact,
+  unsubscribeContact,
+  updateContact,
+} from '../../../shared/audience/contacts.ts';
+import { CONTACT_STATUSES } from '../../../shared/audience/model.ts';
+import {
+  listTags,
+  tagContact,
+  untagContact,
+} from '../../../shared/audience/tags.ts';
+import { keys } from '../../../shared/db/keys.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { createList } from '../../../shared/lists/lists.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
+import { orgWithList } from '../../support/audience.ts';
+import { createTestDeps } from '../../support/dynamo.ts';
+
+/** A small seeded generator (mulberry32), so a failure can be replayed. */
+const random = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+
+describe('list and tag counters', () => {
+  it('equal a full scan after a random mix of adds, imports, status changes and tag changes', async () => {
+    // Arrange
+    const seed = Number(process.env.COUNTER_SEED ?? Date.now() % 100_000);
+    const next = random(seed);
+    const pick = <T>(items: readonly T[]): T =>
+      items[Math.floor(next() * items.length)] as T;
+    const { deps, tableName } = await createTestDeps();
+    const { orgId, listId } = await orgWithList(deps);
+    const second = await createList(deps, orgId, { name: 'Second' });
+    const lists = [listId, second.id];
+    const emails = Array.from({ length: 12 }, (_, i) => `p${i}@example.test`);
+    const tagNames = ['red', 'green', 'blue', 'Red'];
+    const contactIds: string[] = [];
+    const tagIds: string[] = [];
+
+    const operations = [
+      async () => {
+        const { contact } = await addContact(deps, orgId, pick(lists), {
+          email: pick(emails),
+          doubleOptIn: next() < 0.3,
+          tags: next() < 0.5 ? [pick(tagNames)] : [],
+        });
+        contactIds.push(contact.id);
+      },
+      async () =>
+        importContacts(
+          deps,
+          orgId,
+          pick(lists),
+          Array.from({ length: 1 + Math.floor(next() * 6) }, () => ({
+            email: pick(emails),
+            status: pick(CONTACT_STATUSES),
+            tags: [pick(tagNames), pick(tagNames)],
+          })),
+        ),
+      async () => unsubscribeContact(deps, orgId, pick(contactIds)),
+      async () => resubscribeContact(deps, orgId, pick(contactIds)),
+      async () =>
+        updateContact(deps, orgId, pick(contactIds), {
+          status: pick(['subscribed', 'bounced', 'complained'] as const),
+        }),
+      async () => {
+        const { tag } = await tagContact(deps, orgId, pick(contactIds), {
+          name: pick(tagNames),
+        });
+        tagIds.push(tag.id);
+      },
+      async () => {
+        if (tagIds.length) {
+          await untagContact(deps, orgId, pick(contactIds), pick(tagIds));
+        }
+      },
+    ];
+
+    // Act: 30 rounds of 4 operations at once, so some of them race.
+    for (let round = 0; round < 30; round++) {
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const operation =
+            contactIds.length === 0 ? operations[0] : pick(operations);
+          try {
+            await operation?.();
+          } catch (error) {
+            // Refusals by the rules (409 resubscribe, 400 pending…) are fine.
+            if (!(error instanceof AppError)) throw error;
+          }
+        }),
+      );
+    }
+
+    // Assert: every counter equals what a full scan counts.
+    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const tagCarriers = new Map<string, number>();
+    for (const id of lists) {
+      const query = keys.contactsOfList(orgId, id);
+      const { Items = [] } = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': query.PK,
+            ':prefix': query.skPrefix,
+          },
+        }),
+      );
+      const list = await deps.lists.get(orgId, id);
+      expect(list?.contactCount, `seed ${seed}`).toBe(Items.length);
+      for (const status of CONTACT_STATUSES) {
+        expect(list?.statusCounts[status], `seed ${seed} ${status}`).toBe(
+          Items.filter((item) => item.status === status).length,
+        );
+      }
+      for (const item of Items) {
+        for (const tagId of (item.tagIds as Set<string> | undefined) ?? []) {
+          tagCarriers.set(tagId, (tagCarriers.get(tagId) ?? 0) + 1);
+        }
+      }
+    }
+    const tags = await listTags(deps, orgId, { page: 1, limit: 100 });
+    expect(tags.total).toBe(3);
+    for (const tag of tags.items) {
+      expect(tag.contactCount, `seed ${seed} tag ${tag.name}`).toBe(
+        tagCarriers.get(tag.id) ?? 0,
+      );
+    }
+  }, 60_000);
+});
