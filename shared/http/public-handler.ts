@@ -99,7 +99,7 @@ export const createPublicHandler = (deps: Deps, routes: Route[]) => {
     })
     .handler(async (event) => {
       const found = table.get(routeKey(event.httpMethod, event.resource));
-      if (!found || found.role !== 'public') {
+      if (found?.role !== 'public') {
         throw new NotFoundError('route.notFound', 'No such page');
       }
       const params = found.params

@@ -56,7 +56,7 @@ describe('audience over HTTP on the local stack (end to end)', () => {
         confirmation: { status: 'sent' },
       });
       const [mail] = await mailTo(email, stack.info.mailbox);
-      const link = confirmationLinkOf(mail!);
+      const link = confirmationLinkOf(mail);
       expect(link.startsWith(`${stack.info.api}/public/confirm?token=`)).toBe(
         true,
       );

@@ -21,7 +21,8 @@ export const mailTo = async (
 };
 
 /** The confirmation link of an email's HTML (the `href` of the button). */
-export const confirmationLinkOf = (email: StoredEmail): string => {
+export const confirmationLinkOf = (email: StoredEmail | undefined): string => {
+  if (!email) throw new Error('no email where a confirmation was expected');
   const match = /href="([^"]*\/public\/confirm\?token=[^"]+)"/.exec(
     email.body.html ?? '',
   );

@@ -2,11 +2,7 @@
  * Driven adapter: lists in their organization's partition. The list counter
  * on the organization item gives the total of GET /lists without a scan.
  */
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
