@@ -44,6 +44,13 @@ export const KEY_THROTTLE = { rateLimit: 2, burstLimit: 120 } as const;
 /** Stage-wide guard across all keys, far above any single key's share. */
 export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
+/**
+ * Public routes (links in emails) take no key, so no usage plan limits them:
+ * each gets its own method throttle, well below the stage's, so a flood of
+ * link clicks cannot spend the budget keyed callers share.
+ */
+export const PUBLIC_ROUTE_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+
 /** The deployment stage; the version lives in the paths (`/api/v1`). */
 export const STAGE_NAME = 'prod';
 
@@ -161,6 +168,18 @@ export class StatelessStack extends Stack {
         metricsEnabled: true,
         throttlingRateLimit: STAGE_THROTTLE.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        methodOptions: Object.fromEntries(
+          groups
+            .flatMap((group) => group.routes)
+            .filter((route) => route.role === 'public')
+            .map((route) => [
+              `${resourcePath(route)}/${route.method}`,
+              {
+                throttlingRateLimit: PUBLIC_ROUTE_THROTTLE.rateLimit,
+                throttlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burstLimit,
+              },
+            ]),
+        ),
       },
     });
 

@@ -9,7 +9,9 @@ import type { AppFunction } from '../../infra/constructs/app-function.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
 import {
   DEFAULT_APP_FROM_ADDRESS,
+  PUBLIC_ROUTE_THROTTLE,
   STAGE_NAME,
+  STAGE_THROTTLE,
   type StatelessStack,
 } from '../../infra/stateless-stack.ts';
 import { loadConfig } from '../../shared/config.ts';
@@ -327,6 +329,43 @@ describe('StatelessStack', () => {
       Throttle: { RateLimit: 2, BurstLimit: 120 },
       ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
     });
+  });
+
+  it('gives each public (keyless) method its own throttle, below the stage’s', () => {
+    // Arrange
+    const { apiTemplate } = stacks();
+    const publicRoutes = endpointGroups
+      .flatMap((group) => group.routes)
+      .filter((route) => route.role === 'public');
+
+    // Act
+    const [stage] = Object.values(
+      apiTemplate.findResources('AWS::ApiGateway::Stage'),
+    );
+    const settings = stage?.Properties.MethodSettings as {
+      ResourcePath: string;
+      HttpMethod: string;
+      ThrottlingRateLimit?: number;
+      ThrottlingBurstLimit?: number;
+    }[];
+
+    // Assert
+    expect(publicRoutes.length).toBeGreaterThan(0);
+    for (const route of publicRoutes) {
+      // Method settings name the path "/" + the path with "/" escaped as "~1".
+      const path = `/${resourcePath(route).replaceAll('/', '~1')}`;
+      expect(
+        settings.find(
+          (s) => s.ResourcePath === path && s.HttpMethod === route.method,
+        ),
+      ).toMatchObject({
+        ThrottlingRateLimit: PUBLIC_ROUTE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burstLimit,
+      });
+    }
+    expect(PUBLIC_ROUTE_THROTTLE.rateLimit).toBeLessThan(
+      STAGE_THROTTLE.rateLimit,
+    );
   });
 
   it.each([
