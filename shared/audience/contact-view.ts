@@ -61,3 +61,13 @@ export const contactViews = async (
   const byId = new Map(tags.map((tag) => [tag.id, tag]));
   return contacts.map((contact) => contactView(contact, byId));
 };
+
+/** The view of one contact, its tags named. */
+export const contactViewOf = async (
+  deps: Pick<Deps, 'tags'>,
+  orgId: string,
+  contact: Contact,
+): Promise<ContactView> => {
+  const tags = await deps.tags.getMany(orgId, contact.tagIds);
+  return contactView(contact, new Map(tags.map((tag) => [tag.id, tag])));
+};

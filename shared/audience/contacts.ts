@@ -18,7 +18,11 @@ import {
   MAX_ATTEMPTS,
   withStatus,
 } from './contact-changes.ts';
-import { type ContactView, contactViews } from './contact-view.ts';
+import {
+  type ContactView,
+  contactViewOf,
+  contactViews,
+} from './contact-view.ts';
 import type { Contact } from './model.ts';
 import { resolveTags } from './tags.ts';
 
@@ -97,9 +101,11 @@ export const addContact = async (
     const confirmation = needsEmail
       ? await sendConfirmation(deps, orgId, after)
       : { status: 'not_required' as const };
-    const [view] = await contactViews(deps, orgId, [after]);
-    if (!view) throw new Error('contact view missing');
-    return { created: !before, contact: view, confirmation };
+    return {
+      created: !before,
+      contact: await contactViewOf(deps, orgId, after),
+      confirmation,
+    };
   }
 };
 
@@ -134,9 +140,7 @@ export const getContact = async (
   if (!contact) {
     throw new NotFoundError('contact.notFound', `No contact ${contactId}`);
   }
-  const [view] = await contactViews(deps, orgId, [contact]);
-  if (!view) throw new Error('contact view missing');
-  return view;
+  return contactViewOf(deps, orgId, contact);
 };
 
 /**
@@ -194,9 +198,7 @@ export const updateContact = async (
       return input.status ? withStatus(named, input.status, now) : named;
     },
   );
-  const [view] = await contactViews(deps, orgId, [after]);
-  if (!view) throw new Error('contact view missing');
-  return view;
+  return contactViewOf(deps, orgId, after);
 };
 
 /** Unsubscribes a contact; unsubscribing twice changes nothing. */
@@ -211,9 +213,7 @@ export const unsubscribeContact = async (
     byId(deps, orgId, contactId),
     (contact, now) => withStatus(contact, 'unsubscribed', now),
   );
-  const [view] = await contactViews(deps, orgId, [after]);
-  if (!view) throw new Error('contact view missing');
-  return view;
+  return contactViewOf(deps, orgId, after);
 };
 
 /**
@@ -239,7 +239,5 @@ export const resubscribeContact = async (
       return withStatus(contact, 'subscribed', now);
     },
   );
-  const [view] = await contactViews(deps, orgId, [after]);
-  if (!view) throw new Error('contact view missing');
-  return view;
+  return contactViewOf(deps, orgId, after);
 };

@@ -5,7 +5,7 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
 import { changeContact } from './contact-changes.ts';
-import { contactViews } from './contact-view.ts';
+import { contactViewOf } from './contact-view.ts';
 import { type Tag, type TagRef, tagNameKey } from './model.ts';
 
 /** A tag as the API shows it. */
@@ -110,8 +110,11 @@ export const tagContact = async (
             updatedAt: now,
           },
   );
-  const [contact] = await contactViews(deps, orgId, [after]);
-  return { added: before !== after, tag, contact };
+  return {
+    added: before !== after,
+    tag,
+    contact: await contactViewOf(deps, orgId, after),
+  };
 };
 
 /** Takes a tag off a contact; `removed` false if it did not carry it. */
@@ -136,10 +139,9 @@ export const untagContact = async (
           }
         : contact,
   );
-  const [contact] = await contactViews(deps, orgId, [after]);
   return {
     removed: before !== after,
     tag: { id: tag.id, name: tag.name },
-    contact,
+    contact: await contactViewOf(deps, orgId, after),
   };
 };

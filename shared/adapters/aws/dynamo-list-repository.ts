@@ -2,7 +2,7 @@
  * Driven adapter: lists in their organization's partition. The list counter
  * on the organization item gives the total of GET /lists without a scan.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
@@ -10,9 +10,9 @@ import type { List } from '../../lists/model.ts';
 import type { ListRepository, Page, PageRequest } from '../../ports.ts';
 import {
   type DynamoTable,
-  failedConditions,
   organizationCounter,
   pageByPrefix,
+  putWithReservation,
 } from './dynamo-table.ts';
 
 /** The counter attribute of each status on a list item. */
@@ -52,51 +52,21 @@ export class DynamoListRepository implements ListRepository {
   constructor(private readonly table: DynamoTable) {}
 
   async create(orgId: string, list: List): Promise<void> {
-    const { client, tableName: TableName } = this.table;
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.listName(orgId, list.name),
-                  _type: 'ListName',
-                  listId: list.id,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName,
-                Item: toItem(orgId, list),
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName,
-                Key: keys.organization(orgId),
-                UpdateExpression: 'ADD listCount :one',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new ConflictError(
+    await putWithReservation(this.table, {
+      reservation: {
+        ...keys.listName(orgId, list.name),
+        _type: 'ListName',
+        listId: list.id,
+      },
+      item: toItem(orgId, list),
+      counter: { key: keys.organization(orgId), attribute: 'listCount' },
+      onTaken: (cause) =>
+        new ConflictError(
           'list.nameTaken',
           `A list named "${list.name}" already exists`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+          { cause },
+        ),
+    });
   }
 
   async get(orgId: string, listId: string): Promise<List | undefined> {

@@ -1,19 +1,15 @@
 /**
  * Driven adapter: organizations in the single DynamoDB table.
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Organization } from '../../organizations/model.ts';
 import type { OrganizationRepository } from '../../ports.ts';
 import {
   type DynamoTable,
-  failedConditions,
   isConditionFailure,
+  putWithReservation,
 } from './dynamo-table.ts';
 
 const toItem = (org: Organization) => ({
@@ -40,42 +36,20 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   constructor(private readonly table: DynamoTable) {}
 
   async create(org: Organization): Promise<void> {
-    const { client, tableName: TableName } = this.table;
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.organizationSlug(org.slug),
-                  _type: 'OrganizationSlug',
-                  orgId: org.id,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName,
-                Item: toItem(org),
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.length) {
-        throw new ConflictError(
+    await putWithReservation(this.table, {
+      reservation: {
+        ...keys.organizationSlug(org.slug),
+        _type: 'OrganizationSlug',
+        orgId: org.id,
+      },
+      item: toItem(org),
+      onTaken: (cause) =>
+        new ConflictError(
           'organization.slugTaken',
           `The slug ${org.slug} is taken`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+          { cause },
+        ),
+    });
   }
 
   async get(orgId: string): Promise<Organization | undefined> {

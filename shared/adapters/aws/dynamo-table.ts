@@ -12,6 +12,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Key, QueryKey } from '../../db/keys.ts';
 
@@ -134,4 +135,58 @@ export const organizationCounter = async (
     }),
   );
   return Number(Item?.[counter] ?? 0);
+};
+
+/**
+ * Creates an item together with the reservation of its unique name (a slug,
+ * a list or tag name) and, optionally, a counter of the organization, in one
+ * transaction. A taken name throws what `onTaken` builds; a missing counter
+ * item (organization) fails like any other write.
+ */
+export const putWithReservation = async (
+  table: DynamoTable,
+  entry: {
+    reservation: Key & Record<string, unknown>;
+    item: Key & Record<string, unknown>;
+    counter?: { key: Key; attribute: 'listCount' | 'tagCount' };
+    onTaken: (cause: unknown) => Error;
+  },
+): Promise<void> => {
+  const { tableName: TableName } = table;
+  const absent = 'attribute_not_exists(PK)';
+  try {
+    await table.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName,
+              Item: entry.reservation,
+              ConditionExpression: absent,
+            },
+          },
+          { Put: { TableName, Item: entry.item, ConditionExpression: absent } },
+          ...(entry.counter
+            ? [
+                {
+                  Update: {
+                    TableName,
+                    Key: entry.counter.key,
+                    UpdateExpression: 'ADD #counter :one',
+                    ConditionExpression: 'attribute_exists(PK)',
+                    ExpressionAttributeNames: {
+                      '#counter': entry.counter.attribute,
+                    },
+                    ExpressionAttributeValues: { ':one': 1 },
+                  },
+                },
+              ]
+            : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (failedConditions(error)?.includes(0)) throw entry.onTaken(error);
+    throw error;
+  }
 };

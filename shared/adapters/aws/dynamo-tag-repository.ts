@@ -2,7 +2,7 @@
  * Driven adapter: tags in their organization's partition, each name reserved
  * case-insensitively, the organization's tag counter giving the total.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
@@ -10,9 +10,9 @@ import type { Page, PageRequest, TagRepository } from '../../ports.ts';
 import {
   batchGet,
   type DynamoTable,
-  failedConditions,
   organizationCounter,
   pageByPrefix,
+  putWithReservation,
 } from './dynamo-table.ts';
 
 const fromItem = (item: Record<string, unknown>): Tag => ({
@@ -27,60 +27,30 @@ export class DynamoTagRepository implements TagRepository {
   constructor(private readonly table: DynamoTable) {}
 
   async create(orgId: string, tag: Tag): Promise<void> {
-    const { client, tableName: TableName } = this.table;
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.tagName(orgId, tagNameKey(tag.name)),
-                  _type: 'TagName',
-                  tagId: tag.id,
-                  name: tag.name,
-                  createdAt: tag.createdAt,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.tag(orgId, tag.id),
-                  _type: 'Tag',
-                  id: tag.id,
-                  name: tag.name,
-                  createdAt: tag.createdAt,
-                  contactCount: 0,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName,
-                Key: keys.organization(orgId),
-                UpdateExpression: 'ADD tagCount :one',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new ConflictError(
+    await putWithReservation(this.table, {
+      reservation: {
+        ...keys.tagName(orgId, tagNameKey(tag.name)),
+        _type: 'TagName',
+        tagId: tag.id,
+        name: tag.name,
+        createdAt: tag.createdAt,
+      },
+      item: {
+        ...keys.tag(orgId, tag.id),
+        _type: 'Tag',
+        id: tag.id,
+        name: tag.name,
+        createdAt: tag.createdAt,
+        contactCount: 0,
+      },
+      counter: { key: keys.organization(orgId), attribute: 'tagCount' },
+      onTaken: (cause) =>
+        new ConflictError(
           'tag.nameTaken',
           `A tag named "${tag.name}" already exists`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+          { cause },
+        ),
+    });
   }
 
   async get(orgId: string, tagId: string): Promise<Tag | undefined> {
