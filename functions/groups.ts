@@ -19,6 +19,10 @@ import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicRoutes } from './public/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
 import { tagRoutes } from './tags/routes.ts';
+import { createHandler as createTemplatesHandler } from './templates/handler.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { createHandler as createTopicsHandler } from './topics/handler.ts';
+import { topicRoutes } from './topics/routes.ts';
 
 /** A group's handler, as Lambda (or the local gateway) invokes it. */
 export type GroupHandler = (
@@ -103,13 +107,44 @@ export const endpointGroups: EndpointGroup[] = [
     tableActions: [...PIPELINE_ACTIONS, 'dynamodb:Query', 'dynamodb:PutItem'],
   },
   {
+    name: 'templates',
+    entry: 'functions/templates/lambda.ts',
+    routes: templateRoutes,
+    createHandler: createTemplatesHandler,
+    tableActions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+    // Test sends; previews sign (test) links.
+    sendsEmail: true,
+    usesLinkSecret: true,
+  },
+  {
+    name: 'topics',
+    entry: 'functions/topics/lambda.ts',
+    routes: topicRoutes,
+    createHandler: createTopicsHandler,
+    tableActions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  },
+  {
     name: 'public',
     entry: 'functions/public/lambda.ts',
     routes: publicRoutes,
     createHandler: createPublicHandler,
-    // No key, no rate counter: reads a contact and confirms it.
+    // No key, no rate counter: reads contacts and topics, confirms,
+    // unsubscribes and records topic opt-outs.
     tableActions: [
       'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'dynamodb:ConditionCheckItem',

@@ -9,6 +9,8 @@ import type { List } from './lists/model.ts';
 import type { OutgoingMessage } from './messaging/message.ts';
 import type { Organization } from './organizations/model.ts';
 import type { OptinSettings } from './settings/optin.ts';
+import type { Template, TemplateSummary } from './templates/model.ts';
+import type { Topic, TopicOptOut } from './topics/model.ts';
 
 /** The current time; fixed in tests. */
 export interface Clock {
@@ -175,6 +177,55 @@ export interface TagRepository {
   page(orgId: string, request: PageRequest): Promise<Page<Tag>>;
 }
 
+/** Templates of an organization. */
+export interface TemplateRepository {
+  create(orgId: string, template: Template): Promise<void>;
+  get(orgId: string, templateId: string): Promise<Template | undefined>;
+  /** Replaces the template; `NotFoundError` when it does not exist. */
+  update(orgId: string, template: Template): Promise<void>;
+  /** `NotFoundError` when it does not exist. */
+  delete(orgId: string, templateId: string): Promise<void>;
+  /** Newest first, without HTML. */
+  page(orgId: string, request: PageRequest): Promise<Page<TemplateSummary>>;
+}
+
+/** Topics of an organization and the addresses that declined them. */
+export interface TopicRepository {
+  /** `ConflictError` when the name is taken, case-insensitively. */
+  create(orgId: string, topic: Topic): Promise<void>;
+  get(orgId: string, topicId: string): Promise<Topic | undefined>;
+  /** Newest first, with opt-out counts. */
+  page(orgId: string, request: PageRequest): Promise<Page<Topic>>;
+  /**
+   * Replaces name and description (moving the name reservation when the
+   * name changes); `ConflictError` when the new name is taken.
+   */
+  update(orgId: string, before: Topic, after: Topic): Promise<void>;
+  /** Deletes the topic and its opt-outs; `NotFoundError` when missing. */
+  delete(orgId: string, topic: Topic): Promise<void>;
+  /** Records an opt-out; false when the address had already declined. */
+  addOptOut(
+    orgId: string,
+    topicId: string,
+    optOut: TopicOptOut,
+  ): Promise<boolean>;
+  /** Removes an opt-out; false when there was none. */
+  removeOptOut(orgId: string, topicId: string, email: string): Promise<boolean>;
+  /** Which of these addresses declined the topic. */
+  optedOut(
+    orgId: string,
+    topicId: string,
+    emails: string[],
+  ): Promise<Set<string>>;
+  /** The opt-outs of a topic, by email. */
+  pageOptOuts(
+    orgId: string,
+    topicId: string,
+    total: number,
+    request: PageRequest,
+  ): Promise<Page<TopicOptOut>>;
+}
+
 /** The organization's double opt-in settings. */
 export interface OptinSettingsRepository {
   get(orgId: string): Promise<OptinSettings>;
@@ -225,6 +276,8 @@ export interface Deps {
   contacts: ContactRepository;
   tags: TagRepository;
   optinSettings: OptinSettingsRepository;
+  templates: TemplateRepository;
+  topics: TopicRepository;
   mailer: Mailer;
   links: LinkSigner;
   audienceEvents: AudienceEvents;

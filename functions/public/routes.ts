@@ -7,9 +7,48 @@ import {
   type ConfirmResult,
   confirmSubscription,
 } from '../../shared/audience/confirmation.ts';
-import { renderPage } from '../../shared/http/pages.ts';
-import { htmlPage } from '../../shared/http/responses.ts';
+import {
+  type LinkTarget,
+  optOutByLink,
+  readTopicOptOutLink,
+  readUnsubscribeLink,
+  unsubscribeByLink,
+} from '../../shared/audience/link-actions.ts';
+import { type PageForm, renderPage } from '../../shared/http/pages.ts';
+import { type HttpResult, htmlPage } from '../../shared/http/responses.ts';
 import { route } from '../../shared/http/route.ts';
+
+const TokenQuery = v.object({
+  token: v.pipe(
+    v.string('is required'),
+    v.minLength(1, 'is required'),
+    v.maxLength(2048, 'is too long'),
+  ),
+});
+
+/** RFC 8058: the body mail clients post for a one-click unsubscribe. */
+const ONE_CLICK: PageForm['fields'] = { 'List-Unsubscribe': 'One-Click' };
+
+const page = async (
+  heading: string,
+  paragraph: string,
+  form?: PageForm,
+): Promise<HttpResult> =>
+  htmlPage(
+    200,
+    await renderPage({
+      title: heading,
+      heading,
+      paragraphs: [paragraph],
+      ...(form ? { form } : {}),
+    }),
+  );
+
+/** The page of a link that needs no action (test emails, gone contacts). */
+const plainPage = (target: LinkTarget) =>
+  target.kind === 'test'
+    ? page('This is a test email', 'Links in test emails change nothing.')
+    : page('Nothing to change', 'This address is no longer on the list.');
 
 const PAGES: Record<ConfirmResult, { heading: string; paragraph: string }> = {
   confirmed: {
@@ -32,7 +71,19 @@ const PAGES: Record<ConfirmResult, { heading: string; paragraph: string }> = {
   },
 };
 
-/** GET /public/confirm. */
+const unsubscribed = (email: string, org: string) =>
+  page(
+    'You are unsubscribed',
+    `${email} no longer receives emails from ${org} sent to this list.`,
+  );
+
+const declined = (email: string, org: string, topic: string) =>
+  page(
+    'Done',
+    `${email} will no longer receive emails from ${org} about “${topic}”. Other emails keep coming.`,
+  );
+
+/** The public pages: confirmation, unsubscribe and topic opt-out links. */
 export const publicRoutes = [
   route({
     method: 'GET',
@@ -40,13 +91,7 @@ export const publicRoutes = [
     role: 'public',
     summary:
       'Confirms a double opt-in subscription from its signed, single-use link, and shows a page',
-    query: v.object({
-      token: v.pipe(
-        v.string('is required'),
-        v.minLength(1, 'is required'),
-        v.maxLength(2048, 'is too long'),
-      ),
-    }),
+    query: TokenQuery,
     handle: async (deps, { query, sourceIp }) => {
       const { result, email } = await confirmSubscription(
         deps,
@@ -61,6 +106,76 @@ export const publicRoutes = [
           heading: page.heading,
           paragraphs: [page.paragraph.replace('{email}', email)],
         }),
+      );
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/public/unsubscribe',
+    role: 'public',
+    summary:
+      'The unsubscribe link: a page with a confirm button (a GET never unsubscribes)',
+    query: TokenQuery,
+    handle: async (deps, { query }) => {
+      const target = await readUnsubscribeLink(deps, query.token);
+      if (target.kind !== 'contact') return plainPage(target);
+      if (target.done) {
+        return unsubscribed(target.email, target.organizationName);
+      }
+      return page(
+        'Unsubscribe?',
+        `${target.email} will stop receiving emails from ${target.organizationName} sent to this list.`,
+        { button: 'Unsubscribe', fields: ONE_CLICK },
+      );
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/public/unsubscribe',
+    role: 'public',
+    summary:
+      'Unsubscribes at once: the confirm button, and RFC 8058 one-click (body List-Unsubscribe=One-Click)',
+    query: TokenQuery,
+    handle: async (deps, { query }) => {
+      const target = await unsubscribeByLink(deps, query.token);
+      if (target.kind !== 'contact') return plainPage(target);
+      return unsubscribed(target.email, target.organizationName);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/public/topic-opt-out',
+    role: 'public',
+    summary:
+      'The topic opt-out link: a page with a confirm button (a GET changes nothing)',
+    query: TokenQuery,
+    handle: async (deps, { query }) => {
+      const target = await readTopicOptOutLink(deps, query.token);
+      if (target.kind !== 'contact') return plainPage(target);
+      const topic = target.topicName ?? '';
+      if (target.done) {
+        return declined(target.email, target.organizationName, topic);
+      }
+      return page(
+        `Stop emails about “${topic}”?`,
+        `${target.email} will stop receiving emails from ${target.organizationName} about “${topic}”, and keep receiving the others.`,
+        { button: 'Stop these emails', fields: ONE_CLICK },
+      );
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/public/topic-opt-out',
+    role: 'public',
+    summary: 'Records the topic opt-out at once (idempotent)',
+    query: TokenQuery,
+    handle: async (deps, { query }) => {
+      const target = await optOutByLink(deps, query.token);
+      if (target.kind !== 'contact') return plainPage(target);
+      return declined(
+        target.email,
+        target.organizationName,
+        target.topicName ?? '',
       );
     },
   }),

@@ -3,6 +3,11 @@
  * public confirmation of its signed, single-use link.
  */
 import { InvalidLinkError } from '../errors.ts';
+import {
+  CONFIRMATION_TTL_SECONDS,
+  LINK_PURPOSES,
+  publicLinkUrl,
+} from '../links/public-links.ts';
 import { logger } from '../observability.ts';
 import type { Deps } from '../ports.ts';
 import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
@@ -11,21 +16,12 @@ import { readinessOf } from '../sending/readiness.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
 
-/** Purpose claim of confirmation links. */
-export const CONFIRM_PURPOSE = 'confirm';
-/** How long a confirmation link works: a week. */
-export const CONFIRMATION_TTL_SECONDS = 7 * 24 * 3600;
-
 /** What happened to a confirmation email. */
 export type ConfirmationOutcome =
   | { status: 'not_required' }
   | { status: 'sent' }
   | { status: 'blocked'; blockers: Blocker[] }
   | { status: 'failed' };
-
-/** The public URL that confirms the subscription behind a token. */
-export const confirmationUrl = (publicApiUrl: string, token: string) =>
-  `${publicApiUrl}/public/confirm?token=${encodeURIComponent(token)}`;
 
 /**
  * Sends the confirmation email of a pending contact, through the same guards
@@ -56,7 +52,7 @@ export const sendConfirmation = async (
 
   // 2. A signed link naming this contact and its current nonce.
   const token = await deps.links.sign(
-    CONFIRM_PURPOSE,
+    LINK_PURPOSES.confirm,
     { o: orgId, c: contact.id, n: contact.confirmationNonce ?? '' },
     CONFIRMATION_TTL_SECONDS,
   );
@@ -64,7 +60,11 @@ export const sendConfirmation = async (
   // 3. The organization's confirmation email, rendered.
   const settings = await deps.optinSettings.get(orgId);
   const variables = {
-    confirmationUrl: confirmationUrl(deps.endpoints.publicApiUrl, token),
+    confirmationUrl: publicLinkUrl(
+      deps.endpoints.publicApiUrl,
+      'confirm',
+      token,
+    ),
     firstName: contact.firstName ?? '',
     lastName: contact.lastName ?? '',
     email: contact.email,
@@ -111,7 +111,7 @@ export const confirmSubscription = async (
   token: string,
   ip: string | undefined,
 ): Promise<{ result: ConfirmResult; email: string }> => {
-  const claims = await deps.links.verify(CONFIRM_PURPOSE, token);
+  const claims = await deps.links.verify(LINK_PURPOSES.confirm, token);
   const { o: orgId, c: contactId, n: nonce } = claims;
   if (!orgId || !contactId || !nonce) {
     throw new InvalidLinkError('link.invalid', 'This link is not valid');

@@ -57,5 +57,5 @@ export type TagRef = Pick<Tag, 'id' | 'name'>;
 export const normalizeEmail = (email: string): string =>
   email.trim().toLowerCase();
 
-/** Normalizes a tag name for uniqueness (case-insensitive). */
+/** Normalizes a tag or topic name for uniqueness (case-insensitive). */
 export const tagNameKey = (name: string): string => name.trim().toLowerCase();

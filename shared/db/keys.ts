@@ -88,6 +88,41 @@ export const keys = {
     PK: org(orgId),
     SK: `TAGNAME#${nameKey}`,
   }),
+  /** One template of an organization (with its HTML). */
+  template: (orgId: string, templateId: string): Key => ({
+    PK: org(orgId),
+    SK: `TEMPLATE#${templateId}`,
+  }),
+  /** All templates of an organization, in id (creation) order. */
+  templatesOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'TEMPLATE#',
+  }),
+  /** One topic of an organization, with its opt-out counter. */
+  topic: (orgId: string, topicId: string): Key => ({
+    PK: org(orgId),
+    SK: `TOPIC#${topicId}`,
+  }),
+  /** All topics of an organization, in id (creation) order. */
+  topicsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'TOPIC#',
+  }),
+  /** Reserves a topic name in an organization, case-insensitively. */
+  topicName: (orgId: string, nameKey: string): Key => ({
+    PK: org(orgId),
+    SK: `TOPICNAME#${nameKey}`,
+  }),
+  /** An email address that declined a topic. */
+  topicOptOut: (orgId: string, topicId: string, email: string): Key => ({
+    PK: `${org(orgId)}#TOPIC#${topicId}`,
+    SK: `OPTOUT#${email}`,
+  }),
+  /** Every address that declined a topic, by email. */
+  topicOptOuts: (orgId: string, topicId: string): QueryKey => ({
+    PK: `${org(orgId)}#TOPIC#${topicId}`,
+    skPrefix: 'OPTOUT#',
+  }),
   /** The organization's double opt-in settings. */
   optinSettings: (orgId: string): Key => ({
     PK: org(orgId),

@@ -22,14 +22,41 @@ const LAYOUT = `<!doctype html>
     <main>
       <h1>{{ heading }}</h1>
       {% for paragraph in paragraphs %}<p>{{ paragraph }}</p>{% endfor %}
+      {% if form %}
+      <form method="post">
+        {% for field in form.fields %}<input type="hidden" name="{{ field[0] }}" value="{{ field[1] }}">{% endfor %}
+        <button type="submit" style="font-size: 1rem; padding: .6rem 1.2rem; border: 0; border-radius: 4px; background: #1a73e8; color: #fff; cursor: pointer;">{{ form.button }}</button>
+      </form>
+      {% endif %}
     </main>
   </body>
 </html>
 `;
 
-/** Renders a page with a heading and paragraphs of plain text. */
+/** A one-button form that posts back to the page's own address. */
+export interface PageForm {
+  button: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * Renders a page with a heading, paragraphs of plain text and, optionally, a
+ * one-button form posting to the same address.
+ */
 export const renderPage = (page: {
   title: string;
   heading: string;
   paragraphs: string[];
-}): Promise<string> => renderTemplate(LAYOUT, page, 'page');
+  form?: PageForm;
+}): Promise<string> =>
+  renderTemplate(
+    LAYOUT,
+    {
+      ...page,
+      form: page.form && {
+        button: page.form.button,
+        fields: Object.entries(page.form.fields),
+      },
+    },
+    'page',
+  );

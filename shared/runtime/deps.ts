@@ -12,6 +12,8 @@ import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-sett
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
 import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
+import { DynamoTemplateRepository } from '../adapters/aws/dynamo-template-repository.ts';
+import { DynamoTopicRepository } from '../adapters/aws/dynamo-topic-repository.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
@@ -55,6 +57,8 @@ export const buildDeps = (options: DepsOptions): Deps => {
     contacts: new DynamoContactRepository(table),
     tags: new DynamoTagRepository(table),
     optinSettings: new DynamoOptinSettingsRepository(table),
+    templates: new DynamoTemplateRepository(table),
+    topics: new DynamoTopicRepository(table),
     mailer: new SesMailer(options.ses),
     links: new JoseLinkSigner(options.linkSecret, clock),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,

@@ -41,6 +41,13 @@ export const failedConditions = (error: unknown): number[] | undefined => {
 export const epochSeconds = (date: Date): number =>
   Math.floor(date.getTime() / 1000);
 
+/** The collection counters kept on the organization item. */
+export type OrganizationCounter =
+  | 'listCount'
+  | 'tagCount'
+  | 'templateCount'
+  | 'topicCount';
+
 /** True when a transaction was cancelled by a concurrent transaction. */
 export const isTransactionConflict = (error: unknown): boolean =>
   error instanceof TransactionCanceledException &&
@@ -86,16 +93,22 @@ export const batchGet = async (
 };
 
 /**
- * One page of the items under a key prefix, newest first (ids are
- * time-ordered), given the collection's total from its counter. Page
- * numbers need an offset, so the items before the page are read too.
+ * One page of the items under a key prefix, given the collection's total
+ * from its counter: newest first by default (ids are time-ordered), or in
+ * ascending key order. Page numbers need an offset, so the items before the
+ * page are read too.
  */
 export const pageByPrefix = async (
   table: DynamoTable,
   query: QueryKey,
   total: number,
   { page, limit }: { page: number; limit: number },
+  options: {
+    projection?: { expression: string; names?: Record<string, string> };
+    ascending?: boolean;
+  } = {},
 ): Promise<{ items: Record<string, unknown>[]; total: number }> => {
+  const { projection } = options;
   const offset = (page - 1) * limit;
   if (offset >= total) return { items: [], total };
   const items: Record<string, unknown>[] = [];
@@ -109,7 +122,15 @@ export const pageByPrefix = async (
           ':pk': query.PK,
           ':prefix': query.skPrefix,
         },
-        ScanIndexForward: false,
+        ...(projection
+          ? {
+              ProjectionExpression: projection.expression,
+              ...(projection.names
+                ? { ExpressionAttributeNames: projection.names }
+                : {}),
+            }
+          : {}),
+        ScanIndexForward: options.ascending === true,
         Limit: offset + limit - items.length,
         ExclusiveStartKey,
       }),
@@ -124,7 +145,7 @@ export const pageByPrefix = async (
 export const organizationCounter = async (
   table: DynamoTable,
   orgKey: Key,
-  counter: 'listCount' | 'tagCount',
+  counter: OrganizationCounter,
 ): Promise<number> => {
   const { Item } = await table.client.send(
     new GetCommand({
@@ -148,7 +169,7 @@ export const putWithReservation = async (
   entry: {
     reservation: Key & Record<string, unknown>;
     item: Key & Record<string, unknown>;
-    counter?: { key: Key; attribute: 'listCount' | 'tagCount' };
+    counter?: { key: Key; attribute: OrganizationCounter };
     onTaken: (cause: unknown) => Error;
   },
 ): Promise<void> => {

@@ -1,0 +1,154 @@
+/**
+ * Driven adapter: templates in their organization's partition; the
+ * organization's template counter gives the total of GET /templates.
+ */
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../db/keys.ts';
+import { NotFoundError } from '../../errors.ts';
+import type { Page, PageRequest, TemplateRepository } from '../../ports.ts';
+import type { Template, TemplateSummary } from '../../templates/model.ts';
+import {
+  type DynamoTable,
+  failedConditions,
+  isConditionFailure,
+  organizationCounter,
+  pageByPrefix,
+} from './dynamo-table.ts';
+
+const toItem = (orgId: string, template: Template) => ({
+  ...keys.template(orgId, template.id),
+  _type: 'Template',
+  ...template,
+});
+
+const summaryOf = (item: Record<string, unknown>): TemplateSummary => ({
+  id: String(item.id),
+  name: String(item.name),
+  defaultSubject: String(item.defaultSubject),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+const notFound = (templateId: string, cause?: unknown) =>
+  new NotFoundError('template.notFound', `No template ${templateId}`, {
+    cause,
+  });
+
+/** Templates and the organization's template counter. */
+export class DynamoTemplateRepository implements TemplateRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(orgId: string, template: Template): Promise<void> {
+    const { tableName: TableName } = this.table;
+    await this.table.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName,
+              Item: toItem(orgId, template),
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName,
+              Key: keys.organization(orgId),
+              UpdateExpression: 'ADD templateCount :one',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+        ],
+      }),
+    );
+  }
+
+  async get(orgId: string, templateId: string): Promise<Template | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.template(orgId, templateId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item
+      ? { ...summaryOf(Item), content: String(Item.content) }
+      : undefined;
+  }
+
+  async update(orgId: string, template: Template): Promise<void> {
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: toItem(orgId, template),
+          ConditionExpression: 'attribute_exists(PK)',
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw notFound(template.id, error);
+      throw error;
+    }
+  }
+
+  async delete(orgId: string, templateId: string): Promise<void> {
+    const { tableName: TableName } = this.table;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName,
+                Key: keys.template(orgId, templateId),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.organization(orgId),
+                UpdateExpression: 'ADD templateCount :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.includes(0))
+        throw notFound(templateId, error);
+      throw error;
+    }
+  }
+
+  async page(
+    orgId: string,
+    request: PageRequest,
+  ): Promise<Page<TemplateSummary>> {
+    const total = await organizationCounter(
+      this.table,
+      keys.organization(orgId),
+      'templateCount',
+    );
+    // Rows carry no HTML: read the summary attributes only.
+    const page = await pageByPrefix(
+      this.table,
+      keys.templatesOfOrganization(orgId),
+      total,
+      request,
+      {
+        projection: {
+          expression: 'id, #name, defaultSubject, createdAt, updatedAt',
+          names: { '#name': 'name' },
+        },
+      },
+    );
+    return { items: page.items.map(summaryOf), total };
+  }
+}

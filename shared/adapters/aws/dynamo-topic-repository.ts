@@ -1,0 +1,358 @@
+/**
+ * Driven adapter: topics in their organization's partition (names reserved
+ * case-insensitively), and each topic's opt-outs in a partition of their
+ * own, keyed by email, counted on the topic in the same transaction.
+ */
+import {
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { tagNameKey } from '../../audience/model.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Page, PageRequest, TopicRepository } from '../../ports.ts';
+import type { Topic, TopicOptOut } from '../../topics/model.ts';
+import {
+  batchGet,
+  type DynamoTable,
+  failedConditions,
+  organizationCounter,
+  pageByPrefix,
+  putWithReservation,
+} from './dynamo-table.ts';
+
+type TransactItem = NonNullable<
+  TransactWriteCommandInput['TransactItems']
+>[number];
+
+const toItem = (orgId: string, topic: Topic) => ({
+  ...keys.topic(orgId, topic.id),
+  _type: 'Topic',
+  ...topic,
+});
+
+const fromItem = (item: Record<string, unknown>): Topic => ({
+  id: String(item.id),
+  name: String(item.name),
+  ...(typeof item.description === 'string'
+    ? { description: item.description }
+    : {}),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+  optOutCount: Number(item.optOutCount ?? 0),
+});
+
+const optOutFromItem = (item: Record<string, unknown>): TopicOptOut => ({
+  email: String(item.email),
+  contactId: String(item.contactId),
+  optedOutAt: String(item.optedOutAt),
+});
+
+const nameTaken = (name: string, cause: unknown) =>
+  new ConflictError(
+    'topic.nameTaken',
+    `A topic named "${name}" already exists`,
+    {
+      cause,
+    },
+  );
+
+/** Topics, their name reservations, their opt-outs and counters. */
+export class DynamoTopicRepository implements TopicRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(orgId: string, topic: Topic): Promise<void> {
+    await putWithReservation(this.table, {
+      reservation: {
+        ...keys.topicName(orgId, tagNameKey(topic.name)),
+        _type: 'TopicName',
+        topicId: topic.id,
+      },
+      item: toItem(orgId, topic),
+      counter: { key: keys.organization(orgId), attribute: 'topicCount' },
+      onTaken: (cause) => nameTaken(topic.name, cause),
+    });
+  }
+
+  async get(orgId: string, topicId: string): Promise<Topic | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.topic(orgId, topicId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async page(orgId: string, request: PageRequest): Promise<Page<Topic>> {
+    const total = await organizationCounter(
+      this.table,
+      keys.organization(orgId),
+      'topicCount',
+    );
+    const page = await pageByPrefix(
+      this.table,
+      keys.topicsOfOrganization(orgId),
+      total,
+      request,
+    );
+    return { items: page.items.map(fromItem), total };
+  }
+
+  async update(orgId: string, before: Topic, after: Topic): Promise<void> {
+    const { tableName: TableName } = this.table;
+    const renamed = tagNameKey(before.name) !== tagNameKey(after.name);
+    // The counter may move meanwhile: write only name and description.
+    const items: TransactItem[] = [
+      ...(renamed
+        ? [
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.topicName(orgId, tagNameKey(after.name)),
+                  _type: 'TopicName',
+                  topicId: after.id,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Delete: {
+                TableName,
+                Key: keys.topicName(orgId, tagNameKey(before.name)),
+              },
+            },
+          ]
+        : []),
+      {
+        Update: {
+          TableName,
+          Key: keys.topic(orgId, after.id),
+          UpdateExpression: after.description
+            ? 'SET #name = :name, updatedAt = :at, description = :description'
+            : 'SET #name = :name, updatedAt = :at REMOVE description',
+          ConditionExpression: 'attribute_exists(PK) AND #name = :before',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':name': after.name,
+            ':at': after.updatedAt,
+            ':before': before.name,
+            ...(after.description ? { ':description': after.description } : {}),
+          },
+        },
+      },
+    ];
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({ TransactItems: items }),
+      );
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (renamed && failed?.includes(0)) throw nameTaken(after.name, error);
+      if (failed?.length) {
+        throw new ConflictError(
+          'topic.changed',
+          'The topic changed or was deleted meanwhile; read it again',
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async delete(orgId: string, topic: Topic): Promise<void> {
+    const { tableName: TableName } = this.table;
+    // 1. The topic, its name and the counter, together.
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName,
+                Key: keys.topic(orgId, topic.id),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Delete: {
+                TableName,
+                Key: keys.topicName(orgId, tagNameKey(topic.name)),
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.organization(orgId),
+                UpdateExpression: 'ADD topicCount :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) {
+        throw new NotFoundError('topic.notFound', `No topic ${topic.id}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    // 2. Its opt-outs, 25 per request: unreachable once the topic is gone,
+    // so a failure here leaves nothing visible behind.
+    const query = keys.topicOptOuts(orgId, topic.id);
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.client.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': query.PK,
+            ':prefix': query.skPrefix,
+          },
+          ProjectionExpression: 'PK, SK',
+          ExclusiveStartKey,
+        }),
+      );
+      const found = result.Items ?? [];
+      for (let i = 0; i < found.length; i += 25) {
+        let requests = found
+          .slice(i, i + 25)
+          .map((Key) => ({ DeleteRequest: { Key } }));
+        while (requests.length) {
+          const written = await this.table.client.send(
+            new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
+          );
+          requests = (written.UnprocessedItems?.[TableName] ??
+            []) as typeof requests;
+        }
+      }
+      ExclusiveStartKey = result.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
+
+  async addOptOut(
+    orgId: string,
+    topicId: string,
+    optOut: TopicOptOut,
+  ): Promise<boolean> {
+    const { tableName: TableName } = this.table;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.topicOptOut(orgId, topicId, optOut.email),
+                  _type: 'TopicOptOut',
+                  ...optOut,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.topic(orgId, topicId),
+                UpdateExpression: 'ADD optOutCount :one',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (failed?.includes(1)) {
+        throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
+          cause: error,
+        });
+      }
+      if (failed?.includes(0)) return false;
+      throw error;
+    }
+  }
+
+  async removeOptOut(
+    orgId: string,
+    topicId: string,
+    email: string,
+  ): Promise<boolean> {
+    const { tableName: TableName } = this.table;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName,
+                Key: keys.topicOptOut(orgId, topicId, email),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.topic(orgId, topicId),
+                UpdateExpression: 'ADD optOutCount :minusOne',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (failed?.includes(1)) {
+        throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
+          cause: error,
+        });
+      }
+      if (failed?.includes(0)) return false;
+      throw error;
+    }
+  }
+
+  async optedOut(
+    orgId: string,
+    topicId: string,
+    emails: string[],
+  ): Promise<Set<string>> {
+    const items = await batchGet(
+      this.table,
+      [...new Set(emails)].map((email) =>
+        keys.topicOptOut(orgId, topicId, email),
+      ),
+    );
+    return new Set(items.map((item) => String(item.email)));
+  }
+
+  async pageOptOuts(
+    orgId: string,
+    topicId: string,
+    total: number,
+    request: PageRequest,
+  ): Promise<Page<TopicOptOut>> {
+    const page = await pageByPrefix(
+      this.table,
+      keys.topicOptOuts(orgId, topicId),
+      total,
+      request,
+      { ascending: true },
+    );
+    return { items: page.items.map(optOutFromItem), total };
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Application logic of templates: CRUD, the preview (POST /render) and the
+ * test send. Agnostic to how it is called and where data is stored.
+ */
+import { NotFoundError, RuleViolationError } from '../errors.ts';
+import { composeMessage } from '../messaging/composer.ts';
+import { logger } from '../observability.ts';
+import type { Deps, Page, PageRequest } from '../ports.ts';
+import { analyzeTemplate } from '../rendering/engine.ts';
+import { MESSAGE_VARIABLES, unknownVariables } from '../rendering/variables.ts';
+import type { Template, TemplateSummary } from './model.ts';
+import type {
+  CreateTemplateInput,
+  UpdateTemplateInput,
+} from './template.schema.ts';
+
+/** A template as the API shows it, with what its content uses. */
+export interface TemplateView extends Template {
+  /** Constructs that stay raw in the output (other platforms' tags…). */
+  unsupportedTags: string[];
+  /** Variables used that no send will fill (they render empty). */
+  unknownVariables: string[];
+}
+
+/** Checks both parts of a template and reports on the content. */
+const analyze = (template: Pick<Template, 'content' | 'defaultSubject'>) => {
+  const subject = analyzeTemplate(
+    template.defaultSubject,
+    'defaultSubject',
+    'default subject',
+  );
+  const content = analyzeTemplate(template.content);
+  return {
+    unsupportedTags: [
+      ...new Set([...subject.unsupportedTags, ...content.unsupportedTags]),
+    ],
+    unknownVariables: unknownVariables(
+      [...new Set([...subject.variables, ...content.variables])],
+      MESSAGE_VARIABLES,
+    ),
+    usesUnsubscribe: content.variables.includes('unsubscribeUrl'),
+  };
+};
+
+const view = (template: Template): TemplateView => {
+  const { unsupportedTags, unknownVariables } = analyze(template);
+  return { ...template, unsupportedTags, unknownVariables };
+};
+
+const requireTemplate = async (
+  deps: Pick<Deps, 'templates'>,
+  orgId: string,
+  templateId: string,
+): Promise<Template> => {
+  const template = await deps.templates.get(orgId, templateId);
+  if (!template) {
+    throw new NotFoundError('template.notFound', `No template ${templateId}`);
+  }
+  return template;
+};
+
+/** Creates a template; a syntax error in subject or content is a 400. */
+export const createTemplate = async (
+  deps: Pick<Deps, 'templates' | 'ids' | 'clock'>,
+  orgId: string,
+  input: CreateTemplateInput,
+): Promise<TemplateView> => {
+  const now = deps.clock.now().toISOString();
+  const template: Template = {
+    id: deps.ids.id(),
+    ...input,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const result = view(template);
+  await deps.templates.create(orgId, template);
+  return result;
+};
+
+/** One template with its HTML. */
+export const getTemplate = async (
+  deps: Pick<Deps, 'templates'>,
+  orgId: string,
+  templateId: string,
+): Promise<TemplateView> =>
+  view(await requireTemplate(deps, orgId, templateId));
+
+/** A page of templates, newest first, without HTML. */
+export const listTemplates = (
+  deps: Pick<Deps, 'templates'>,
+  orgId: string,
+  request: PageRequest,
+): Promise<Page<TemplateSummary>> => deps.templates.page(orgId, request);
+
+/** Changes name, default subject or HTML. */
+export const updateTemplate = async (
+  deps: Pick<Deps, 'templates' | 'clock'>,
+  orgId: string,
+  templateId: string,
+  input: UpdateTemplateInput,
+): Promise<TemplateView> => {
+  const current = await requireTemplate(deps, orgId, templateId);
+  const updated: Template = {
+    ...current,
+    ...Object.fromEntries(
+      Object.entries(input).filter(([, value]) => value !== undefined),
+    ),
+    updatedAt: deps.clock.now().toISOString(),
+  };
+  const result = view(updated);
+  await deps.templates.update(orgId, updated);
+  return result;
+};
+
+/**
+ * Deletes a template. Campaigns and sequence steps keep their own copy of
+ * the content they were created from, so nothing else changes.
+ */
+export const deleteTemplate = async (
+  deps: Pick<Deps, 'templates'>,
+  orgId: string,
+  templateId: string,
+): Promise<{ id: string }> => {
+  await deps.templates.delete(orgId, templateId);
+  return { id: templateId };
+};
+
+/** The stand-in reader of previews and test sends. */
+const standIn = (email: string, variables: Record<string, unknown>) => ({
+  id: 'test',
+  email,
+  firstName: typeof variables.firstName === 'string' ? variables.firstName : '',
+  lastName: typeof variables.lastName === 'string' ? variables.lastName : '',
+});
+
+/** The rendered preview of POST /render. */
+export interface RenderedTemplate {
+  subject: string;
+  html: string;
+  text: string;
+  unknownVariables: string[];
+  unsupportedTags: string[];
+}
+
+/**
+ * Renders a template with merge values, as a send would (its links lead to
+ * a test page). Writes nothing. A template without {{unsubscribeUrl}} is a
+ * 400: no email may go out without a way to unsubscribe.
+ */
+export const renderPreview = async (
+  deps: Pick<Deps, 'templates' | 'links' | 'endpoints' | 'clock'>,
+  orgId: string,
+  input: { templateId: string; variables: Record<string, unknown> },
+): Promise<RenderedTemplate> => {
+  const template = await requireTemplate(deps, orgId, input.templateId);
+  const analysis = analyze(template);
+  if (!analysis.usesUnsubscribe) {
+    throw new RuleViolationError(
+      'template.unsubscribeMissing',
+      'The template has no {{unsubscribeUrl}}: every email must let its reader unsubscribe',
+    );
+  }
+  const email =
+    typeof input.variables.email === 'string'
+      ? input.variables.email
+      : 'reader@example.com';
+  const message = await composeMessage(deps, {
+    orgId,
+    contact: standIn(email, input.variables),
+    subject: template.defaultSubject,
+    html: template.content,
+    from: deps.endpoints.appFromAddress,
+    // A template has no topic of its own: preview its opt-out link too.
+    topicId: 'test',
+    test: true,
+    variables: input.variables,
+  });
+  return {
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    unknownVariables: analysis.unknownVariables,
+    unsupportedTags: analysis.unsupportedTags,
+  };
+};
+
+/** What happened to a test send. */
+export type TestSendResult =
+  | { status: 'sent'; to: string }
+  | { status: 'blocked' | 'not_allowed' | 'send_refused'; to: string };
+
+/**
+ * Sends one test email of a template to an address, under the application
+ * address, with "[Test]" before the subject. Writes nothing. Refused while
+ * sending is off application-wide (blocked) or the organization is not on
+ * the allowlist (not_allowed); a provider refusal answers send_refused.
+ */
+export const testSendTemplate = async (
+  deps: Pick<
+    Deps,
+    | 'templates'
+    | 'links'
+    | 'endpoints'
+    | 'clock'
+    | 'mailer'
+    | 'appSettings'
+    | 'organizations'
+  >,
+  orgId: string,
+  templateId: string,
+  input: { email: string; variables: Record<string, unknown> },
+): Promise<TestSendResult> => {
+  const template = await requireTemplate(deps, orgId, templateId);
+  const to = input.email;
+  if (!(await deps.appSettings.get()).sendingEnabled) {
+    return { status: 'blocked', to };
+  }
+  if (!(await deps.organizations.get(orgId))?.sendingAllowed) {
+    return { status: 'not_allowed', to };
+  }
+  const message = await composeMessage(deps, {
+    orgId,
+    contact: standIn(to, input.variables),
+    subject: template.defaultSubject,
+    html: template.content,
+    from: deps.endpoints.appFromAddress,
+    topicId: 'test',
+    test: true,
+    variables: input.variables,
+  });
+  try {
+    await deps.mailer.send({
+      ...message,
+      subject: `[Test] ${message.subject}`,
+    });
+    return { status: 'sent', to };
+  } catch (error) {
+    logger.warn('Test send refused by the provider', { error, orgId });
+    return { status: 'send_refused', to };
+  }
+};

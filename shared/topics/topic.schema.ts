@@ -1,0 +1,41 @@
+/**
+ * Schemas of the topic endpoints.
+ */
+import * as v from 'valibot';
+import { Id } from '../http/schemas.ts';
+
+const Name = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(100, 'must be at most 100 characters'),
+);
+
+const Description = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.maxLength(500, 'must be at most 500 characters'),
+);
+
+/** Body of POST /topics. */
+export const CreateTopicBody = v.object({
+  name: Name,
+  description: v.optional(Description),
+});
+export type CreateTopicInput = v.InferOutput<typeof CreateTopicBody>;
+
+/** Body of PATCH /topics/{topicId}: null or "" clears the description. */
+export const UpdateTopicBody = v.pipe(
+  v.object({
+    name: v.optional(Name),
+    description: v.optional(v.nullable(Description)),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'must change at least one of name, description',
+  ),
+);
+export type UpdateTopicInput = v.InferOutput<typeof UpdateTopicBody>;
+
+/** Body of POST /topics/{topicId}/opt-outs. */
+export const OptOutBody = v.object({ contactId: Id });
