@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import {
+  NotFoundError,
+  RuleViolationError,
+  ValidationError,
+} from '../../../shared/errors.ts';
+import {
+  createOrganization,
+  setSendingAllowed,
+  setSendingEnabled,
+} from '../../../shared/organizations/organizations.ts';
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  renderPreview,
+  testSendTemplate,
+  updateTemplate,
+} from '../../../shared/templates/templates.ts';
+import { uniqueEmail } from '../../support/audience.ts';
+import { createTestDeps } from '../../support/dynamo.ts';
+import { mailTo } from '../../support/mailbox.ts';
+
+const CONTENT =
+  '<p>Hello {{ firstName | default: "friend" }} *|FNAME|*</p><p>{{ coupon }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>';
+
+const setup = async () => {
+  const { deps } = await createTestDeps();
+  const org = await createOrganization(deps, { name: 'Templates Inc' });
+  await setSendingAllowed(deps, { orgId: org.id }, true);
+  return { deps, orgId: org.id };
+};
+
+describe('templates (Templates and rendering)', () => {
+  it('creates a template and reports unsupported tags and unknown variables', async () => {
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'Welcome',
+      defaultSubject: 'Welcome, {{firstName}}',
+      content: CONTENT,
+    });
+    expect(template).toMatchObject({
+      id: expect.any(String),
+      name: 'Welcome',
+      unsupportedTags: ['*|FNAME|*'],
+      unknownVariables: ['coupon'],
+    });
+    expect(await getTemplate(deps, orgId, template.id)).toMatchObject({
+      content: CONTENT,
+    });
+  });
+
+  it('answers 400 naming the field for a syntax error, and stores nothing', async () => {
+    const { deps, orgId } = await setup();
+    const error = await createTemplate(deps, orgId, {
+      name: 'Broken',
+      defaultSubject: 'Hi {{ firstName',
+      content: '<p>ok</p>',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).details[0]?.field).toBe('defaultSubject');
+    expect(
+      (await listTemplates(deps, orgId, { page: 1, limit: 10 })).total,
+    ).toBe(0);
+  });
+
+  it('lists templates newest first without HTML, updates and deletes them', async () => {
+    const { deps, orgId } = await setup();
+    const first = await createTemplate(deps, orgId, {
+      name: 'A',
+      defaultSubject: 'a',
+      content: CONTENT,
+    });
+    const second = await createTemplate(deps, orgId, {
+      name: 'B',
+      defaultSubject: 'b',
+      content: CONTENT,
+    });
+    const page = await listTemplates(deps, orgId, { page: 1, limit: 10 });
+    expect(page.total).toBe(2);
+    expect(page.items.map((t) => t.name)).toEqual(['B', 'A']);
+    expect(page.items[0]).not.toHaveProperty('content');
+
+    const updated = await updateTemplate(deps, orgId, first.id, {
+      name: 'A2',
+      content: '<a href="{{unsubscribeUrl}}">bye</a>',
+    });
+    expect(updated).toMatchObject({
+      name: 'A2',
+      defaultSubject: 'a',
+      unknownVariables: [],
+    });
+
+    expect(await deleteTemplate(deps, orgId, second.id)).toEqual({
+      id: second.id,
+    });
+    await expect(getTemplate(deps, orgId, second.id)).rejects.toThrow(
+      NotFoundError,
+    );
+    await expect(deleteTemplate(deps, orgId, second.id)).rejects.toThrow(
+      NotFoundError,
+    );
+    expect(
+      (await listTemplates(deps, orgId, { page: 1, limit: 10 })).total,
+    ).toBe(1);
+  });
+
+  it('answers 404 for another organization’s template, for reads and writes', async () => {
+    const { deps, orgId } = await setup();
+    const other = await setup();
+    const theirs = await createTemplate(other.deps, other.orgId, {
+      name: 'T',
+      defaultSubject: 's',
+      content: CONTENT,
+    });
+    await expect(getTemplate(deps, orgId, theirs.id)).rejects.toThrow(
+      NotFoundError,
+    );
+    await expect(
+      updateTemplate(deps, orgId, theirs.id, { name: 'x' }),
+    ).rejects.toThrow(NotFoundError);
+    await expect(deleteTemplate(deps, orgId, theirs.id)).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+});
+
+describe('POST /render (preview)', () => {
+  it('renders subject, escaped HTML and text with the merge values given', async () => {
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'P',
+      defaultSubject: 'For {{firstName}}',
+      content: CONTENT,
+    });
+    const preview = await renderPreview(deps, orgId, {
+      templateId: template.id,
+      variables: { firstName: '<i>Zoe</i>', coupon: 'SAVE10' },
+    });
+    expect(preview.subject).toBe('For <i>Zoe</i>');
+    expect(preview.html).toContain('Hello &lt;i&gt;Zoe&lt;/i&gt; *|FNAME|*');
+    expect(preview.html).toContain('SAVE10');
+    expect(preview.html).toContain('/public/unsubscribe?token=');
+    expect(preview.text).toContain('SAVE10');
+    expect(preview.unknownVariables).toEqual(['coupon']);
+    expect(preview.unsupportedTags).toEqual(['*|FNAME|*']);
+  });
+
+  it('answers 400 when the HTML has no {{unsubscribeUrl}}', async () => {
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'No way out',
+      defaultSubject: 's',
+      content: '<p>Hello</p>',
+    });
+    await expect(
+      renderPreview(deps, orgId, { templateId: template.id, variables: {} }),
+    ).rejects.toThrow(RuleViolationError);
+  });
+});
+
+describe('POST /templates/{templateId}/test-send', () => {
+  it('sends one real email under the application address, with the list-unsubscribe headers', async () => {
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'T',
+      defaultSubject: 'Hello {{firstName}}',
+      content: CONTENT,
+    });
+    const to = uniqueEmail('qa');
+    const result = await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables: { firstName: 'Quinn' },
+    });
+    const [mail] = await mailTo(to);
+    expect(result).toEqual({ status: 'sent', to });
+    expect(mail).toMatchObject({
+      from: 'no-reply@mail.localhost.test',
+      subject: '[Test] Hello Quinn',
+    });
+    expect(mail?.body.text).toContain('Hello Quinn');
+    expect(mail?.headers).toEqual(
+      expect.arrayContaining([
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+        expect.objectContaining({ name: 'List-Unsubscribe' }),
+      ]),
+    );
+  });
+
+  it('is refused while sending is off application-wide, or for an organization not allowed', async () => {
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'T',
+      defaultSubject: 's',
+      content: CONTENT,
+    });
+    const to = uniqueEmail('blocked');
+    await setSendingEnabled(deps, false);
+    const blocked = await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables: {},
+    });
+    await setSendingEnabled(deps, true);
+    await setSendingAllowed(deps, { orgId }, false);
+    const notAllowed = await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables: {},
+    });
+    expect([blocked.status, notAllowed.status]).toEqual([
+      'blocked',
+      'not_allowed',
+    ]);
+    expect(await mailTo(to)).toEqual([]);
+  });
+});
