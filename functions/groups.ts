@@ -61,6 +61,11 @@ export interface EndpointGroup {
   sendsEmail?: boolean;
   /** Signs or checks public links (needs the link signing secret). */
   usesLinkSecret?: boolean;
+  /**
+   * Manages SES identities, tenants and configuration sets, and reads the
+   * account (the sending setup).
+   */
+  managesSendingSetup?: boolean;
 }
 
 /** Every endpoint group of the API. */

@@ -8,6 +8,7 @@ import type { Contact, ContactStatus, Tag, TagRef } from './audience/model.ts';
 import type { List } from './lists/model.ts';
 import type { OutgoingMessage } from './messaging/message.ts';
 import type { Organization } from './organizations/model.ts';
+import type { DnsResolver, EmailProvider } from './sending/provider.ts';
 import type { OptinSettings } from './settings/optin.ts';
 import type { Template, TemplateSummary } from './templates/model.ts';
 import type { Topic, TopicOptOut } from './topics/model.ts';
@@ -264,6 +265,8 @@ export interface Endpoints {
   appFromAddress: string;
 }
 
+export type { DnsResolver, EmailProvider };
+
 /** Everything the domain and the pipeline need, built once per container. */
 export interface Deps {
   clock: Clock;
@@ -282,6 +285,8 @@ export interface Deps {
   links: LinkSigner;
   audienceEvents: AudienceEvents;
   endpoints: Endpoints;
+  provider: EmailProvider;
+  dns: DnsResolver;
   /** Seconds a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
 }

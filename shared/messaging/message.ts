@@ -12,6 +12,9 @@ export interface OutgoingMessage {
   text: string;
   /** Extra headers, e.g. List-Unsubscribe. */
   headers?: Record<string, string>;
-  /** The SES tenant of the organization, once provisioned. */
+  /**
+   * The SES tenant of the organization, once provisioned; the configuration
+   * set of the same name goes with it.
+   */
   tenantName?: string;
 }

@@ -23,6 +23,8 @@ import type {
   AudienceEvents,
   Clock,
   Deps,
+  DnsResolver,
+  EmailProvider,
   Endpoints,
   GatewayKeyRegistry,
   Ids,
@@ -36,6 +38,9 @@ export interface DepsOptions {
   /** The link signing secret, fetched when first needed. */
   linkSecret: () => Promise<string>;
   endpoints: Endpoints;
+  /** The email provider: SES v2, or the local stand-in. */
+  provider: EmailProvider;
+  dns: DnsResolver;
   apiKeyCacheTtlSeconds: number;
   clock?: Clock;
   ids?: Ids;
@@ -63,6 +68,8 @@ export const buildDeps = (options: DepsOptions): Deps => {
     links: new JoseLinkSigner(options.linkSecret, clock),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     endpoints: options.endpoints,
+    provider: options.provider,
+    dns: options.dns,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };
 };
