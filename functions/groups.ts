@@ -11,12 +11,16 @@ import type { Route } from '../shared/http/route.ts';
 import type { Deps } from '../shared/ports.ts';
 import { createHandler as createContactsHandler } from './contacts/handler.ts';
 import { contactRoutes } from './contacts/routes.ts';
+import { createHandler as createDomainsHandler } from './domains/handler.ts';
+import { domainRoutes } from './domains/routes.ts';
 import { createHandler as createListsHandler } from './lists/handler.ts';
 import { listRoutes } from './lists/routes.ts';
 import { createHandler as createMeHandler } from './me/handler.ts';
 import { meRoutes } from './me/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicRoutes } from './public/routes.ts';
+import { createHandler as createSettingsHandler } from './settings/handler.ts';
+import { settingsRoutes } from './settings/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { createHandler as createTemplatesHandler } from './templates/handler.ts';
@@ -66,6 +70,8 @@ export interface EndpointGroup {
    * account (the sending setup).
    */
   managesSendingSetup?: boolean;
+  /** Computes readiness: reads the tenant's status (ses:GetTenant). */
+  readsSendingStatus?: boolean;
 }
 
 /** Every endpoint group of the API. */
@@ -75,7 +81,9 @@ export const endpointGroups: EndpointGroup[] = [
     entry: 'functions/me/lambda.ts',
     routes: meRoutes,
     createHandler: createMeHandler,
-    tableActions: PIPELINE_ACTIONS,
+    // Readiness reads the domains and the address book, and the tenant.
+    tableActions: [...PIPELINE_ACTIONS, 'dynamodb:Query'],
+    readsSendingStatus: true,
   },
   {
     name: 'lists',
@@ -103,6 +111,8 @@ export const endpointGroups: EndpointGroup[] = [
     ],
     sendsEmail: true,
     usesLinkSecret: true,
+    // The confirmation email passes the readiness guards.
+    readsSendingStatus: true,
   },
   {
     name: 'tags',
@@ -139,6 +149,35 @@ export const endpointGroups: EndpointGroup[] = [
       'dynamodb:BatchWriteItem',
       'dynamodb:ConditionCheckItem',
     ],
+  },
+  {
+    name: 'settings',
+    entry: 'functions/settings/lambda.ts',
+    routes: settingsRoutes,
+    createHandler: createSettingsHandler,
+    tableActions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+    // Opt-in test sends; readiness reads the tenant's status.
+    sendsEmail: true,
+    usesLinkSecret: true,
+    managesSendingSetup: true,
+  },
+  {
+    name: 'domains',
+    entry: 'functions/domains/lambda.ts',
+    routes: domainRoutes,
+    createHandler: createDomainsHandler,
+    tableActions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+    managesSendingSetup: true,
   },
   {
     name: 'public',

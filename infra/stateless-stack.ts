@@ -219,8 +219,13 @@ export class StatelessStack extends Stack {
         );
       }
       if (group.sendsEmail) fn.bindEmailSending();
+      if (group.managesSendingSetup) fn.bindSendingSetup();
+      else if (group.readsSendingStatus) fn.bindSendingStatusRead();
       fn.bindEnvironment('PUBLIC_API_URL', publicApiUrl);
       fn.bindEnvironment('APP_FROM_ADDRESS', appFromAddress.valueAsString);
+      // The SES adapters build resource ARNs with it; Lambda itself sets
+      // AWS_REGION but not the account.
+      fn.bindEnvironment('AWS_ACCOUNT_ID', Aws.ACCOUNT_ID);
       functions.set(group.name, fn);
 
       // One permission for the whole API instead of one per method, so the

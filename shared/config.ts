@@ -33,6 +33,15 @@ const ConfigSchema = v.pipe(
     LINK_SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
     /** …or the ARN of the Secrets Manager secret holding it (AWS). */
     LINK_SIGNING_SECRET_ARN: v.optional(v.string()),
+    /** Account and region: the SES adapter builds identity and tenant ARNs. */
+    AWS_ACCOUNT_ID: v.optional(
+      v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be 12 digits')),
+    ),
+    AWS_REGION: v.optional(v.string(), 'us-east-1'),
+    /** DNS servers for ownership checks (comma-separated host[:port]); default: the system's. */
+    DNS_SERVERS: v.optional(v.string()),
+    /** How long a stored tenant status is trusted before asking SES again. */
+    PROVIDER_STATUS_TTL_SECONDS: seconds(60),
   }),
   v.check(
     (env) => Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),

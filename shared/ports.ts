@@ -9,6 +9,7 @@ import type { List } from './lists/model.ts';
 import type { OutgoingMessage } from './messaging/message.ts';
 import type { Organization } from './organizations/model.ts';
 import type { DnsResolver, EmailProvider } from './sending/provider.ts';
+import type { IdentityBook, SendingDomain } from './settings/model.ts';
 import type { OptinSettings } from './settings/optin.ts';
 import type { Template, TemplateSummary } from './templates/model.ts';
 import type { Topic, TopicOptOut } from './topics/model.ts';
@@ -33,6 +34,12 @@ export interface OrganizationRepository {
   get(orgId: string): Promise<Organization | undefined>;
   /** Puts the organization on or off the sending allowlist; `NotFoundError` if unknown. */
   setSendingAllowed(orgId: string, allowed: boolean): Promise<void>;
+  /** Sets (or, with null, clears) the organization's postal address. */
+  setPostalAddress(orgId: string, postalAddress: string | null): Promise<void>;
+  /** The organization's domain challenge token, stored on first use. */
+  challengeToken(orgId: string, candidate: string): Promise<string>;
+  /** Stores what is known of the organization's sending isolation. */
+  saveIsolation(orgId: string, isolation: IsolationState): Promise<void>;
 }
 
 /** Users, memberships and API keys: who may call the API, with which role. */
@@ -75,6 +82,14 @@ export interface RateLimitCounter {
 export interface GatewayKeyRegistry {
   register(keyId: string, value: string): Promise<void>;
   disable(keyIds: string[]): Promise<void>;
+}
+
+/** What is known of an organization's sending isolation (SES tenant). */
+export interface IsolationState {
+  provisioning: 'none' | 'provisioned' | 'incomplete';
+  /** DISABLED: the provider suspended the organization. */
+  sendingStatus: 'ENABLED' | 'DISABLED';
+  checkedAt: string;
 }
 
 /** Application-wide settings, set by the operator. */
@@ -230,6 +245,67 @@ export interface TopicRepository {
 /** The organization's double opt-in settings. */
 export interface OptinSettingsRepository {
   get(orgId: string): Promise<OptinSettings>;
+  /** Stores the settings; an empty content means the default. */
+  save(
+    orgId: string,
+    settings: Pick<OptinSettings, 'required' | 'subject' | 'content'>,
+  ): Promise<void>;
+}
+
+/** The address book of sender identities. */
+export interface IdentityRepository {
+  getBook(orgId: string): Promise<IdentityBook>;
+  /**
+   * Replaces the book with `after` (puts changed identities, deletes
+   * removed ones, sets the default) in one transaction conditional on the
+   * version of `before`; `ConflictError` when the book changed meanwhile.
+   */
+  saveBook(
+    orgId: string,
+    before: IdentityBook,
+    after: IdentityBook,
+  ): Promise<void>;
+}
+
+/** Sending domains, and who holds each domain name. */
+export interface DomainRepository {
+  list(orgId: string): Promise<SendingDomain[]>;
+  get(orgId: string, domainId: string): Promise<SendingDomain | undefined>;
+  /** Declares a domain; `ConflictError` when the organization already did. */
+  declare(orgId: string, domain: SendingDomain): Promise<void>;
+  /** Stores the last known statuses of a domain. */
+  saveState(orgId: string, domain: SendingDomain): Promise<void>;
+  /**
+   * Removes a declaration. Returns whether another organization still
+   * declares the name (then the provider's identity must stay).
+   */
+  remove(
+    orgId: string,
+    domain: SendingDomain,
+  ): Promise<{ stillDeclared: boolean }>;
+  /** Which organization (and declaration) holds the proved domain, if any. */
+  owner(
+    domain: string,
+  ): Promise<{ orgId: string; domainId: string } | undefined>;
+  /**
+   * Records the proof of ownership for an organization's declaration; a
+   * previous owner's declaration loses it in the same transaction.
+   */
+  proveOwnership(
+    orgId: string,
+    domain: SendingDomain,
+    at: string,
+    previous?: { orgId: string; domainId: string },
+  ): Promise<void>;
+}
+
+/** Read-only view of campaigns, for the address book's rule 4. */
+export interface CampaignReferences {
+  /** Campaigns (any status) signed by this identity. */
+  usingIdentity(
+    orgId: string,
+    identityId: string,
+  ): Promise<{ id: string; name: string }[]>;
 }
 
 /** Sends one email. */
@@ -281,12 +357,17 @@ export interface Deps {
   optinSettings: OptinSettingsRepository;
   templates: TemplateRepository;
   topics: TopicRepository;
+  identities: IdentityRepository;
+  domains: DomainRepository;
+  campaignReferences: CampaignReferences;
   mailer: Mailer;
   links: LinkSigner;
   audienceEvents: AudienceEvents;
   endpoints: Endpoints;
   provider: EmailProvider;
   dns: DnsResolver;
+  /** Seconds the stored tenant status is trusted before asking the provider again. */
+  providerStatusTtlSeconds: number;
   /** Seconds a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
 }

@@ -51,6 +51,10 @@ const plainPage = (target: LinkTarget) =>
     : page('Nothing to change', 'This address is no longer on the list.');
 
 const PAGES: Record<ConfirmResult, { heading: string; paragraph: string }> = {
+  test: {
+    heading: 'This is a test email',
+    paragraph: 'Links in test emails change nothing.',
+  },
   confirmed: {
     heading: 'Subscription confirmed',
     paragraph: 'Thank you: {email} will receive our emails.',

@@ -12,6 +12,7 @@ import { parseInvocation, USAGE, UsageError } from './commands.ts';
 import {
   deployedDeps,
   describeDeployedStack,
+  localFilesOf,
   localStackDeps,
 } from './targets.ts';
 
@@ -21,20 +22,26 @@ const FLAG_OF: Record<string, string> = { orgId: 'org', keyId: 'key' };
 const main = async (argv: string[]): Promise<number> => {
   try {
     const invocation = parseInvocation(argv);
-    const deps = invocation.stack
-      ? deployedDeps(
-          await describeDeployedStack(
-            new CloudFormationClient(
-              invocation.region ? { region: invocation.region } : {},
-            ),
-            invocation.stack,
-          ),
-          invocation.region,
-        )
-      : await localStackDeps(
-          invocation.dataDir ? resolve(invocation.dataDir) : localDataDir(),
+    const { command, flags } = invocation;
+    const dataDir = invocation.dataDir
+      ? resolve(invocation.dataDir)
+      : localDataDir();
+    const result = command.local
+      ? await command.run(localFilesOf(dataDir), flags)
+      : await command.run(
+          invocation.stack
+            ? deployedDeps(
+                await describeDeployedStack(
+                  new CloudFormationClient(
+                    invocation.region ? { region: invocation.region } : {},
+                  ),
+                  invocation.stack,
+                ),
+                invocation.region,
+              )
+            : await localStackDeps(dataDir),
+          flags,
         );
-    const result = await invocation.command.run(deps, invocation.flags);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * The admin CLI's commands: parse the words and flags, call one operator
- * service, return one JSON-able object.
+ * service (or, for `local …`, change one file of the local data dir), return
+ * one JSON-able object.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -15,13 +16,39 @@ import {
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
 import type { AdminDeps } from '../../shared/ports.ts';
+import {
+  clearLocalDns,
+  type LocalFiles,
+  setLocalDnsRecord,
+  setLocalOutage,
+  setLocalQuota,
+  setLocalTenantStatus,
+} from './local-commands.ts';
 
-/** A command: its words, the flags it needs, and what it does. */
-interface Command {
+/** What every command has: its words and the flags it needs or accepts. */
+interface CommandWords {
   words: string;
   flags: string[];
+  optionalFlags?: string[];
+}
+
+/** A command on a stack's operator services (local or deployed). */
+interface StackCommand extends CommandWords {
+  local?: false;
   run(deps: AdminDeps, flags: Record<string, string>): Promise<object>;
 }
+
+/**
+ * A command on the files of the local data dir: it needs no running stack,
+ * and there is nothing to act on in a deployed one.
+ */
+interface LocalCommand extends CommandWords {
+  local: true;
+  run(files: LocalFiles, flags: Record<string, string>): Promise<object>;
+}
+
+/** A command: its words, the flags it needs, and what it does. */
+export type Command = StackCommand | LocalCommand;
 
 /** Every command of the CLI. */
 export const COMMANDS: Command[] = [
@@ -77,13 +104,81 @@ export const COMMANDS: Command[] = [
     flags: [],
     run: (deps) => setSendingEnabled(deps, true),
   },
+  {
+    words: 'local dns set',
+    flags: ['name', 'type', 'value'],
+    optionalFlags: ['priority'],
+    local: true,
+    run: (files, f) => setLocalDnsRecord(files, f),
+  },
+  {
+    words: 'local dns clear',
+    flags: [],
+    local: true,
+    run: (files) => clearLocalDns(files),
+  },
+  {
+    words: 'local provider suspend',
+    flags: ['org'],
+    local: true,
+    run: (files, f) =>
+      setLocalTenantStatus(files, { orgId: f.org ?? '' }, 'DISABLED'),
+  },
+  {
+    words: 'local provider reinstate',
+    flags: ['org'],
+    local: true,
+    run: (files, f) =>
+      setLocalTenantStatus(files, { orgId: f.org ?? '' }, 'ENABLED'),
+  },
+  {
+    words: 'local provider outage on',
+    flags: [],
+    local: true,
+    run: (files) => setLocalOutage(files, true),
+  },
+  {
+    words: 'local provider outage off',
+    flags: [],
+    local: true,
+    run: (files) => setLocalOutage(files, false),
+  },
+  {
+    words: 'local quota set',
+    flags: ['max24h', 'rate'],
+    local: true,
+    run: (files, f) => setLocalQuota(files, f),
+  },
 ];
+
+/** Placeholders in the usage text, where the flag's name says too little. */
+const PLACEHOLDERS: Record<string, string> = {
+  type: 'TXT|CNAME|MX',
+  name: 'name',
+  org: 'orgId',
+  key: 'keyId',
+  max24h: 'emailsPer24h',
+  rate: 'emailsPerSecond',
+};
+
+const usageLine = (c: Command) =>
+  [
+    `  ${c.words}`,
+    ...c.flags.map((f) => ` --${f} <${PLACEHOLDERS[f] ?? f}>`),
+    ...(c.optionalFlags ?? []).map((f) => ` [--${f} <${f}>]`),
+  ].join('');
 
 /** How to use the CLI, printed on a usage error. */
 export const USAGE = `Usage: npm run --silent admin -- <command> [--stack <name> [--region <r>]] [--data-dir <dir>]
 Commands:
-${COMMANDS.map((c) => `  ${c.words}${c.flags.map((f) => ` --${f} <${f}>`).join('')}`).join('\n')}
-Without --stack, acts on the local stack of --data-dir (default $LOCAL_DATA_DIR or .local).`;
+${COMMANDS.filter((c) => !c.local)
+  .map(usageLine)
+  .join('\n')}
+Without --stack, acts on the local stack of --data-dir (default $LOCAL_DATA_DIR or .local).
+Local-only commands (they change the files of --data-dir; no running stack needed, no --stack):
+${COMMANDS.filter((c) => c.local)
+  .map(usageLine)
+  .join('\n')}`;
 
 /** A parsed command line. */
 export interface Invocation {
@@ -112,6 +207,11 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'email',
           'role',
           'key',
+          'type',
+          'value',
+          'priority',
+          'max24h',
+          'rate',
           'stack',
           'region',
           'data-dir',
@@ -131,9 +231,11 @@ export const parseInvocation = (argv: string[]): Invocation => {
       `"${words}" needs ${missing.map((f) => `--${f}`).join(', ')}`,
     );
   }
+  const optional = command.optionalFlags ?? [];
   const extra = Object.keys(values).filter(
     (flag) =>
       !command.flags.includes(flag) &&
+      !optional.includes(flag) &&
       !['stack', 'region', 'data-dir'].includes(flag),
   );
   if (extra.length) {
@@ -141,9 +243,17 @@ export const parseInvocation = (argv: string[]): Invocation => {
       `"${words}" does not take ${extra.map((f) => `--${f}`).join(', ')}`,
     );
   }
-  const flags = Object.fromEntries(
-    command.flags.map((flag) => [flag, values[flag] ?? '']),
-  );
+  if (command.local && (values.stack || values.region)) {
+    throw new UsageError(
+      `"${words}" acts on the files of a local data dir: it does not take --stack or --region`,
+    );
+  }
+  const flags = Object.fromEntries([
+    ...command.flags.map((flag) => [flag, values[flag] ?? '']),
+    ...optional
+      .filter((flag) => values[flag] !== undefined)
+      .map((flag) => [flag, values[flag] ?? '']),
+  ]);
   return {
     command,
     flags,

@@ -1,7 +1,8 @@
 /**
  * Where the admin CLI acts: the local stack of a data dir (found through its
  * stack.json), or a deployed stack (found through its CloudFormation
- * outputs, with the operator's AWS credentials).
+ * outputs, with the operator's AWS credentials). The local-only commands act
+ * on the data dir's files, running stack or not.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import {
@@ -17,7 +18,12 @@ import {
   documentClientOptions,
 } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
-import { readStackFile } from '../local/stack-file.ts';
+import {
+  dnsRecordsFileOf,
+  providerStateFileOf,
+  readStackFile,
+} from '../local/stack-file.ts';
+import type { LocalFiles } from './local-commands.ts';
 
 /** The outputs of the API stack the CLI needs. */
 export interface DeployedStack {
@@ -71,3 +77,9 @@ export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {
     tableName: stack.tableName,
   });
 };
+
+/** The files of a local data dir that the local-only commands change. */
+export const localFilesOf = (dataDir: string): LocalFiles => ({
+  dnsRecordsFile: dnsRecordsFileOf(dataDir),
+  providerStateFile: providerStateFileOf(dataDir),
+});

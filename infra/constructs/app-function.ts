@@ -28,6 +28,44 @@ import type { TableAction } from '../../functions/groups.ts';
 /** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
 const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'];
 
+/** The SES resource types our grants name, as in their ARNs. */
+type SesResourceType = 'identity' | 'configuration-set' | 'tenant';
+
+/**
+ * What managing the sending setup takes, each action on the SES resource
+ * types it acts on: domain identities (Easy DKIM, MAIL FROM), the tenants'
+ * configuration sets, the tenants themselves, and tenant associations,
+ * scoped to the tenant and to what gets associated with it (an identity or
+ * a configuration set).
+ */
+const SES_SETUP_GRANTS: { actions: string[]; resources: SesResourceType[] }[] =
+  [
+    {
+      actions: [
+        'ses:CreateEmailIdentity',
+        'ses:GetEmailIdentity',
+        'ses:DeleteEmailIdentity',
+        'ses:PutEmailIdentityMailFromAttributes',
+      ],
+      resources: ['identity'],
+    },
+    {
+      actions: ['ses:CreateConfigurationSet'],
+      resources: ['configuration-set'],
+    },
+    {
+      actions: ['ses:CreateTenant', 'ses:GetTenant', 'ses:ListTenantResources'],
+      resources: ['tenant'],
+    },
+    {
+      actions: [
+        'ses:CreateTenantResourceAssociation',
+        'ses:DeleteTenantResourceAssociation',
+      ],
+      resources: ['tenant', 'identity', 'configuration-set'],
+    },
+  ];
+
 /** The repository root: entries and the lock file are relative to it. */
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -139,6 +177,78 @@ export class AppFunction extends Construct {
         reason,
       })),
     );
+  }
+
+  /**
+   * Lets the function manage the sending setup: create, read and delete
+   * domain identities and their MAIL FROM, create configuration sets and
+   * tenants, read tenants, associate identities and configuration sets with
+   * them, and read the account's quota (`ses:GetAccount`, which supports no
+   * resource-level permissions). Everything else is limited to this
+   * account and region.
+   */
+  bindSendingSetup(): void {
+    const stack = Stack.of(this);
+    const arnOf = (resource: SesResourceType) =>
+      stack.formatArn({
+        service: 'ses',
+        resource,
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    for (const grant of SES_SETUP_GRANTS) {
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: grant.actions,
+          resources: grant.resources.map(arnOf),
+        }),
+      );
+    }
+    this.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }),
+    );
+    const reason =
+      'Domain identities, tenants and their configuration sets are created at run time, one set per organization, so their names are not known at deploy time; the grant is limited to the sending setup actions, in this account and region.';
+    Validations.of(this).acknowledge(
+      ...(['identity', 'configuration-set', 'tenant'] as const).map(
+        (resource) => ({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:${resource}/*]`,
+          reason,
+        }),
+      ),
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "ses:GetAccount (the account's sending quota) supports no resource-level permissions; so do the X-Ray actions of active tracing.",
+      },
+    );
+  }
+
+  /**
+   * Lets the function read the status of the organizations' tenants
+   * (readiness): `ses:GetTenant` and `ses:ListTenantResources` on this
+   * account's tenants only.
+   */
+  bindSendingStatusRead(): void {
+    const stack = Stack.of(this);
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:GetTenant', 'ses:ListTenantResources'],
+        resources: [
+          stack.formatArn({
+            service: 'ses',
+            resource: 'tenant',
+            resourceName: '*',
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:tenant/*]',
+      reason:
+        'Tenants are created at run time, one per organization; the grant only reads their status, in this account and region.',
+    });
   }
 
   /**

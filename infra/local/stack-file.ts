@@ -11,6 +11,8 @@ const StackFile = v.object({
   api: v.pipe(v.string(), v.url()),
   dynamodb: v.pipe(v.string(), v.url()),
   mailbox: v.pipe(v.string(), v.url()),
+  /** The local DNS server, `127.0.0.1:PORT` (UDP and TCP). */
+  dns: v.pipe(v.string(), v.regex(/^127\.0\.0\.1:\d{1,5}$/)),
   tableName: v.string(),
   pid: v.number(),
 });
@@ -21,6 +23,14 @@ export type StackInfo = v.InferOutput<typeof StackFile>;
 /** The data directory: `$LOCAL_DATA_DIR`, default `.local`. */
 export const localDataDir = (env = process.env): string =>
   resolve(env.LOCAL_DATA_DIR || '.local');
+
+/** The records the local DNS server answers. */
+export const dnsRecordsFileOf = (dataDir: string): string =>
+  join(dataDir, 'dns.json');
+
+/** The state of the local email provider (identities, tenants, quota). */
+export const providerStateFileOf = (dataDir: string): string =>
+  join(dataDir, 'provider.json');
 
 const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
 

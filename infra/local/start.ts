@@ -1,7 +1,8 @@
 /**
- * `npm start`: the local stack. Starts the embedded DynamoDB engine and the
- * mailbox, creates the table from the CDK stack's definition, and serves the
- * API through the local gateway with the very same handlers as on AWS.
+ * `npm start`: the local stack. Starts the embedded DynamoDB engine, the
+ * mailbox and the DNS server, creates the table from the CDK stack's
+ * definition, and serves the API through the local gateway with the very
+ * same handlers as on AWS.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -14,11 +15,19 @@ import {
   localDynamo,
 } from '../../shared/runtime/local.ts';
 import { seedDemo } from './demo.ts';
+import { ensureDnsRecordsFile } from './dns-records.ts';
+import { startDnsServer } from './dns-server.ts';
 import { ensureTable, startDynamoDb } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import { startMailbox } from './mailbox.ts';
 import { localSecret } from './secrets.ts';
-import { localDataDir, removeStackFile, writeStackFile } from './stack-file.ts';
+import {
+  dnsRecordsFileOf,
+  localDataDir,
+  providerStateFileOf,
+  removeStackFile,
+  writeStackFile,
+} from './stack-file.ts';
 
 /** The table name of every local stack (each has its own engine). */
 export const LOCAL_TABLE_NAME = 'email-marketing';
@@ -30,13 +39,24 @@ const main = async () => {
   const dbDir = join(dataDir, 'dynamodb');
   const firstStart = !existsSync(dbDir);
   await mkdir(dbDir, { recursive: true });
+  const dnsRecordsFile = dnsRecordsFileOf(dataDir);
+  const providerStateFile = providerStateFileOf(dataDir);
+  await ensureDnsRecordsFile(dnsRecordsFile);
 
-  // 2. The engines: DynamoDB on disk, the mailbox in memory.
+  // 2. The engines: DynamoDB on disk, the mailbox in memory, DNS from a file.
   const dynamodb = await startDynamoDb({ dataDir: dbDir });
-  const mailbox = await startMailbox().catch(async (error) => {
-    await dynamodb.stop();
-    throw error;
-  });
+  const mailbox = await startMailbox({ providerStateFile }).catch(
+    async (error) => {
+      await dynamodb.stop();
+      throw error;
+    },
+  );
+  const dns = await startDnsServer({ recordsFile: dnsRecordsFile }).catch(
+    async (error) => {
+      await Promise.all([mailbox.stop(), dynamodb.stop()]);
+      throw error;
+    },
+  );
   let gatewayClose: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (exitCode: number) => {
@@ -44,6 +64,7 @@ const main = async () => {
     stopping = true;
     await removeStackFile(dataDir);
     await gatewayClose?.();
+    await dns.stop();
     await mailbox.stop();
     await dynamodb.stop();
     process.exit(exitCode);
@@ -60,10 +81,17 @@ const main = async () => {
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
       mailbox: mailbox.url,
+      dnsServer: dns.address,
+      providerStateFile,
       publicApiUrl: process.env.PUBLIC_API_URL || api,
       linkSecret: await localSecret(dataDir, 'linkSigning'),
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
+      ),
+      // The stand-in is a file read: look at the tenant's status every time,
+      // so `admin local provider suspend` shows at once (AWS default: 60 s).
+      providerStatusTtlSeconds: Number(
+        process.env.PROVIDER_STATUS_TTL_SECONDS ?? 0,
       ),
     });
     const adminDeps = localAdminDeps({
@@ -95,6 +123,7 @@ const main = async () => {
       api,
       dynamodb: dynamodb.endpoint,
       mailbox: mailbox.url,
+      dns: dns.address,
       tableName: LOCAL_TABLE_NAME,
       pid: process.pid,
     });
@@ -106,6 +135,7 @@ const main = async () => {
     if (demo) console.log(`Demo API key: ${demo.apiKey}`);
     console.log(`Mailbox:      ${mailbox.url}`);
     console.log(`DynamoDB:     ${dynamodb.endpoint}`);
+    console.log(`DNS:          ${dns.address} (records in ${dnsRecordsFile})`);
     console.log(`Data dir:     ${dataDir}`);
     console.log(`API ready at ${api}`);
     console.log(

@@ -123,6 +123,49 @@ export const keys = {
     PK: `${org(orgId)}#TOPIC#${topicId}`,
     skPrefix: 'OPTOUT#',
   }),
+  /** The address book's head: its version and its default identity. */
+  identityBook: (orgId: string): Key => ({
+    PK: org(orgId),
+    SK: 'IDENTITYBOOK',
+  }),
+  /** One sender identity (address book entry). */
+  identity: (orgId: string, identityId: string): Key => ({
+    PK: org(orgId),
+    SK: `IDENTITY#${identityId}`,
+  }),
+  /** Every identity of the address book. */
+  identitiesOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'IDENTITY#',
+  }),
+  /** One sending domain as an organization declared it. */
+  domain: (orgId: string, domainId: string): Key => ({
+    PK: org(orgId),
+    SK: `DOMAIN#${domainId}`,
+  }),
+  /** Every sending domain of an organization. */
+  domainsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'DOMAIN#',
+  }),
+  /**
+   * A domain name across organizations: who declared it and who proved it
+   * (a proved domain belongs to one organization at a time).
+   */
+  domainClaim: (domain: string): Key => ({
+    PK: `DOMAINNAME#${domain}`,
+    SK: 'CLAIM',
+  }),
+  /** One campaign (the campaigns work owns its shape). */
+  campaign: (orgId: string, campaignId: string): Key => ({
+    PK: org(orgId),
+    SK: `CAMPAIGN#${campaignId}`,
+  }),
+  /** Every campaign of an organization. */
+  campaignsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'CAMPAIGN#',
+  }),
   /** The organization's double opt-in settings. */
   optinSettings: (orgId: string): Key => ({
     PK: org(orgId),

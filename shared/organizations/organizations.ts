@@ -6,7 +6,11 @@ import * as v from 'valibot';
 import type { Caller, Role } from '../access/model.ts';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { type Readiness, readinessOf } from '../sending/readiness.ts';
+import {
+  type Readiness,
+  type ReadinessDeps,
+  readinessOf,
+} from '../sending/readiness.ts';
 import { parse } from '../validation.ts';
 import { type Organization, slugify } from './model.ts';
 
@@ -99,7 +103,7 @@ export interface CallerContext {
 
 /** Describes the caller: its organization, role, key id and readiness. */
 export const describeCaller = async (
-  deps: Pick<Deps, 'organizations' | 'appSettings'>,
+  deps: ReadinessDeps,
   caller: Caller,
 ): Promise<CallerContext> => {
   const org = await deps.organizations.get(caller.orgId);

@@ -7,6 +7,8 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
+import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import { loadConfig } from '../config.ts';
 import type { Deps } from '../ports.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
@@ -34,6 +36,16 @@ export const awsDeps = (): Deps => {
         publicApiUrl: config.PUBLIC_API_URL,
         appFromAddress: config.APP_FROM_ADDRESS,
       },
+      provider: new SesEmailProvider(ses, {
+        region: config.AWS_REGION,
+        accountId: config.AWS_ACCOUNT_ID ?? '',
+      }),
+      dns: new NodeDnsResolver(
+        config.DNS_SERVERS?.split(',')
+          .map((server) => server.trim())
+          .filter(Boolean),
+      ),
+      providerStatusTtlSeconds: config.PROVIDER_STATUS_TTL_SECONDS,
       // Powertools caches the secret for the container's life (maxAge below).
       linkSecret: async () => {
         if (secret) return secret;

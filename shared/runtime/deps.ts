@@ -6,7 +6,10 @@ import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
+import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
+import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
+import { DynamoIdentityRepository } from '../adapters/aws/dynamo-identity-repository.ts';
 import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts';
 import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
@@ -41,6 +44,8 @@ export interface DepsOptions {
   /** The email provider: SES v2, or the local stand-in. */
   provider: EmailProvider;
   dns: DnsResolver;
+  /** Default 60 s. */
+  providerStatusTtlSeconds?: number;
   apiKeyCacheTtlSeconds: number;
   clock?: Clock;
   ids?: Ids;
@@ -64,12 +69,16 @@ export const buildDeps = (options: DepsOptions): Deps => {
     optinSettings: new DynamoOptinSettingsRepository(table),
     templates: new DynamoTemplateRepository(table),
     topics: new DynamoTopicRepository(table),
+    identities: new DynamoIdentityRepository(table),
+    domains: new DynamoDomainRepository(table),
+    campaignReferences: new DynamoCampaignReferences(table),
     mailer: new SesMailer(options.ses),
     links: new JoseLinkSigner(options.linkSecret, clock),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     endpoints: options.endpoints,
     provider: options.provider,
     dns: options.dns,
+    providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };
 };

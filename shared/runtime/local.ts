@@ -1,10 +1,13 @@
 /**
  * Composition root of the local stack and of tests: the same adapters,
- * pointed at the embedded engines (DynamoDB Local, the SES v2 emulator).
+ * pointed at the embedded engines (DynamoDB Local, the SES v2 emulator, the
+ * local DNS server), plus the local stand-in of the email provider.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LocalEmailProvider } from '../adapters/local/local-email-provider.ts';
+import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import type {
   AdminDeps,
   AudienceEvents,
@@ -31,11 +34,16 @@ export interface LocalOptions {
   tableName: string;
   /** Base URL of the SES v2 emulator (the mailbox). */
   mailbox: string;
+  /** The local DNS server, `127.0.0.1:PORT`. */
+  dnsServer: string;
+  /** The state file of the local email provider (identities, tenants, quota). */
+  providerStateFile: string;
   /** The API's base URL as links should show it, ending in /api/v1. */
   publicApiUrl: string;
   linkSecret: string;
   appFromAddress?: string;
   apiKeyCacheTtlSeconds?: number;
+  providerStatusTtlSeconds?: number;
   clock?: Clock;
   ids?: Ids;
   audienceEvents?: AudienceEvents;
@@ -61,8 +69,9 @@ export const localSes = (endpoint: string): SESv2Client =>
   });
 
 /** The local dependencies of the API handlers. */
-export const localDeps = (options: LocalOptions): Deps =>
-  buildDeps({
+export const localDeps = (options: LocalOptions): Deps => {
+  const dns = new NodeDnsResolver([options.dnsServer]);
+  return buildDeps({
     dynamo: localDynamo(options.dynamodb),
     tableName: options.tableName,
     ses: localSes(options.mailbox),
@@ -71,13 +80,19 @@ export const localDeps = (options: LocalOptions): Deps =>
       publicApiUrl: options.publicApiUrl,
       appFromAddress: options.appFromAddress ?? LOCAL_APP_FROM_ADDRESS,
     },
+    provider: new LocalEmailProvider(options.providerStateFile, dns),
+    dns,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
+    ...(options.providerStatusTtlSeconds !== undefined
+      ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
+      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
     ...(options.audienceEvents
       ? { audienceEvents: options.audienceEvents }
       : {}),
   });
+};
 
 /**
  * The local stack has no API Gateway usage plan: its gateway passes every

@@ -4,9 +4,97 @@
  * organization's domain identities associated. Reputation, sending status
  * and suppression are then the organization's own.
  */
+import { ServiceUnavailableError } from '../errors.ts';
+import type { Organization } from '../organizations/model.ts';
+import type { Deps, IsolationState } from '../ports.ts';
+import type { ProviderTenant } from './provider.ts';
 
 /** The tenant (and configuration set) name of an organization. */
 export const tenantNameOf = (orgId: string): string => `org-${orgId}`;
 
 /** The custom MAIL FROM domain we set up for a sending domain. */
 export const mailFromDomainOf = (domain: string): string => `bounce.${domain}`;
+
+/**
+ * Makes sure the organization's tenant exists with its configuration set and
+ * the given domains associated, then stores what the provider reports. A
+ * provider outage leaves the isolation `incomplete`, never an error: a later
+ * declaration or verification completes it.
+ */
+export const provisionIsolation = async (
+  deps: Pick<Deps, 'provider' | 'organizations' | 'clock'>,
+  org: Organization,
+  domains: string[],
+): Promise<IsolationState> => {
+  const tenantName = tenantNameOf(org.id);
+  let state: IsolationState;
+  try {
+    await deps.provider.ensureTenant(tenantName);
+    for (const domain of domains) {
+      await deps.provider.associateDomain(tenantName, domain);
+    }
+    state = stateOf(await deps.provider.getTenant(tenantName), domains, deps);
+  } catch (error) {
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+    state = {
+      provisioning: 'incomplete',
+      sendingStatus: org.isolation?.sendingStatus ?? 'ENABLED',
+      checkedAt: deps.clock.now().toISOString(),
+    };
+  }
+  await deps.organizations.saveIsolation(org.id, state);
+  return state;
+};
+
+const stateOf = (
+  tenant: ProviderTenant | undefined,
+  domains: string[],
+  deps: Pick<Deps, 'clock'>,
+): IsolationState => ({
+  provisioning:
+    tenant?.configurationSetAssociated &&
+    domains.every((domain) => tenant.domains.includes(domain))
+      ? 'provisioned'
+      : 'incomplete',
+  sendingStatus: tenant?.sendingStatus ?? 'ENABLED',
+  checkedAt: deps.clock.now().toISOString(),
+});
+
+/**
+ * The organization's isolation as of now: the stored state while it is
+ * fresh (`providerStatusTtlSeconds`), otherwise re-read from the provider
+ * (a suspension shows up there). On an outage, the last known state.
+ * Undefined when isolation was never attempted.
+ */
+export const currentIsolation = async (
+  deps: Pick<
+    Deps,
+    | 'provider'
+    | 'organizations'
+    | 'domains'
+    | 'clock'
+    | 'providerStatusTtlSeconds'
+  >,
+  org: Organization,
+): Promise<IsolationState | undefined> => {
+  const known = org.isolation;
+  if (!known) return undefined;
+  const age = deps.clock.now().getTime() - Date.parse(known.checkedAt);
+  if (age < deps.providerStatusTtlSeconds * 1000) return known;
+  try {
+    const [tenant, domains] = await Promise.all([
+      deps.provider.getTenant(tenantNameOf(org.id)),
+      deps.domains.list(org.id),
+    ]);
+    const state = stateOf(
+      tenant,
+      domains.map((d) => d.domain),
+      deps,
+    );
+    await deps.organizations.saveIsolation(org.id, state);
+    return state;
+  } catch (error) {
+    if (error instanceof ServiceUnavailableError) return known;
+    throw error;
+  }
+};

@@ -2,7 +2,11 @@
  * Application logic: can this organization send now, and if not, why? One
  * computation serves GET /me (data.sending) and GET /settings (data.readiness).
  */
+import type { Organization } from '../organizations/model.ts';
 import type { Deps } from '../ports.ts';
+import { isOnDomain, isVerified } from '../settings/model.ts';
+import { currentIsolation } from './isolation.ts';
+import type { DkimStatus } from './provider.ts';
 
 /** Stable machine codes of what stops a send (spec, Blocker codes). */
 export type Blocker =
@@ -45,27 +49,68 @@ export interface SendingFacts {
   /** The email provider suspended the organization's sending. */
   providerSuspended: boolean;
   provisioning: Provisioning;
+  /** The declared sending domains, as last known. */
+  domains: {
+    domain: string;
+    dkimStatus: DkimStatus;
+    ownershipProved: boolean;
+  }[];
+  /** The default sender address; undefined when the address book is empty. */
+  defaultSender?: string;
 }
 
 /**
- * Derives the readiness object from the facts: blockers in the spec's table
- * order, then setup.status by the first matching row of its table.
+ * Derives the readiness object from the facts.
+ *
+ * Domain blockers apply while no declared domain is verified: DKIM not
+ * SUCCESS on a domain → domain_not_verified; DKIM SUCCESS but ownership
+ * unproved → domain_ownership_unproven. Once a domain is verified, the
+ * default sender must be on a verified domain (or a subdomain of one);
+ * without a default, mail goes out under the application address.
+ * no_sender_identity is reported only next to a real blocker.
  */
 export const computeReadiness = (facts: SendingFacts): Readiness => {
+  const verified = facts.domains.filter(isVerified);
+  const domainBlocked = facts.domains.length > 0 && verified.length === 0;
+  const dkimPending =
+    domainBlocked && facts.domains.some((d) => d.dkimStatus !== 'SUCCESS');
+  const ownershipPending =
+    domainBlocked &&
+    facts.domains.some((d) => d.dkimStatus === 'SUCCESS' && !d.ownershipProved);
+  const senderMismatch =
+    verified.length > 0 &&
+    facts.defaultSender !== undefined &&
+    !verified.some((d) => isOnDomain(facts.defaultSender ?? '', d.domain));
+
   const blockers: Blocker[] = [];
   if (!facts.appSendingEnabled) blockers.push('sending_disabled');
   if (!facts.organizationAllowed) blockers.push('organization_not_allowed');
   if (facts.providerSuspended) blockers.push('sending_paused');
+  if (dkimPending) blockers.push('domain_not_verified');
+  if (ownershipPending) blockers.push('domain_ownership_unproven');
+  if (senderMismatch) blockers.push('sender_not_on_verified_domain');
+  if (blockers.length > 0 && facts.defaultSender === undefined) {
+    blockers.push('no_sender_identity');
+  }
 
+  // setup.status: the first matching row of the spec's table.
   const status: SetupStatus = facts.providerSuspended
     ? 'suspended'
     : !facts.appSendingEnabled
       ? 'sending_disabled'
       : !facts.organizationAllowed
         ? 'not_allowed'
-        : facts.provisioning === 'provisioned'
-          ? 'active'
-          : 'incomplete';
+        : dkimPending && facts.domains.some((d) => d.dkimStatus === 'FAILED')
+          ? 'verification_failed'
+          : facts.domains.length === 0 || dkimPending
+            ? 'dns_pending'
+            : ownershipPending
+              ? 'ownership_pending'
+              : senderMismatch
+                ? 'sender_mismatch'
+                : facts.provisioning !== 'provisioned'
+                  ? 'incomplete'
+                  : 'active';
 
   return {
     ready: blockers.length === 0,
@@ -74,17 +119,36 @@ export const computeReadiness = (facts: SendingFacts): Readiness => {
   };
 };
 
+/** What gathering the facts of readiness needs. */
+export type ReadinessDeps = Pick<
+  Deps,
+  | 'appSettings'
+  | 'provider'
+  | 'organizations'
+  | 'domains'
+  | 'identities'
+  | 'clock'
+  | 'providerStatusTtlSeconds'
+>;
+
 /** Gathers the facts of one organization and computes its readiness. */
 export const readinessOf = async (
-  deps: Pick<Deps, 'appSettings'>,
-  organization: { sendingAllowed: boolean },
+  deps: ReadinessDeps,
+  organization: Organization,
 ): Promise<Readiness> => {
-  const app = await deps.appSettings.get();
+  const [app, isolation, domains, book] = await Promise.all([
+    deps.appSettings.get(),
+    currentIsolation(deps, organization),
+    deps.domains.list(organization.id),
+    deps.identities.getBook(organization.id),
+  ]);
+  const defaultIdentity = book.identities.find((i) => i.id === book.defaultId);
   return computeReadiness({
     appSendingEnabled: app.sendingEnabled,
     organizationAllowed: organization.sendingAllowed,
-    // The provider stand-in and SES tenants arrive with the sending-setup work.
-    providerSuspended: false,
-    provisioning: 'none',
+    providerSuspended: isolation?.sendingStatus === 'DISABLED',
+    provisioning: isolation?.provisioning ?? 'none',
+    domains,
+    ...(defaultIdentity ? { defaultSender: defaultIdentity.senderEmail } : {}),
   });
 };

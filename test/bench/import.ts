@@ -19,6 +19,7 @@ import { createList } from '../../shared/lists/lists.ts';
 import { createOrganization } from '../../shared/organizations/organizations.ts';
 import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
+import { unreachableDns, unreachableProvider } from '../support/unreachable.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const LINES = 500;
@@ -166,6 +167,9 @@ const main = async () => {
         appFromAddress: 'bench@example.test',
       },
       apiKeyCacheTtlSeconds: 0,
+      // An import never reaches the provider or DNS.
+      provider: unreachableProvider,
+      dns: unreachableDns,
     });
     const org = await createOrganization(deps, { name: 'Bench' });
     const tags = ['customers', 'newsletter', 'vip', 'beta', 'events'];

@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { GetAccountCommand } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeDnsResolver } from '../../shared/adapters/node-dns-resolver.ts';
+import { localSes } from '../../shared/runtime/local.ts';
 import { type RunningStack, startStack } from '../support/local-stack.ts';
 
 const run = promisify(execFile);
@@ -87,7 +90,8 @@ describe('the local stack, over HTTP (end to end)', () => {
           sending: {
             ready: true,
             blockers: [],
-            setup: { status: 'incomplete', provisioning: 'none' },
+            // No domain declared yet: ready (the application address), DNS pending.
+            setup: { status: 'dns_pending', provisioning: 'none' },
           },
         },
       });
@@ -107,9 +111,13 @@ describe('the local stack, over HTTP (end to end)', () => {
       // Assert
       expect(notAllowed.json.data.sending.blockers).toEqual([
         'organization_not_allowed',
+        'no_sender_identity',
       ]);
       expect(notAllowed.json.data.sending.setup.status).toBe('not_allowed');
-      expect(disabled.json.data.sending.blockers).toEqual(['sending_disabled']);
+      expect(disabled.json.data.sending.blockers).toEqual([
+        'sending_disabled',
+        'no_sender_identity',
+      ]);
       expect(ready.json.data.sending.ready).toBe(true);
       expect(ready.json.data.organizationRole).toBe('member');
     });
@@ -314,6 +322,55 @@ describe('the local stack, over HTTP (end to end)', () => {
       );
       const lists = await stack.call('/lists', { key: second.apiKey });
       expect(lists.json.pagination.total).toBe(0);
+    });
+  });
+
+  describe('local-only admin commands (DNS records, quota)', () => {
+    it('publishes a DNS record the stack’s DNS server answers', async () => {
+      // Arrange
+      const name = `_dmarc.d${Date.now()}.example.test`;
+      const value = 'v=DMARC1; p=none';
+      // Act
+      const set = await stack.admin(
+        'local',
+        'dns',
+        'set',
+        '--name',
+        name,
+        '--type',
+        'TXT',
+        '--value',
+        value,
+      );
+      // Assert
+      expect(stack.info.dns).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(set).toEqual({ name, type: 'TXT', value });
+      const resolver = new NodeDnsResolver([stack.info.dns]);
+      expect(await resolver.resolveTxt(name)).toEqual([value]);
+    });
+
+    it('sets the quota the SES emulator’s GetAccount reports', async () => {
+      // Act
+      const set = await stack.admin(
+        'local',
+        'quota',
+        'set',
+        '--max24h',
+        '123456',
+        '--rate',
+        '25',
+      );
+      const account = await localSes(stack.info.mailbox).send(
+        new GetAccountCommand({}),
+      );
+      // Assert
+      expect(set).toEqual({ max24HourSend: 123456, maxSendRate: 25 });
+      expect(account.SendingEnabled).toBe(true);
+      expect(account.SendQuota).toEqual({
+        Max24HourSend: 123456,
+        MaxSendRate: 25,
+        SentLast24Hours: 0,
+      });
     });
   });
 

@@ -12,7 +12,7 @@ import {
   PUBLIC_ROUTE_THROTTLE,
   STAGE_NAME,
   STAGE_THROTTLE,
-  type StatelessStack,
+  StatelessStack,
 } from '../../infra/stateless-stack.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
@@ -63,6 +63,62 @@ const stacks = (): Built => {
   }
   return built;
 };
+
+/**
+ * An app whose stateless stack serves `groups` instead of the API's, for
+ * flags no real group sets yet.
+ */
+const stacksWith = (groups: EndpointGroup[]): Built => {
+  const app = newApp();
+  const data = new StatefulStack(app, 'CustomData');
+  const api = new StatelessStack(app, 'CustomApi', {
+    table: data.table,
+    linkSigningSecret: data.linkSigningSecret,
+    groups,
+  });
+  return {
+    app,
+    data,
+    api,
+    dataTemplate: Template.fromStack(data),
+    apiTemplate: Template.fromStack(api),
+  };
+};
+
+/** An endpoint group of the API by name; fails the test if there is none. */
+const groupNamed = (name: string): EndpointGroup => {
+  const group = endpointGroups.find((g) => g.name === name);
+  if (!group) throw new Error(`No group ${name}`);
+  return group;
+};
+
+/** The SES actions of the sending setup, each with the resources it gets. */
+const SENDING_SETUP_GRANTS: Record<string, string[]> = (() => {
+  const arn = (type: string) => `arn:aws:ses:eu-west-1:123456789012:${type}/*`;
+  const identity = [arn('identity')];
+  const tenant = [arn('tenant')];
+  return {
+    'ses:CreateEmailIdentity': identity,
+    'ses:GetEmailIdentity': identity,
+    'ses:DeleteEmailIdentity': identity,
+    'ses:PutEmailIdentityMailFromAttributes': identity,
+    'ses:CreateConfigurationSet': [arn('configuration-set')],
+    'ses:CreateTenant': tenant,
+    'ses:GetTenant': tenant,
+    'ses:ListTenantResources': tenant,
+    'ses:CreateTenantResourceAssociation': [
+      ...tenant,
+      ...identity,
+      arn('configuration-set'),
+    ],
+    'ses:DeleteTenantResourceAssociation': [
+      ...tenant,
+      ...identity,
+      arn('configuration-set'),
+    ],
+    'ses:GetAccount': ['*'],
+  };
+})();
 
 /** The function of an endpoint group; fails the test if there is none. */
 const functionOf = (api: StatelessStack, group: EndpointGroup): AppFunction => {
@@ -606,7 +662,7 @@ describe('StatelessStack', () => {
 
     for (const group of endpointGroups) {
       // Act
-      const statements = statementsFor(built, group, 'ses:');
+      const statements = statementsFor(built, group, 'ses:Send');
 
       // Assert
       if (!group.sendsEmail) {
@@ -625,6 +681,98 @@ describe('StatelessStack', () => {
           'arn:aws:ses:eu-west-1:123456789012:identity/*',
           'arn:aws:ses:eu-west-1:123456789012:configuration-set/*',
         ]),
+      );
+    }
+  });
+
+  it('lets only the groups that manage the sending setup manage it', () => {
+    // Arrange: no group of the API sets the flag yet, so a stack serving a
+    // fake one alongside a flagless one.
+    const flagless = groupNamed('me');
+    const manager: EndpointGroup = {
+      ...flagless,
+      name: 'domains',
+      routes: [],
+      managesSendingSetup: true,
+    };
+    const custom = stacksWith([flagless, manager]);
+
+    for (const [built, groups] of [
+      [custom, [flagless, manager]],
+      [stacks(), endpointGroups],
+    ] as const) {
+      for (const group of groups) {
+        // Act
+        const granted = new Map<string, Set<string>>();
+        for (const statement of statementsFor(built, group, 'ses:')) {
+          expect(statement.Effect).toBe('Allow');
+          const resources = asArray<unknown>(statement.Resource).map((r) =>
+            resolve(built.apiTemplate, r),
+          );
+          for (const action of asArray<string>(statement.Action)) {
+            if (!(action in SENDING_SETUP_GRANTS)) continue;
+            const set = granted.get(action) ?? new Set<string>();
+            for (const resource of resources) set.add(resource);
+            granted.set(action, set);
+          }
+        }
+
+        // Assert
+        // Groups computing readiness read tenants, and nothing more.
+        const statusOnly = ['ses:GetTenant', 'ses:ListTenantResources'];
+        const expected = group.managesSendingSetup
+          ? new Map(
+              Object.entries(SENDING_SETUP_GRANTS).map(([action, arns]) => [
+                action,
+                new Set(arns),
+              ]),
+            )
+          : group.readsSendingStatus
+            ? new Map(
+                statusOnly.map((action) => [
+                  action,
+                  new Set(['arn:aws:ses:eu-west-1:123456789012:tenant/*']),
+                ]),
+              )
+            : new Map();
+        expect(granted, group.name).toEqual(expected);
+      }
+    }
+  });
+
+  it('keeps a sending setup grant clean under the AWS Solutions checks', () => {
+    // Arrange
+    const built = stacksWith([
+      groupNamed('me'),
+      {
+        ...groupNamed('me'),
+        name: 'domains',
+        routes: [],
+        managesSendingSetup: true,
+      },
+    ]);
+
+    // Act
+    const report = new AwsSolutionsChecks().validateScope(built.app);
+
+    // Assert
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('tells every function the account id, for the ARNs it builds', () => {
+    // Arrange
+    const built = stacks();
+
+    for (const group of endpointGroups) {
+      // Act
+      const env = environmentOf(built, group);
+
+      // Assert
+      expect(env.AWS_ACCOUNT_ID, group.name).toEqual({
+        Ref: 'AWS::AccountId',
+      });
+      expect(resolve(built.apiTemplate, env.AWS_ACCOUNT_ID)).toBe(
+        '123456789012',
       );
     }
   });

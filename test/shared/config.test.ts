@@ -13,6 +13,8 @@ describe('configuration', () => {
     expect(loadConfig(valid)).toEqual({
       ...valid,
       API_KEY_CACHE_TTL_SECONDS: 10,
+      AWS_REGION: 'us-east-1',
+      PROVIDER_STATUS_TTL_SECONDS: 60,
     });
   });
 

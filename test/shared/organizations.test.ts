@@ -40,7 +40,8 @@ describe('organizations, on the embedded DynamoDB', () => {
     // Assert
     expect(before.sending).toEqual({
       ready: false,
-      blockers: ['organization_not_allowed'],
+      // The address book is empty: reported next to the real blocker.
+      blockers: ['organization_not_allowed', 'no_sender_identity'],
       setup: { status: 'not_allowed', provisioning: 'none' },
     });
     expect(after.sending.ready).toBe(true);
@@ -58,7 +59,10 @@ describe('organizations, on the embedded DynamoDB', () => {
     await setSendingEnabled(deps, false);
     const off = await describeCaller(deps, caller);
     await setSendingEnabled(deps, true);
-    expect(off.sending.blockers).toEqual(['sending_disabled']);
+    expect(off.sending.blockers).toEqual([
+      'sending_disabled',
+      'no_sender_identity',
+    ]);
     expect(off.sending.setup.status).toBe('sending_disabled');
   });
 

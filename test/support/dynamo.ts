@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { inject } from 'vitest';
+import {
+  type LocalDnsRecord,
+  setDnsRecord,
+} from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
@@ -43,29 +48,62 @@ export const recordingEvents = () => {
 };
 
 /**
+ * Publishes a record on the shared local DNS server, replacing the records
+ * of the same name and type. The server is shared by every test file: use
+ * domain names of your own (e.g. with a random label).
+ */
+export const publishDns = async (
+  record: Pick<LocalDnsRecord, 'name' | 'type' | 'value' | 'priority'>,
+): Promise<void> => {
+  await setDnsRecord(inject('dnsRecordsFile'), {
+    name: record.name,
+    type: record.type,
+    value: record.value,
+    ...(record.priority !== undefined ? { priority: record.priority } : {}),
+  });
+};
+
+/**
  * A fresh table on the shared embedded engine, and the local dependencies
- * over it: the real DynamoDB and SES adapters, no imitation. Audience events
- * are recorded in `events.published`.
+ * over it: the real DynamoDB and SES adapters, no imitation; the local email
+ * provider on a state file of its own and the shared DNS server. Audience
+ * events are recorded in `events.published`.
  */
 export const createTestDeps = async (
-  options: { clock?: Clock; apiKeyCacheTtlSeconds?: number } = {},
+  options: {
+    clock?: Clock;
+    apiKeyCacheTtlSeconds?: number;
+    /** Default that of buildDeps (60 s). */
+    providerStatusTtlSeconds?: number;
+  } = {},
 ): Promise<{
   deps: Deps;
   admin: AdminDeps;
   tableName: string;
+  /** The local provider's state file (for setOutage, setTenantStatus…). */
+  providerStateFile: string;
   events: ReturnType<typeof recordingEvents>;
 }> => {
   const endpoint = inject('dynamodbEndpoint');
   const tableName = `test-${randomUUID()}`;
   await ensureTable(localDynamo(endpoint), tableName, tableDefinition);
+  const providerStateFile = join(
+    inject('scratchDir'),
+    `provider-${randomUUID()}.json`,
+  );
   const events = recordingEvents();
   const deps = localDeps({
     dynamodb: endpoint,
     tableName,
     mailbox: inject('mailboxUrl'),
+    dnsServer: inject('dnsServer'),
+    providerStateFile,
     publicApiUrl: TEST_PUBLIC_API_URL,
     linkSecret: TEST_LINK_SECRET,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 0,
+    ...(options.providerStatusTtlSeconds !== undefined
+      ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
+      : {}),
     audienceEvents: events,
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -74,5 +112,5 @@ export const createTestDeps = async (
     ...(options.clock ? { clock: options.clock } : {}),
     gatewayKeys: noEdgeKeyRegistry,
   };
-  return { deps, admin, tableName, events };
+  return { deps, admin, tableName, providerStateFile, events };
 };

@@ -2,7 +2,7 @@
  * Driven adapter: an organization's double opt-in settings. An organization
  * that never changed them reads the defaults.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import type { OptinSettingsRepository } from '../../ports.ts';
 import {
@@ -33,5 +33,23 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
       content: content || DEFAULT_OPTIN_CONTENT,
       customized: content !== '',
     };
+  }
+
+  async save(
+    orgId: string,
+    settings: Pick<OptinSettings, 'required' | 'subject' | 'content'>,
+  ): Promise<void> {
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.optinSettings(orgId),
+          _type: 'OptinSettings',
+          required: settings.required,
+          subject: settings.subject,
+          content: settings.content,
+        },
+      }),
+    );
   }
 }

@@ -5,7 +5,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Organization } from '../../organizations/model.ts';
-import type { OrganizationRepository } from '../../ports.ts';
+import type { IsolationState, OrganizationRepository } from '../../ports.ts';
 import {
   type DynamoTable,
   isConditionFailure,
@@ -29,6 +29,10 @@ const fromItem = (item: Record<string, unknown>): Organization => ({
   slug: String(item.slug),
   sendingAllowed: item.sendingAllowed === true,
   createdAt: String(item.createdAt),
+  ...(typeof item.postalAddress === 'string'
+    ? { postalAddress: item.postalAddress }
+    : {}),
+  ...(item.isolation ? { isolation: item.isolation as IsolationState } : {}),
 });
 
 /** Organizations, with their slugs reserved application-wide. */
@@ -79,6 +83,80 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
           'organization.notFound',
           `No organization ${orgId}`,
           { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async setPostalAddress(
+    orgId: string,
+    postalAddress: string | null,
+  ): Promise<void> {
+    await this.update(
+      orgId,
+      postalAddress === null
+        ? { expression: 'REMOVE postalAddress', values: {} }
+        : {
+            expression: 'SET postalAddress = :value',
+            values: { ':value': postalAddress },
+          },
+    );
+  }
+
+  async challengeToken(orgId: string, candidate: string): Promise<string> {
+    const { Attributes } = await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.organization(orgId),
+        UpdateExpression:
+          'SET challengeToken = if_not_exists(challengeToken, :candidate)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':candidate': candidate },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return String(Attributes?.challengeToken);
+  }
+
+  async saveIsolation(orgId: string, isolation: IsolationState): Promise<void> {
+    await this.update(orgId, {
+      // "isolation" is a DynamoDB reserved word.
+      expression: 'SET #isolation = :value',
+      values: { ':value': isolation },
+      names: { '#isolation': 'isolation' },
+    });
+  }
+
+  private async update(
+    orgId: string,
+    change: {
+      expression: string;
+      values: Record<string, unknown>;
+      names?: Record<string, string>;
+    },
+  ) {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.organization(orgId),
+          UpdateExpression: change.expression,
+          ConditionExpression: 'attribute_exists(PK)',
+          ...(Object.keys(change.values).length
+            ? { ExpressionAttributeValues: change.values }
+            : {}),
+          ...(change.names ? { ExpressionAttributeNames: change.names } : {}),
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        throw new NotFoundError(
+          'organization.notFound',
+          `No organization ${orgId}`,
+          {
+            cause: error,
+          },
         );
       }
       throw error;

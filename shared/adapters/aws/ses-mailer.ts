@@ -28,7 +28,14 @@ export class SesMailer implements Mailer {
             ...(headers.length ? { Headers: headers } : {}),
           },
         },
-        ...(message.tenantName ? { TenantName: message.tenantName } : {}),
+        // The tenant's configuration set has the tenant's name; SES sends
+        // only if every resource used is associated with the tenant.
+        ...(message.tenantName
+          ? {
+              TenantName: message.tenantName,
+              ConfigurationSetName: message.tenantName,
+            }
+          : {}),
       }),
     );
     if (!MessageId)

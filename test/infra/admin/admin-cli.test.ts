@@ -4,7 +4,11 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseInvocation, UsageError } from '../../../infra/admin/commands.ts';
+import {
+  parseInvocation,
+  USAGE,
+  UsageError,
+} from '../../../infra/admin/commands.ts';
 import { describeDeployedStack } from '../../../infra/admin/targets.ts';
 
 describe('admin CLI: command line', () => {
@@ -38,6 +42,98 @@ describe('admin CLI: command line', () => {
   ])('refuses %j', (argv, message) => {
     expect(() => parseInvocation(argv)).toThrow(UsageError);
     expect(() => parseInvocation(argv)).toThrow(message);
+  });
+});
+
+describe('admin CLI: local-only commands', () => {
+  it('parses local dns set, with and without a priority', () => {
+    const txt = parseInvocation([
+      'local',
+      'dns',
+      'set',
+      '--name',
+      '_dmarc.example.test',
+      '--type',
+      'TXT',
+      '--value',
+      'v=DMARC1; p=none',
+      '--data-dir',
+      '/tmp/x',
+    ]);
+    const mx = parseInvocation(
+      'local dns set --name b.example.test --type MX --value mx.test --priority 5'.split(
+        ' ',
+      ),
+    );
+    expect(txt.command).toMatchObject({ words: 'local dns set', local: true });
+    expect(txt.flags).toEqual({
+      name: '_dmarc.example.test',
+      type: 'TXT',
+      value: 'v=DMARC1; p=none',
+    });
+    expect(txt.dataDir).toBe('/tmp/x');
+    expect(mx.flags).toEqual({
+      name: 'b.example.test',
+      type: 'MX',
+      value: 'mx.test',
+      priority: '5',
+    });
+  });
+
+  it.each([
+    ['local dns clear', {}],
+    ['local provider suspend --org o', { org: 'o' }],
+    ['local provider reinstate --org o', { org: 'o' }],
+    ['local provider outage on', {}],
+    ['local provider outage off', {}],
+    ['local quota set --max24h 1000 --rate 5', { max24h: '1000', rate: '5' }],
+  ])('parses "%s"', (line, flags) => {
+    const invocation = parseInvocation(line.split(' '));
+    expect(invocation.command.words).toBe(line.split(' --')[0]);
+    expect(invocation.command.local).toBe(true);
+    expect(invocation.flags).toEqual(flags);
+  });
+
+  it.each([
+    [['local', 'dns', 'clear', '--stack', 'S'], 'does not take --stack'],
+    [
+      [
+        'local',
+        'quota',
+        'set',
+        '--max24h',
+        '1',
+        '--rate',
+        '1',
+        '--region',
+        'r',
+      ],
+      'does not take --stack or --region',
+    ],
+    [
+      ['local', 'provider', 'outage'],
+      'Unknown command "local provider outage"',
+    ],
+    [['local', 'provider', 'outage', 'maybe'], 'Unknown command'],
+    [
+      ['local', 'dns', 'set', '--name', 'a.test', '--type', 'TXT'],
+      'needs --value',
+    ],
+    [['local', 'quota', 'set', '--max24h', '1'], 'needs --rate'],
+    [['local', 'dns', 'clear', '--priority', '1'], 'does not take --priority'],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseInvocation(argv)).toThrow(UsageError);
+    expect(() => parseInvocation(argv)).toThrow(message);
+  });
+
+  it('lists the local commands in the usage text', () => {
+    expect(USAGE).toContain(
+      'local dns set --name <name> --type <TXT|CNAME|MX> --value <value> [--priority <priority>]',
+    );
+    expect(USAGE).toContain('local provider outage on');
+    expect(USAGE).toContain(
+      'local quota set --max24h <emailsPer24h> --rate <emailsPerSecond>',
+    );
   });
 });
 

@@ -9,6 +9,8 @@ const table = buildRouteTable(
     dynamodb: 'http://127.0.0.1:1',
     tableName: 'unused',
     mailbox: 'http://127.0.0.1:1',
+    dnsServer: '127.0.0.1:1',
+    providerStateFile: '/nonexistent/provider.json',
     publicApiUrl: 'http://127.0.0.1:1/api/v1',
     linkSecret: 'x'.repeat(32),
   }),

@@ -134,7 +134,7 @@ describe('adding one contact (POST /lists/{listId}/contacts)', () => {
     });
     expect(result.confirmation).toEqual({
       status: 'blocked',
-      blockers: ['organization_not_allowed'],
+      blockers: ['organization_not_allowed', 'no_sender_identity'],
     });
     expect(result.contact.status).toBe('pending');
     expect(await mailTo(email)).toEqual([]);

@@ -17,6 +17,10 @@ import { logger } from '../../../shared/observability.ts';
 import { buildDeps } from '../../../shared/runtime/deps.ts';
 import { fixedClock } from '../../support/dynamo.ts';
 import { jsonOf, lambdaContext, restEvent } from '../../support/events.ts';
+import {
+  unreachableDns,
+  unreachableProvider,
+} from '../../support/unreachable.ts';
 
 // Arrange (shared): the real pipeline over a mocked DynamoDB edge.
 const dynamo = DynamoDBDocumentClient.from(
@@ -34,6 +38,8 @@ const handlerOf = (group: string, clock = fixedClock()) => {
     apiKeyCacheTtlSeconds: 10,
     clock,
     ses: new SESv2Client({ region: 'us-east-1' }),
+    provider: unreachableProvider,
+    dns: unreachableDns,
     linkSecret: async () => 'x'.repeat(32),
     endpoints: {
       publicApiUrl: 'https://api.example.test/api/v1',
@@ -139,6 +145,7 @@ describe('the request pipeline', () => {
       dynamoMock
         .on(GetCommand, { Key: keys.organization(ORG) })
         .resolves({ Item: { id: ORG, name: 'Acme', slug: 'acme' } });
+      dynamoMock.on(QueryCommand).resolves({ Items: [] });
       // Act
       await handler(
         restEvent({ method: 'GET', resource: '/api/v1/me', apiKey: API_KEY }),

@@ -1,0 +1,8 @@
+/**
+ * Lambda entry of the `settings` group.
+ */
+import { awsDeps } from '../../shared/runtime/aws.ts';
+import { createHandler } from './handler.ts';
+
+/** The Lambda handler. */
+export const handler = createHandler(awsDeps());

@@ -1,0 +1,284 @@
+/**
+ * Driven adapter: sending domains. Each organization's declaration is an
+ * item of its partition (last known statuses, proof of ownership); one claim
+ * item per domain name records which organizations declared it and which one
+ * proved it. A proof that transfers the domain updates the new owner's
+ * declaration, the claim and the previous owner's declaration together.
+ */
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { DomainRepository } from '../../ports.ts';
+import type { DkimStatus, MailFromStatus } from '../../sending/provider.ts';
+import type { SendingDomain } from '../../settings/model.ts';
+import {
+  type DynamoTable,
+  failedConditions,
+  isConditionFailure,
+} from './dynamo-table.ts';
+
+type TransactItem = NonNullable<
+  TransactWriteCommandInput['TransactItems']
+>[number];
+
+const fromItem = (item: Record<string, unknown>): SendingDomain => ({
+  id: String(item.id),
+  domain: String(item.domain),
+  createdAt: String(item.createdAt),
+  dkimStatus: item.dkimStatus as DkimStatus,
+  mailFromDomain:
+    typeof item.mailFromDomain === 'string' ? item.mailFromDomain : null,
+  mailFromStatus:
+    typeof item.mailFromStatus === 'string'
+      ? (item.mailFromStatus as MailFromStatus)
+      : null,
+  ownershipProved: item.ownershipProved === true,
+  lastCheckedAt:
+    typeof item.lastCheckedAt === 'string' ? item.lastCheckedAt : null,
+});
+
+const gone = (domainId: string, cause?: unknown) =>
+  new NotFoundError('domain.notFound', `No domain ${domainId}`, { cause });
+
+/** Declarations, claims and proofs of sending domains. */
+export class DynamoDomainRepository implements DomainRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async list(orgId: string): Promise<SendingDomain[]> {
+    const query = keys.domainsOfOrganization(orgId);
+    const { Items = [] } = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+        },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map(fromItem);
+  }
+
+  async get(
+    orgId: string,
+    domainId: string,
+  ): Promise<SendingDomain | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.domain(orgId, domainId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async declare(orgId: string, domain: SendingDomain): Promise<void> {
+    const { tableName: TableName } = this.table;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName,
+                Key: keys.domainClaim(domain.domain),
+                UpdateExpression: 'ADD declaredBy :org SET #type = :type',
+                ConditionExpression:
+                  'attribute_not_exists(declaredBy) OR NOT contains(declaredBy, :orgId)',
+                ExpressionAttributeNames: { '#type': '_type' },
+                ExpressionAttributeValues: {
+                  ':org': new Set([orgId]),
+                  ':orgId': orgId,
+                  ':type': 'DomainClaim',
+                },
+              },
+            },
+            {
+              Put: {
+                TableName,
+                Item: {
+                  ...keys.domain(orgId, domain.id),
+                  _type: 'Domain',
+                  ...domain,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) {
+        throw new ConflictError(
+          'domain.alreadyDeclared',
+          `${domain.domain} is already declared by this organization`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async saveState(orgId: string, domain: SendingDomain): Promise<void> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.domain(orgId, domain.id),
+          // Statuses only: the proof of ownership moves by its own transaction.
+          UpdateExpression:
+            'SET dkimStatus = :dkim, mailFromDomain = :mailFrom, mailFromStatus = :mailFromStatus, lastCheckedAt = :at',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: {
+            ':dkim': domain.dkimStatus,
+            ':mailFrom': domain.mailFromDomain,
+            ':mailFromStatus': domain.mailFromStatus,
+            ':at': domain.lastCheckedAt,
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw gone(domain.id, error);
+      throw error;
+    }
+  }
+
+  async remove(
+    orgId: string,
+    domain: SendingDomain,
+  ): Promise<{ stillDeclared: boolean }> {
+    const { tableName: TableName } = this.table;
+    const { Item: claim } = await this.table.client.send(
+      new GetCommand({
+        TableName,
+        Key: keys.domainClaim(domain.domain),
+        ConsistentRead: true,
+      }),
+    );
+    const declaredBy = [...((claim?.declaredBy as Set<string>) ?? [])];
+    const owned =
+      claim?.ownerOrgId === orgId && claim?.ownerDomainId === domain.id;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName,
+                Key: keys.domain(orgId, domain.id),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName,
+                Key: keys.domainClaim(domain.domain),
+                UpdateExpression: owned
+                  ? 'DELETE declaredBy :org REMOVE ownerOrgId, ownerDomainId'
+                  : 'DELETE declaredBy :org',
+                ExpressionAttributeValues: { ':org': new Set([orgId]) },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) throw gone(domain.id, error);
+      throw error;
+    }
+    return { stillDeclared: declaredBy.some((id) => id !== orgId) };
+  }
+
+  async owner(
+    domain: string,
+  ): Promise<{ orgId: string; domainId: string } | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.domainClaim(domain),
+        ConsistentRead: true,
+      }),
+    );
+    return typeof Item?.ownerOrgId === 'string'
+      ? { orgId: Item.ownerOrgId, domainId: String(Item.ownerDomainId) }
+      : undefined;
+  }
+
+  async proveOwnership(
+    orgId: string,
+    domain: SendingDomain,
+    at: string,
+    previous?: { orgId: string; domainId: string },
+  ): Promise<void> {
+    const { tableName: TableName } = this.table;
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName,
+          Key: keys.domain(orgId, domain.id),
+          UpdateExpression:
+            'SET ownershipProved = :true, ownershipProvedAt = :at',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':true': true, ':at': at },
+        },
+      },
+      {
+        Update: {
+          TableName,
+          Key: keys.domainClaim(domain.domain),
+          UpdateExpression: 'SET ownerOrgId = :org, ownerDomainId = :domainId',
+          // Nobody else took it since we read the previous owner.
+          ConditionExpression: previous
+            ? 'ownerOrgId = :previousOrg AND ownerDomainId = :previousDomain'
+            : 'attribute_not_exists(ownerOrgId)',
+          ExpressionAttributeValues: {
+            ':org': orgId,
+            ':domainId': domain.id,
+            ...(previous
+              ? {
+                  ':previousOrg': previous.orgId,
+                  ':previousDomain': previous.domainId,
+                }
+              : {}),
+          },
+        },
+      },
+      ...(previous && previous.domainId !== domain.id
+        ? [
+            {
+              Update: {
+                TableName,
+                Key: keys.domain(previous.orgId, previous.domainId),
+                UpdateExpression:
+                  'SET ownershipProved = :false, ownershipLostAt = :at',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':false': false, ':at': at },
+              },
+            } satisfies TransactItem,
+          ]
+        : []),
+    ];
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({ TransactItems: items }),
+      );
+    } catch (error) {
+      if (failedConditions(error)?.length) {
+        throw new ConflictError(
+          'domain.ownershipChanged',
+          `The ownership of ${domain.domain} changed meanwhile; verify again`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}

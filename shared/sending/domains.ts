@@ -1,0 +1,318 @@
+/**
+ * Application logic of sending domains (spec, "Sending domains", "Domain"
+ * states): declare, read, verify, delete. DNS records other than the
+ * ownership challenge are read back from the provider on every call and never
+ * stored; on a provider outage, reads answer the last known state
+ * (providerUnavailable true) and verify answers 503.
+ */
+import * as v from 'valibot';
+import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
+import { logger } from '../observability.ts';
+import type { Deps } from '../ports.ts';
+import { isVerified, type SendingDomain } from '../settings/model.ts';
+import {
+  mailFromDomainOf,
+  provisionIsolation,
+  tenantNameOf,
+} from './isolation.ts';
+import type { DnsRecord, ProviderDomain } from './provider.ts';
+
+/** Body of POST /domains: a domain name, lower-cased. */
+export const DeclareDomainBody = v.object({
+  domain: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.toLowerCase(),
+    v.transform((name) => name.replace(/\.$/, '')),
+    v.maxLength(253, 'must be at most 253 characters'),
+    v.regex(
+      /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+      'must be a domain name such as example.com',
+    ),
+  ),
+});
+
+/** The challenge record's name. */
+export const challengeName = (domain: string) => `_service-challenge.${domain}`;
+
+/** The DMARC policy we suggest: monitor first (p=none). */
+export const dmarcRecord = (domain: string): DnsRecord => ({
+  type: 'TXT',
+  name: `_dmarc.${domain}`,
+  value: 'v=DMARC1; p=none;',
+  purpose: 'dmarc',
+});
+
+/** A domain as the API shows it. */
+export interface DomainView {
+  id: string;
+  domain: string;
+  dkimStatus: SendingDomain['dkimStatus'];
+  mailFromStatus: SendingDomain['mailFromStatus'];
+  mailFromDomain: string | null;
+  verified: boolean;
+  ownershipProved: boolean;
+  lastCheckedAt: string | null;
+  providerUnavailable: boolean;
+  dnsRecords: DnsRecord[];
+}
+
+type DomainDeps = Pick<
+  Deps,
+  'domains' | 'provider' | 'dns' | 'organizations' | 'clock' | 'ids'
+>;
+
+const requireOrg = async (deps: Pick<Deps, 'organizations'>, orgId: string) => {
+  const org = await deps.organizations.get(orgId);
+  if (!org)
+    throw new NotFoundError(
+      'organization.notFound',
+      `No organization ${orgId}`,
+    );
+  return org;
+};
+
+const requireDomain = async (
+  deps: Pick<Deps, 'domains'>,
+  orgId: string,
+  domainId: string,
+) => {
+  const domain = await deps.domains.get(orgId, domainId);
+  if (!domain)
+    throw new NotFoundError('domain.notFound', `No domain ${domainId}`);
+  return domain;
+};
+
+/** The organization's challenge value (a per-organization token). */
+const challengeValue = async (deps: DomainDeps, orgId: string) =>
+  `service-challenge=${await deps.organizations.challengeToken(orgId, deps.ids.secret(24))}`;
+
+const view = (
+  domain: SendingDomain,
+  challenge: string,
+  provider: ProviderDomain | undefined,
+): DomainView => ({
+  id: domain.id,
+  domain: domain.domain,
+  dkimStatus: domain.dkimStatus,
+  mailFromStatus: domain.mailFromStatus,
+  mailFromDomain: domain.mailFromDomain,
+  verified: isVerified(domain),
+  ownershipProved: domain.ownershipProved,
+  lastCheckedAt: domain.lastCheckedAt,
+  providerUnavailable: provider === undefined,
+  // The challenge first; the provider's records only when it answered.
+  dnsRecords: [
+    {
+      type: 'TXT',
+      name: challengeName(domain.domain),
+      value: challenge,
+      purpose: 'ownership',
+    },
+    ...(provider?.records ?? []),
+    dmarcRecord(domain.domain),
+  ],
+});
+
+/** Fresh statuses from the provider, merged into the stored declaration. */
+const withProviderState = (
+  domain: SendingDomain,
+  provider: ProviderDomain,
+  at: string,
+): SendingDomain => ({
+  ...domain,
+  dkimStatus: provider.dkimStatus,
+  mailFromDomain: provider.mailFromDomain,
+  mailFromStatus: provider.mailFromStatus,
+  lastCheckedAt: at,
+});
+
+/**
+ * Reads a domain at the provider, recreating a missing identity (deleted
+ * outside the service). Undefined on an outage.
+ */
+const readProvider = async (deps: DomainDeps, domain: SendingDomain) => {
+  try {
+    return (
+      (await deps.provider.getDomain(domain.domain)) ??
+      (await deps.provider.createDomain(
+        domain.domain,
+        mailFromDomainOf(domain.domain),
+      ))
+    );
+  } catch (error) {
+    if (error instanceof ServiceUnavailableError) return undefined;
+    throw error;
+  }
+};
+
+/** Refreshes one declaration from the provider (or keeps the last known). */
+const refreshed = async (
+  deps: DomainDeps,
+  orgId: string,
+  domain: SendingDomain,
+) => {
+  const provider = await readProvider(deps, domain);
+  if (!provider) return { domain, provider };
+  const fresh = withProviderState(
+    domain,
+    provider,
+    deps.clock.now().toISOString(),
+  );
+  await deps.domains.saveState(orgId, fresh);
+  return { domain: fresh, provider };
+};
+
+/**
+ * Declares a domain: creates its identity at the provider (Easy DKIM, a
+ * custom MAIL FROM), stores the declaration and associates the identity with
+ * the organization's sending isolation. A provider outage answers 503 and
+ * writes nothing.
+ */
+export const declareDomain = async (
+  deps: DomainDeps,
+  orgId: string,
+  input: { domain: string },
+): Promise<DomainView> => {
+  const org = await requireOrg(deps, orgId);
+  const name = input.domain;
+  // 1. The provider first: nothing is stored if it is unreachable.
+  const provider = await deps.provider.createDomain(
+    name,
+    mailFromDomainOf(name),
+  );
+  // 2. The declaration, with the statuses the provider reported.
+  const now = deps.clock.now().toISOString();
+  const domain: SendingDomain = withProviderState(
+    {
+      id: deps.ids.id(),
+      domain: name,
+      createdAt: now,
+      ownershipProved: false,
+      dkimStatus: 'PENDING',
+      mailFromDomain: null,
+      mailFromStatus: null,
+      lastCheckedAt: now,
+    },
+    provider,
+    now,
+  );
+  await deps.domains.declare(orgId, domain);
+  // 3. The isolation: the tenant and its associations (an outage leaves it incomplete).
+  await provisionIsolation(deps, org, await declaredNames(deps, orgId));
+  return view(domain, await challengeValue(deps, orgId), provider);
+};
+
+const declaredNames = async (deps: Pick<Deps, 'domains'>, orgId: string) =>
+  (await deps.domains.list(orgId)).map((d) => d.domain);
+
+/** Every declared domain, refreshed from the provider when it answers. */
+export const listDomains = async (
+  deps: DomainDeps,
+  orgId: string,
+): Promise<DomainView[]> => {
+  const challenge = await challengeValue(deps, orgId);
+  const domains = await deps.domains.list(orgId);
+  const results = await Promise.all(
+    domains.map((d) => refreshed(deps, orgId, d)),
+  );
+  return results
+    .map(({ domain, provider }) => view(domain, challenge, provider))
+    .sort((a, b) => a.domain.localeCompare(b.domain));
+};
+
+/** One domain with its DNS records; the last known state on an outage. */
+export const getDomain = async (
+  deps: DomainDeps,
+  orgId: string,
+  domainId: string,
+): Promise<DomainView> => {
+  const { domain, provider } = await refreshed(
+    deps,
+    orgId,
+    await requireDomain(deps, orgId, domainId),
+  );
+  return view(domain, await challengeValue(deps, orgId), provider);
+};
+
+/**
+ * Verifies a domain: asks the provider (503 on an outage), checks the
+ * ownership challenge through DNS, and stores the answer. Ownership, once
+ * proved, is never revoked — except by another organization proving it,
+ * which transfers the domain.
+ */
+export const verifyDomain = async (
+  deps: DomainDeps,
+  orgId: string,
+  domainId: string,
+): Promise<DomainView> => {
+  // 1. The provider's answer, or 503.
+  const org = await requireOrg(deps, orgId);
+  const stored = await requireDomain(deps, orgId, domainId);
+  const provider = await readProvider(deps, stored);
+  if (!provider) {
+    throw new ServiceUnavailableError(
+      'provider.unavailable',
+      'The email provider cannot be reached right now; try again in a few minutes',
+    );
+  }
+  const now = deps.clock.now().toISOString();
+  let domain = withProviderState(stored, provider, now);
+  await deps.domains.saveState(orgId, domain);
+
+  // 2. The ownership challenge, through DNS.
+  const challenge = await challengeValue(deps, orgId);
+  if (!domain.ownershipProved) {
+    const published = await deps.dns.resolveTxt(challengeName(domain.domain));
+    if (published.includes(challenge)) {
+      const owner = await deps.domains.owner(domain.domain);
+      const previous = owner && owner.orgId !== orgId ? owner : undefined;
+      await deps.domains.proveOwnership(orgId, domain, now, previous);
+      domain = { ...domain, ownershipProved: true };
+      if (previous) await leaveTenant(deps, previous.orgId, domain.domain);
+    }
+  }
+
+  // 3. Keep the isolation complete (associations may have failed before).
+  await provisionIsolation(deps, org, await declaredNames(deps, orgId));
+  return view(domain, challenge, provider);
+};
+
+/** Takes a domain out of an organization's tenant; an outage is only logged. */
+const leaveTenant = async (deps: DomainDeps, orgId: string, domain: string) => {
+  try {
+    await deps.provider.dissociateDomain(tenantNameOf(orgId), domain);
+  } catch (error) {
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+    logger.warn('Could not dissociate a domain from a tenant', {
+      orgId,
+      domain,
+    });
+  }
+};
+
+/**
+ * Removes the declaration. The provider's identity goes too, unless another
+ * organization still declares the domain.
+ */
+export const deleteDomain = async (
+  deps: DomainDeps,
+  orgId: string,
+  domainId: string,
+): Promise<{ id: string }> => {
+  const domain = await requireDomain(deps, orgId, domainId);
+  const { stillDeclared } = await deps.domains.remove(orgId, domain);
+  await leaveTenant(deps, orgId, domain.domain);
+  if (!stillDeclared) {
+    try {
+      await deps.provider.deleteDomain(domain.domain);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableError)) throw error;
+      logger.warn('Could not delete a domain identity', {
+        orgId,
+        domain: domain.domain,
+      });
+    }
+  }
+  return { id: domainId };
+};

@@ -1,0 +1,219 @@
+/**
+ * Application logic of the address book (spec, "Settings and sender
+ * identities", rules 1 to 5). Every change re-reads the book and writes it
+ * back conditionally, so exactly one identity is the default whenever the
+ * book is not empty.
+ */
+
+import { normalizeEmail } from '../audience/model.ts';
+import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
+import type { Deps } from '../ports.ts';
+import type { Identity, IdentityBook } from './model.ts';
+import { checkSenderAddress } from './sender.ts';
+
+/** An identity as the API shows it. */
+export interface IdentityView extends Identity {
+  isDefault: boolean;
+}
+
+type BookDeps = Pick<
+  Deps,
+  'identities' | 'domains' | 'campaignReferences' | 'ids' | 'clock'
+>;
+
+/** The whole book, default first, then by creation. */
+export const viewsOf = (book: IdentityBook): IdentityView[] =>
+  book.identities
+    .map((identity) => ({
+      ...identity,
+      isDefault: identity.id === book.defaultId,
+    }))
+    .sort(
+      (a, b) =>
+        Number(b.isDefault) - Number(a.isDefault) ||
+        a.createdAt.localeCompare(b.createdAt),
+    );
+
+const viewOf = (book: IdentityBook, id: string): IdentityView => {
+  const view = viewsOf(book).find((identity) => identity.id === id);
+  if (!view) throw new Error(`identity ${id} missing from its book`);
+  return view;
+};
+
+const MAX_ATTEMPTS = 5;
+
+/** Reads the book, applies a change, writes it back; retries on a race. */
+export const changeBook = async (
+  deps: Pick<Deps, 'identities'>,
+  orgId: string,
+  change: (book: IdentityBook) => IdentityBook | Promise<IdentityBook>,
+): Promise<IdentityBook> => {
+  for (let attempt = 1; ; attempt++) {
+    const before = await deps.identities.getBook(orgId);
+    const after = await change(before);
+    if (after === before) return before;
+    try {
+      await deps.identities.saveBook(orgId, before, after);
+      return after;
+    } catch (error) {
+      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+};
+
+const find = (book: IdentityBook, id: string): Identity => {
+  const identity = book.identities.find((i) => i.id === id);
+  if (!identity)
+    throw new NotFoundError('identity.notFound', `No identity ${id}`);
+  return identity;
+};
+
+const refuseDuplicate = (
+  book: IdentityBook,
+  email: string,
+  exceptId?: string,
+) => {
+  const wanted = normalizeEmail(email);
+  if (
+    book.identities.some(
+      (i) => normalizeEmail(i.senderEmail) === wanted && i.id !== exceptId,
+    )
+  ) {
+    throw new ConflictError(
+      'identity.duplicate',
+      `${email} is already in the address book`,
+    );
+  }
+};
+
+/** Rule 4: an address named by any campaign cannot be deleted. */
+export const refuseIfCampaignsUse = async (
+  deps: Pick<Deps, 'campaignReferences'>,
+  orgId: string,
+  identity: Identity,
+) => {
+  const campaigns = await deps.campaignReferences.usingIdentity(
+    orgId,
+    identity.id,
+  );
+  if (campaigns.length === 0) return;
+  throw new RuleViolationError(
+    'identity.usedByCampaigns',
+    `${identity.senderEmail} signs these campaigns: ${campaigns
+      .map((c) => `"${c.name}" (${c.id})`)
+      .join(
+        ', ',
+      )}. Point them to another address, or to the default with sendingIdentityId null, then delete it.`,
+  );
+};
+
+/** The whole book, default first. */
+export const listIdentities = async (
+  deps: Pick<Deps, 'identities'>,
+  orgId: string,
+): Promise<IdentityView[]> => viewsOf(await deps.identities.getBook(orgId));
+
+/** Adds an address; the first one, or one with isDefault true, is the default. */
+export const createIdentity = async (
+  deps: BookDeps,
+  orgId: string,
+  input: { senderEmail: string; senderName?: string; isDefault?: boolean },
+): Promise<IdentityView> => {
+  checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+  const identity: Identity = {
+    id: deps.ids.id(),
+    senderEmail: normalizeEmail(input.senderEmail),
+    senderName: input.senderName ?? '',
+    createdAt: deps.clock.now().toISOString(),
+  };
+  const book = await changeBook(deps, orgId, (before) => {
+    refuseDuplicate(before, identity.senderEmail);
+    const makeDefault = input.isDefault === true || !before.defaultId;
+    return {
+      ...before,
+      identities: [...before.identities, identity],
+      ...(makeDefault ? { defaultId: identity.id } : {}),
+    };
+  });
+  return viewOf(book, identity.id);
+};
+
+/**
+ * Changes an address or a name, or promotes with isDefault true. isDefault
+ * false is refused (rule 2): promote another address instead.
+ */
+export const updateIdentity = async (
+  deps: BookDeps,
+  orgId: string,
+  identityId: string,
+  input: {
+    senderEmail?: string;
+    senderName?: string | null;
+    isDefault?: boolean;
+  },
+): Promise<IdentityView> => {
+  if (input.senderEmail) {
+    checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+  }
+  const book = await changeBook(deps, orgId, (before) => {
+    const current = find(before, identityId);
+    if (input.isDefault === false) {
+      throw new RuleViolationError(
+        'identity.cannotUnsetDefault',
+        `${current.senderEmail}: isDefault false is refused; make another address the default instead`,
+      );
+    }
+    if (input.senderEmail)
+      refuseDuplicate(before, input.senderEmail, identityId);
+    const updated: Identity = {
+      ...current,
+      ...(input.senderEmail
+        ? { senderEmail: normalizeEmail(input.senderEmail) }
+        : {}),
+      ...(input.senderName !== undefined
+        ? { senderName: input.senderName ?? '' }
+        : {}),
+    };
+    return {
+      ...before,
+      identities: before.identities.map((i) =>
+        i.id === identityId ? updated : i,
+      ),
+      ...(input.isDefault ? { defaultId: identityId } : {}),
+    };
+  });
+  return viewOf(book, identityId);
+};
+
+/**
+ * Removes an address. The default cannot go while others remain (rule 1);
+ * an address named by a campaign cannot go (rule 4); the last one can, and
+ * sending falls back to the application address (rule 3).
+ */
+export const deleteIdentity = async (
+  deps: BookDeps,
+  orgId: string,
+  identityId: string,
+): Promise<{ id: string }> => {
+  await changeBook(deps, orgId, async (before) => {
+    const identity = find(before, identityId);
+    if (before.defaultId === identityId && before.identities.length > 1) {
+      throw new RuleViolationError(
+        'identity.defaultInUse',
+        `${identity.senderEmail} is the default address and others remain: make another one the default first`,
+      );
+    }
+    await refuseIfCampaignsUse(deps, orgId, identity);
+    const { defaultId: _, ...rest } = before;
+    const identities = before.identities.filter((i) => i.id !== identityId);
+    return {
+      ...rest,
+      identities,
+      ...(before.defaultId && before.defaultId !== identityId
+        ? { defaultId: before.defaultId }
+        : {}),
+    };
+  });
+  return { id: identityId };
+};

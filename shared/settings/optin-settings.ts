@@ -1,0 +1,162 @@
+/**
+ * Application logic of PATCH /settings/optin and its test send.
+ */
+import * as v from 'valibot';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
+import { logger } from '../observability.ts';
+import type { Deps } from '../ports.ts';
+import {
+  analyzeTemplate,
+  htmlToText,
+  renderTemplate,
+  renderText,
+} from '../rendering/engine.ts';
+import { type ReadinessDeps, readinessOf } from '../sending/readiness.ts';
+import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
+import { senderFor } from './sender.ts';
+
+const Subject = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+);
+const Content = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(300_000, 'must be at most 300000 characters'),
+);
+
+/** Body of PATCH /settings/optin. */
+export const UpdateOptinBody = v.pipe(
+  v.object({
+    required: v.optional(v.boolean('must be true or false')),
+    subject: v.optional(Subject),
+    content: v.optional(Content),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'must change at least one of required, subject, content',
+  ),
+);
+
+/** Body of POST /settings/optin/test-send. */
+export const OptinTestSendBody = v.object({
+  email: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.toLowerCase(),
+    v.email('must be an email address'),
+  ),
+  subject: v.optional(Subject),
+  content: v.optional(Content),
+});
+
+/** Refuses opt-in content without {{confirmationUrl}}, naming it. */
+const checkContent = (content: string) => {
+  const { variables } = analyzeTemplate(content, 'content');
+  if (!variables.includes('confirmationUrl')) {
+    throw new ValidationError(
+      'The confirmation email must contain {{confirmationUrl}}',
+      [{ field: 'content', message: 'must contain {{confirmationUrl}}' }],
+      { code: 'optin.confirmationUrlMissing' },
+    );
+  }
+};
+
+/**
+ * Changes the opt-in settings. Content equal to the default is stored empty,
+ * so the organization keeps following the default (customized false).
+ */
+export const updateOptinSettings = async (
+  deps: Pick<Deps, 'optinSettings'>,
+  orgId: string,
+  input: v.InferOutput<typeof UpdateOptinBody>,
+): Promise<OptinSettings> => {
+  if (input.content !== undefined) checkContent(input.content);
+  if (input.subject !== undefined)
+    analyzeTemplate(input.subject, 'subject', 'subject');
+  const current = await deps.optinSettings.get(orgId);
+  const content = input.content ?? (current.customized ? current.content : '');
+  await deps.optinSettings.save(orgId, {
+    required: input.required ?? current.required,
+    subject: input.subject ?? current.subject,
+    content: content.trim() === DEFAULT_OPTIN_CONTENT.trim() ? '' : content,
+  });
+  return deps.optinSettings.get(orgId);
+};
+
+/** The answer of an opt-in test send. */
+export type OptinTestResult = {
+  status: 'sent' | 'blocked' | 'not_allowed' | 'send_refused';
+  to: string;
+};
+
+/**
+ * Sends the confirmation email (stored, or overridden by the body) to one
+ * address, through the same guards as a real one: blocked while sending is
+ * off application-wide; not_allowed for any other blocker (organization not
+ * allowed, domain not verified, provider suspension); send_refused when the
+ * provider refuses. Its confirmation link is a test link.
+ */
+export const testSendOptin = async (
+  deps: ReadinessDeps &
+    Pick<Deps, 'optinSettings' | 'links' | 'mailer' | 'endpoints'>,
+  orgId: string,
+  input: v.InferOutput<typeof OptinTestSendBody>,
+): Promise<OptinTestResult> => {
+  const to = input.email;
+  if (input.content !== undefined) checkContent(input.content);
+  const org = await deps.organizations.get(orgId);
+  if (!org)
+    throw new NotFoundError(
+      'organization.notFound',
+      `No organization ${orgId}`,
+    );
+  const readiness = await readinessOf(deps, org);
+  if (readiness.blockers.includes('sending_disabled'))
+    return { status: 'blocked', to };
+  if (!readiness.ready) return { status: 'not_allowed', to };
+
+  const settings = await deps.optinSettings.get(orgId);
+  const token = await deps.links.sign(
+    LINK_PURPOSES.confirm,
+    { o: orgId, c: 'test', n: 'test', x: 'test' },
+    3600,
+  );
+  const variables = {
+    confirmationUrl: publicLinkUrl(
+      deps.endpoints.publicApiUrl,
+      'confirm',
+      token,
+    ),
+    firstName: 'Test',
+    lastName: 'Reader',
+    email: to,
+    postalAddress: org.postalAddress ?? '',
+    currentYear: String(deps.clock.now().getUTCFullYear()),
+  };
+  const html = await renderTemplate(
+    input.content ?? settings.content,
+    variables,
+    'confirmation email',
+  );
+  const subject = await renderText(
+    input.subject ?? settings.subject,
+    variables,
+  );
+  try {
+    await deps.mailer.send({
+      ...(await senderFor(deps, org)),
+      to,
+      subject: `[Test] ${subject}`,
+      html,
+      text: htmlToText(html),
+    });
+    return { status: 'sent', to };
+  } catch (error) {
+    logger.warn('Opt-in test send refused by the provider', { error, orgId });
+    return { status: 'send_refused', to };
+  }
+};

@@ -1,0 +1,200 @@
+/**
+ * Application logic of GET /settings and PATCH /settings/sending.
+ */
+import * as v from 'valibot';
+import { NotFoundError, RuleViolationError } from '../errors.ts';
+import type { Organization } from '../organizations/model.ts';
+import type { Deps } from '../ports.ts';
+import {
+  type Readiness,
+  type ReadinessDeps,
+  readinessOf,
+} from '../sending/readiness.ts';
+import { changeBook, refuseIfCampaignsUse } from './identities.ts';
+import type { Identity } from './model.ts';
+import type { OptinSettings } from './optin.ts';
+import {
+  checkSenderAddress,
+  defaultIdentityOf,
+  effectiveSenderOf,
+} from './sender.ts';
+
+const Email = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, 'must be at most 254 characters'),
+  v.email('must be an email address'),
+);
+
+/** A sender's display name. */
+export const SenderName = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.maxLength(100, 'must be at most 100 characters'),
+  v.check(
+    (name) => !/[\r\n<>]/.test(name),
+    'must not contain line breaks or angle brackets',
+  ),
+);
+
+/** An email address of the address book. */
+export const SenderEmail = Email;
+
+/** Body of PATCH /settings/sending: left out = unchanged, null = cleared. */
+export const UpdateSendingBody = v.pipe(
+  v.object({
+    senderEmail: v.optional(v.nullable(Email)),
+    senderName: v.optional(v.nullable(SenderName)),
+    postalAddress: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string('must be a string'),
+          v.trim(),
+          v.maxLength(500, 'must be at most 500 characters'),
+        ),
+      ),
+    ),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'must change at least one of senderEmail, senderName, postalAddress',
+  ),
+);
+export type UpdateSendingInput = v.InferOutput<typeof UpdateSendingBody>;
+
+/** The settings object of the spec. */
+export interface SettingsView {
+  sending: {
+    senderEmail: string | null;
+    senderName: string | null;
+    postalAddress: string | null;
+    effectiveSender: string;
+  };
+  optin: OptinSettings;
+  readiness: Readiness;
+}
+
+type SettingsDeps = ReadinessDeps &
+  Pick<Deps, 'optinSettings' | 'endpoints' | 'campaignReferences' | 'ids'>;
+
+const requireOrg = async (deps: Pick<Deps, 'organizations'>, orgId: string) => {
+  const org = await deps.organizations.get(orgId);
+  if (!org)
+    throw new NotFoundError(
+      'organization.notFound',
+      `No organization ${orgId}`,
+    );
+  return org;
+};
+
+/** GET /settings: sending, opt-in and readiness. */
+export const getSettings = async (
+  deps: SettingsDeps,
+  orgId: string,
+): Promise<SettingsView> => {
+  const org = await requireOrg(deps, orgId);
+  return settingsOf(deps, org);
+};
+
+const settingsOf = async (
+  deps: SettingsDeps,
+  org: Organization,
+): Promise<SettingsView> => {
+  const [book, optin, readiness] = await Promise.all([
+    deps.identities.getBook(org.id),
+    deps.optinSettings.get(org.id),
+    readinessOf(deps, org),
+  ]);
+  const identity = defaultIdentityOf(book);
+  return {
+    sending: {
+      senderEmail: identity?.senderEmail ?? null,
+      senderName: identity ? identity.senderName || null : null,
+      postalAddress: org.postalAddress ?? null,
+      effectiveSender: effectiveSenderOf(book, deps.endpoints.appFromAddress),
+    },
+    optin,
+    readiness,
+  };
+};
+
+/**
+ * PATCH /settings/sending, per the spec's table: senderEmail sets the
+ * default address (creating the identity when the book is empty, promoting
+ * an identity of that address, or changing the default's address); null
+ * removes the default (400 with more than one address); senderName alone
+ * renames the default (400 without one); postalAddress stays on the
+ * organization.
+ */
+export const updateSendingSettings = async (
+  deps: SettingsDeps,
+  orgId: string,
+  input: UpdateSendingInput,
+): Promise<SettingsView> => {
+  const org = await requireOrg(deps, orgId);
+  if (input.senderEmail) {
+    checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+  }
+  if (input.senderEmail !== undefined || input.senderName !== undefined) {
+    await changeBook(deps, orgId, async (before) => {
+      const current = defaultIdentityOf(before);
+      const name =
+        input.senderName === undefined ? undefined : (input.senderName ?? '');
+      if (input.senderEmail === null) {
+        if (before.identities.length > 1) {
+          throw new RuleViolationError(
+            'sending.severalAddresses',
+            `The address book holds ${before.identities.length} addresses: delete the others, or make one the default, instead of clearing senderEmail`,
+          );
+        }
+        if (!current) return before;
+        await refuseIfCampaignsUse(deps, orgId, current);
+        return { identities: [], version: before.version };
+      }
+      if (input.senderEmail) {
+        const email = input.senderEmail;
+        const existing = before.identities.find((i) => i.senderEmail === email);
+        const target: Identity = existing
+          ? { ...existing, ...(name !== undefined ? { senderName: name } : {}) }
+          : current
+            ? {
+                ...current,
+                senderEmail: email,
+                ...(name !== undefined ? { senderName: name } : {}),
+              }
+            : {
+                id: deps.ids.id(),
+                senderEmail: email,
+                senderName: name ?? '',
+                createdAt: deps.clock.now().toISOString(),
+              };
+        const others = before.identities.filter((i) => i.id !== target.id);
+        return {
+          ...before,
+          identities: [...others, target],
+          defaultId: target.id,
+        };
+      }
+      if (!current) {
+        throw new RuleViolationError(
+          'sending.noDefault',
+          'There is no default address to rename: set senderEmail first',
+        );
+      }
+      return {
+        ...before,
+        identities: before.identities.map((i) =>
+          i.id === current.id ? { ...i, senderName: name ?? '' } : i,
+        ),
+      };
+    });
+  }
+  if (input.postalAddress !== undefined) {
+    await deps.organizations.setPostalAddress(
+      orgId,
+      input.postalAddress || null,
+    );
+  }
+  return settingsOf(deps, await requireOrg(deps, org.id));
+};

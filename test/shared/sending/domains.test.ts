@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  setOutage,
+  setTenantStatus,
+} from '../../../shared/adapters/local/local-email-provider.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../../../shared/errors.ts';
+import {
+  createOrganization,
+  describeCaller,
+  setSendingAllowed,
+} from '../../../shared/organizations/organizations.ts';
+import type { Deps } from '../../../shared/ports.ts';
+import {
+  declareDomain,
+  deleteDomain,
+  getDomain,
+  listDomains,
+  verifyDomain,
+} from '../../../shared/sending/domains.ts';
+import { tenantNameOf } from '../../../shared/sending/isolation.ts';
+import type { DnsRecord } from '../../../shared/sending/provider.ts';
+import { createTestDeps, publishDns } from '../../support/dynamo.ts';
+
+const newOrg = async (deps: Deps) => {
+  const org = await createOrganization(deps, { name: `Org ${randomUUID()}` });
+  await setSendingAllowed(deps, { orgId: org.id }, true);
+  return org.id;
+};
+
+const caller = (orgId: string) => ({
+  orgId,
+  keyId: 'k',
+  userId: 'u',
+  role: 'owner' as const,
+});
+
+/** Publishes every record but the challenge (DKIM, MAIL FROM). */
+const publishProviderRecords = async (records: DnsRecord[]) => {
+  for (const record of records.filter(
+    (r) =>
+      r.purpose === 'dkim' || (r.purpose === 'mail_from' && r.type === 'MX'),
+  )) {
+    await publishDns({
+      name: record.name,
+      type: record.type,
+      value: record.value,
+      ...(record.priority ? { priority: record.priority } : {}),
+    });
+  }
+};
+
+const challengeOf = (records: DnsRecord[]) => {
+  const [challenge] = records;
+  if (challenge?.purpose !== 'ownership') throw new Error('challenge first');
+  return challenge;
+};
+
+const setup = async () => {
+  const test = await createTestDeps({ providerStatusTtlSeconds: 0 });
+  return {
+    ...test,
+    orgId: await newOrg(test.deps),
+    domain: `${randomUUID().slice(0, 8)}.example.test`,
+  };
+};
+
+describe('sending domains (Sending domains; Domain states)', () => {
+  it('declares a domain with its seven records, challenge first, and provisions the isolation', async () => {
+    // Arrange
+    const { deps, orgId, domain } = await setup();
+    // Act
+    const declared = await declareDomain(deps, orgId, { domain });
+    // Assert
+    expect(declared).toMatchObject({
+      domain,
+      dkimStatus: 'PENDING',
+      verified: false,
+      ownershipProved: false,
+      providerUnavailable: false,
+      mailFromDomain: `bounce.${domain}`,
+    });
+    expect(declared.dnsRecords.map((r) => [r.type, r.purpose])).toEqual([
+      ['TXT', 'ownership'],
+      ['CNAME', 'dkim'],
+      ['CNAME', 'dkim'],
+      ['CNAME', 'dkim'],
+      ['MX', 'mail_from'],
+      ['TXT', 'mail_from'],
+      ['TXT', 'dmarc'],
+    ]);
+    expect(declared.dnsRecords[0]?.name).toBe(`_service-challenge.${domain}`);
+    expect(declared.dnsRecords[4]?.priority).toBe(10);
+    expect(declared.dnsRecords[6]?.name).toBe(`_dmarc.${domain}`);
+    const { sending } = await describeCaller(deps, caller(orgId));
+    expect(sending).toMatchObject({
+      ready: false,
+      blockers: ['domain_not_verified', 'no_sender_identity'],
+      setup: { status: 'dns_pending', provisioning: 'provisioned' },
+    });
+  });
+
+  it('goes from PENDING to verified once DKIM and the challenge are published and verify runs', async () => {
+    const { deps, orgId, domain } = await setup();
+    const declared = await declareDomain(deps, orgId, { domain });
+    const early = await verifyDomain(deps, orgId, declared.id);
+    await publishProviderRecords(declared.dnsRecords);
+    const dkimOnly = await verifyDomain(deps, orgId, declared.id);
+    const statusWithDkimOnly = (await describeCaller(deps, caller(orgId)))
+      .sending.setup.status;
+    const challenge = challengeOf(declared.dnsRecords);
+    await publishDns({
+      name: challenge.name,
+      type: 'TXT',
+      value: challenge.value,
+    });
+    const proved = await verifyDomain(deps, orgId, declared.id);
+    expect(early).toMatchObject({ dkimStatus: 'PENDING', verified: false });
+    expect(dkimOnly).toMatchObject({
+      dkimStatus: 'SUCCESS',
+      ownershipProved: false,
+      verified: false,
+    });
+    expect(statusWithDkimOnly).toBe('ownership_pending');
+    expect(proved).toMatchObject({
+      dkimStatus: 'SUCCESS',
+      mailFromStatus: 'SUCCESS',
+      ownershipProved: true,
+      verified: true,
+    });
+    expect((await describeCaller(deps, caller(orgId))).sending).toMatchObject({
+      ready: true,
+      blockers: [],
+      setup: { status: 'active', provisioning: 'provisioned' },
+    });
+  });
+
+  it('never revokes a proved ownership, even when the TXT is removed', async () => {
+    const { deps, orgId, domain } = await setup();
+    const declared = await declareDomain(deps, orgId, { domain });
+    const challenge = challengeOf(declared.dnsRecords);
+    await publishDns({
+      name: challenge.name,
+      type: 'TXT',
+      value: challenge.value,
+    });
+    await verifyDomain(deps, orgId, declared.id);
+    await publishDns({
+      name: challenge.name,
+      type: 'TXT',
+      value: 'something else',
+    });
+    expect((await verifyDomain(deps, orgId, declared.id)).ownershipProved).toBe(
+      true,
+    );
+  });
+
+  it('transfers the domain when another organization proves it: the previous owner loses it', async () => {
+    // Arrange: A proves the domain.
+    const { deps, orgId: a, domain } = await setup();
+    const b = await newOrg(deps);
+    const ofA = await declareDomain(deps, a, { domain });
+    await publishProviderRecords(ofA.dnsRecords);
+    await publishDns({
+      name: challengeOf(ofA.dnsRecords).name,
+      type: 'TXT',
+      value: challengeOf(ofA.dnsRecords).value,
+    });
+    expect((await verifyDomain(deps, a, ofA.id)).verified).toBe(true);
+    // Act: B declares it and publishes its own challenge.
+    const ofB = await declareDomain(deps, b, { domain });
+    expect(challengeOf(ofB.dnsRecords).value).not.toBe(
+      challengeOf(ofA.dnsRecords).value,
+    );
+    await publishDns({
+      name: challengeOf(ofB.dnsRecords).name,
+      type: 'TXT',
+      value: challengeOf(ofB.dnsRecords).value,
+    });
+    const provedByB = await verifyDomain(deps, b, ofB.id);
+    // Assert
+    expect(provedByB).toMatchObject({ ownershipProved: true, verified: true });
+    expect(await getDomain(deps, a, ofA.id)).toMatchObject({
+      ownershipProved: false,
+      verified: false,
+    });
+    const tenantA = await deps.provider.getTenant(tenantNameOf(a));
+    const tenantB = await deps.provider.getTenant(tenantNameOf(b));
+    expect(tenantA?.domains).not.toContain(domain);
+    expect(tenantB?.domains).toContain(domain);
+  });
+
+  it('on a provider outage: reads answer the last known state, verify and declare answer 503', async () => {
+    // Arrange
+    const { deps, orgId, domain, providerStateFile } = await setup();
+    const declared = await declareDomain(deps, orgId, { domain });
+    const before = await getDomain(deps, orgId, declared.id);
+    // Act
+    await setOutage(providerStateFile, true);
+    const read = await getDomain(deps, orgId, declared.id);
+    const listed = await listDomains(deps, orgId);
+    const verify = await verifyDomain(deps, orgId, declared.id).catch(
+      (e: unknown) => e,
+    );
+    const declare = await declareDomain(deps, orgId, {
+      domain: `x.${domain}`,
+    }).catch((e: unknown) => e);
+    await setOutage(providerStateFile, false);
+    // Assert
+    expect(read).toMatchObject({
+      providerUnavailable: true,
+      lastCheckedAt: before.lastCheckedAt,
+      dkimStatus: 'PENDING',
+    });
+    expect(read.dnsRecords.map((r) => r.purpose)).toEqual([
+      'ownership',
+      'dmarc',
+    ]);
+    expect(read.dnsRecords[0]).toEqual(before.dnsRecords[0]);
+    expect(listed[0]?.providerUnavailable).toBe(true);
+    expect(verify).toBeInstanceOf(ServiceUnavailableError);
+    expect(declare).toBeInstanceOf(ServiceUnavailableError);
+    expect((await listDomains(deps, orgId)).map((d) => d.domain)).toEqual([
+      domain,
+    ]);
+  });
+
+  it('refuses a second declaration by the same organization, and 404s another organization’s domain', async () => {
+    const { deps, orgId, domain } = await setup();
+    const other = await newOrg(deps);
+    const declared = await declareDomain(deps, orgId, { domain });
+    await expect(declareDomain(deps, orgId, { domain })).rejects.toThrow(
+      ConflictError,
+    );
+    await expect(getDomain(deps, other, declared.id)).rejects.toThrow(
+      NotFoundError,
+    );
+    await expect(verifyDomain(deps, other, declared.id)).rejects.toThrow(
+      NotFoundError,
+    );
+    await expect(deleteDomain(deps, other, declared.id)).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+
+  it('deletes a declaration, and the provider identity once nobody declares the domain', async () => {
+    const { deps, orgId, domain } = await setup();
+    const other = await newOrg(deps);
+    const mine = await declareDomain(deps, orgId, { domain });
+    const theirs = await declareDomain(deps, other, { domain });
+    await deleteDomain(deps, orgId, mine.id);
+    expect(await deps.provider.getDomain(domain)).toBeDefined();
+    await deleteDomain(deps, other, theirs.id);
+    expect(await deps.provider.getDomain(domain)).toBeUndefined();
+    expect(await listDomains(deps, orgId)).toEqual([]);
+  });
+
+  it('reports a provider suspension: sending_paused and setup.status suspended', async () => {
+    const { deps, orgId, domain, providerStateFile } = await setup();
+    await declareDomain(deps, orgId, { domain });
+    await setTenantStatus(providerStateFile, tenantNameOf(orgId), 'DISABLED');
+    const suspended = await describeCaller(deps, caller(orgId));
+    await setTenantStatus(providerStateFile, tenantNameOf(orgId), 'ENABLED');
+    const reinstated = await describeCaller(deps, caller(orgId));
+    expect(suspended.sending.blockers).toContain('sending_paused');
+    expect(suspended.sending.setup.status).toBe('suspended');
+    expect(reinstated.sending.blockers).not.toContain('sending_paused');
+  });
+});

@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { keys } from '../../../shared/db/keys.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  RuleViolationError,
+  ValidationError,
+} from '../../../shared/errors.ts';
+import {
+  createOrganization,
+  setSendingAllowed,
+  setSendingEnabled,
+} from '../../../shared/organizations/organizations.ts';
+import type { Deps } from '../../../shared/ports.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
+import {
+  declareDomain,
+  verifyDomain,
+} from '../../../shared/sending/domains.ts';
+import {
+  createIdentity,
+  deleteIdentity,
+  listIdentities,
+  updateIdentity,
+} from '../../../shared/settings/identities.ts';
+import { DEFAULT_OPTIN_CONTENT } from '../../../shared/settings/optin.ts';
+import {
+  testSendOptin,
+  updateOptinSettings,
+} from '../../../shared/settings/optin-settings.ts';
+import {
+  getSettings,
+  updateSendingSettings,
+} from '../../../shared/settings/settings.ts';
+import { uniqueEmail } from '../../support/audience.ts';
+import { createTestDeps, publishDns } from '../../support/dynamo.ts';
+import { mailTo } from '../../support/mailbox.ts';
+
+const setup = async () => {
+  const test = await createTestDeps({ providerStatusTtlSeconds: 0 });
+  const org = await createOrganization(test.deps, {
+    name: `Org ${randomUUID()}`,
+  });
+  await setSendingAllowed(test.deps, { orgId: org.id }, true);
+  return { ...test, orgId: org.id };
+};
+
+/** Declares and fully verifies a domain for the organization. */
+const verifiedDomain = async (deps: Deps, orgId: string) => {
+  const domain = `${randomUUID().slice(0, 8)}.example.test`;
+  const declared = await declareDomain(deps, orgId, { domain });
+  for (const record of declared.dnsRecords.filter(
+    (r) => r.type !== 'TXT' || r.purpose === 'ownership',
+  )) {
+    await publishDns({
+      name: record.name,
+      type: record.type,
+      value: record.value,
+      ...(record.priority ? { priority: record.priority } : {}),
+    });
+  }
+  expect((await verifyDomain(deps, orgId, declared.id)).verified).toBe(true);
+  return domain;
+};
+
+describe('the address book (Settings and sender identities, rules 1–5)', () => {
+  it('keeps exactly one default, listed first; the first address becomes it', async () => {
+    const { deps, orgId } = await setup();
+    const first = await createIdentity(deps, orgId, {
+      senderEmail: 'a@acme.test',
+      senderName: 'A',
+    });
+    const second = await createIdentity(deps, orgId, {
+      senderEmail: 'b@acme.test',
+    });
+    const third = await createIdentity(deps, orgId, {
+      senderEmail: 'c@acme.test',
+      isDefault: true,
+    });
+    expect(first.isDefault).toBe(true);
+    expect(second.isDefault).toBe(false);
+    expect(third.isDefault).toBe(true);
+    const book = await listIdentities(deps, orgId);
+    expect(book.map((i) => [i.senderEmail, i.isDefault])).toEqual([
+      ['c@acme.test', true],
+      ['a@acme.test', false],
+      ['b@acme.test', false],
+    ]);
+    await updateIdentity(deps, orgId, second.id, { isDefault: true });
+    expect(
+      (await listIdentities(deps, orgId))
+        .filter((i) => i.isDefault)
+        .map((i) => i.id),
+    ).toEqual([second.id]);
+    await expect(
+      createIdentity(deps, orgId, { senderEmail: 'A@acme.test' }),
+    ).rejects.toThrow(ConflictError);
+  });
+
+  it('rule 1: refuses to delete the default while others remain, naming the address', async () => {
+    const { deps, orgId } = await setup();
+    const main = await createIdentity(deps, orgId, {
+      senderEmail: 'main@acme.test',
+    });
+    await createIdentity(deps, orgId, { senderEmail: 'other@acme.test' });
+    const error = await deleteIdentity(deps, orgId, main.id).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RuleViolationError);
+    expect((error as Error).message).toContain('main@acme.test');
+  });
+
+  it('rule 2: refuses isDefault false, naming the address', async () => {
+    const { deps, orgId } = await setup();
+    const main = await createIdentity(deps, orgId, {
+      senderEmail: 'main@acme.test',
+    });
+    await expect(
+      updateIdentity(deps, orgId, main.id, { isDefault: false }),
+    ).rejects.toThrow(/main@acme\.test/);
+  });
+
+  it('rule 3: deleting the last address falls back to the application address', async () => {
+    const { deps, orgId } = await setup();
+    const only = await createIdentity(deps, orgId, {
+      senderEmail: 'only@acme.test',
+      senderName: 'Only',
+    });
+    expect((await getSettings(deps, orgId)).sending.effectiveSender).toBe(
+      '"Only" <only@acme.test>',
+    );
+    expect(await deleteIdentity(deps, orgId, only.id)).toEqual({ id: only.id });
+    const settings = await getSettings(deps, orgId);
+    expect(settings.sending).toMatchObject({
+      senderEmail: null,
+      effectiveSender: 'no-reply@mail.localhost.test',
+    });
+  });
+
+  it('rule 4: refuses to delete an address named by a campaign, naming the campaigns', async () => {
+    const { deps, orgId, tableName } = await setup();
+    await createIdentity(deps, orgId, { senderEmail: 'main@acme.test' });
+    const used = await createIdentity(deps, orgId, {
+      senderEmail: 'used@acme.test',
+    });
+    await localDynamo(inject('dynamodbEndpoint')).send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.campaign(orgId, 'c-1'),
+          id: 'c-1',
+          name: 'Spring sale',
+          sendingIdentityId: used.id,
+        },
+      }),
+    );
+    const error = await deleteIdentity(deps, orgId, used.id).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RuleViolationError);
+    expect((error as Error).message).toContain('Spring sale');
+  });
+
+  it('applies the sender address rule once a domain is verified, naming both', async () => {
+    const { deps, orgId } = await setup();
+    const before = await createIdentity(deps, orgId, {
+      senderEmail: 'free@anywhere.test',
+    });
+    const domain = await verifiedDomain(deps, orgId);
+    const error = await createIdentity(deps, orgId, {
+      senderEmail: 'x@elsewhere.test',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuleViolationError);
+    expect((error as Error).message).toContain(domain);
+    expect((error as Error).message).toContain('x@elsewhere.test');
+    await createIdentity(deps, orgId, { senderEmail: `news@mail.${domain}` });
+    // The old default is now off the verified domain: a blocker says so.
+    expect((await getSettings(deps, orgId)).readiness.blockers).toEqual([
+      'sender_not_on_verified_domain',
+    ]);
+    await expect(
+      updateIdentity(deps, orgId, before.id, {
+        senderEmail: 'y@elsewhere.test',
+      }),
+    ).rejects.toThrow(RuleViolationError);
+  });
+
+  it('answers 404 for another organization’s identity', async () => {
+    const { deps, orgId } = await setup();
+    const other = await setup();
+    const theirs = await createIdentity(other.deps, other.orgId, {
+      senderEmail: 't@x.test',
+    });
+    await expect(
+      updateIdentity(deps, orgId, theirs.id, { senderName: 'x' }),
+    ).rejects.toThrow(NotFoundError);
+    await expect(deleteIdentity(deps, orgId, theirs.id)).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+});
+
+describe('PATCH /settings/sending (the effects table)', () => {
+  it('creates the default from senderEmail, renames it, keeps the postal address on the organization', async () => {
+    const { deps, orgId } = await setup();
+    const created = await updateSendingSettings(deps, orgId, {
+      senderEmail: 'hi@acme.test',
+      senderName: 'Acme',
+    });
+    const renamed = await updateSendingSettings(deps, orgId, {
+      senderName: 'Acme News',
+    });
+    const postal = await updateSendingSettings(deps, orgId, {
+      postalAddress: '1 Main St\nSpringfield',
+    });
+    expect(created.sending).toMatchObject({
+      senderEmail: 'hi@acme.test',
+      senderName: 'Acme',
+    });
+    expect(renamed.sending.effectiveSender).toBe('"Acme News" <hi@acme.test>');
+    expect(postal.sending.postalAddress).toBe('1 Main St\nSpringfield');
+    const cleared = await updateSendingSettings(deps, orgId, {
+      postalAddress: null,
+    });
+    expect(cleared.sending.postalAddress).toBeNull();
+  });
+
+  it('senderEmail null removes the default, or answers 400 with more than one address', async () => {
+    const { deps, orgId } = await setup();
+    await updateSendingSettings(deps, orgId, { senderEmail: 'hi@acme.test' });
+    const removed = await updateSendingSettings(deps, orgId, {
+      senderEmail: null,
+    });
+    expect(removed.sending).toMatchObject({
+      senderEmail: null,
+      effectiveSender: 'no-reply@mail.localhost.test',
+    });
+    await createIdentity(deps, orgId, { senderEmail: 'a@acme.test' });
+    await createIdentity(deps, orgId, { senderEmail: 'b@acme.test' });
+    await expect(
+      updateSendingSettings(deps, orgId, { senderEmail: null }),
+    ).rejects.toThrow(RuleViolationError);
+  });
+
+  it('senderName alone answers 400 when there is no default', async () => {
+    const { deps, orgId } = await setup();
+    await expect(
+      updateSendingSettings(deps, orgId, { senderName: 'Nobody' }),
+    ).rejects.toThrow(RuleViolationError);
+  });
+});
+
+describe('double opt-in settings (PATCH /settings/optin; test send)', () => {
+  it('needs {{confirmationUrl}} in the content, naming it', async () => {
+    const { deps, orgId } = await setup();
+    const error = await updateOptinSettings(deps, orgId, {
+      content: '<p>Hello</p>',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).details).toEqual([
+      { field: 'content', message: 'must contain {{confirmationUrl}}' },
+    ]);
+  });
+
+  it('stores the default content as empty (customized false), a custom one as is', async () => {
+    const { deps, orgId } = await setup();
+    const custom = await updateOptinSettings(deps, orgId, {
+      required: true,
+      content: '<a href="{{confirmationUrl}}">Yes</a>',
+    });
+    expect(custom).toMatchObject({ required: true, customized: true });
+    const back = await updateOptinSettings(deps, orgId, {
+      content: DEFAULT_OPTIN_CONTENT,
+    });
+    expect(back).toMatchObject({
+      required: true,
+      customized: false,
+      content: DEFAULT_OPTIN_CONTENT,
+    });
+  });
+
+  it('test-sends through the real guards: sent, blocked, not_allowed', async () => {
+    const { deps, orgId } = await setup();
+    await updateSendingSettings(deps, orgId, {
+      senderEmail: 'hello@acme.test',
+      senderName: 'Acme',
+    });
+    const to = uniqueEmail('optin-test');
+    const sent = await testSendOptin(deps, orgId, {
+      email: to,
+      subject: 'Confirm, {{firstName}}',
+    });
+    const [mail] = await mailTo(to);
+    await setSendingEnabled(deps, false);
+    const blocked = await testSendOptin(deps, orgId, { email: to });
+    await setSendingEnabled(deps, true);
+    await setSendingAllowed(deps, { orgId }, false);
+    const notAllowed = await testSendOptin(deps, orgId, { email: to });
+    expect([sent.status, blocked.status, notAllowed.status]).toEqual([
+      'sent',
+      'blocked',
+      'not_allowed',
+    ]);
+    expect(mail).toMatchObject({
+      from: '"Acme" <hello@acme.test>',
+      subject: '[Test] Confirm, Test',
+    });
+    expect(await mailTo(to)).toHaveLength(1);
+  });
+});
