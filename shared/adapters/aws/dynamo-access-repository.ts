@@ -10,7 +10,6 @@
 import {
   GetCommand,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, Member, Role, User } from '../../access/model.ts';
@@ -21,15 +20,12 @@ import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
+  type TransactItem,
 } from './dynamo-table.ts';
 
 /** Live keys one member may hold: keeps every membership change in one transaction. */
 export const MAX_KEYS_PER_MEMBER = 50;
 const MAX_ATTEMPTS = 5;
-
-type TransactItem = NonNullable<
-  TransactWriteCommandInput['TransactItems']
->[number];
 
 interface MemberItem extends Member {
   rev: number;

@@ -12,7 +12,6 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Contact, ContactStatus } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
@@ -30,11 +29,8 @@ import {
   type DynamoTable,
   failedConditions,
   isTransactionConflict,
+  type TransactItem,
 } from './dynamo-table.ts';
-
-type TransactItem = NonNullable<
-  TransactWriteCommandInput['TransactItems']
->[number];
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;

@@ -9,7 +9,6 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
@@ -21,11 +20,8 @@ import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
+  type TransactItem,
 } from './dynamo-table.ts';
-
-type TransactItem = NonNullable<
-  TransactWriteCommandInput['TransactItems']
->[number];
 
 const fromItem = (item: Record<string, unknown>): SendingDomain => ({
   id: String(item.id),

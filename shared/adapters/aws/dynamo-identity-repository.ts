@@ -8,17 +8,16 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { IdentityRepository } from '../../ports.ts';
 import type { Identity, IdentityBook } from '../../settings/model.ts';
-import { type DynamoTable, failedConditions } from './dynamo-table.ts';
-
-type TransactItem = NonNullable<
-  TransactWriteCommandInput['TransactItems']
->[number];
+import {
+  type DynamoTable,
+  failedConditions,
+  type TransactItem,
+} from './dynamo-table.ts';
 
 const fromItem = (item: Record<string, unknown>): Identity => ({
   id: String(item.id),

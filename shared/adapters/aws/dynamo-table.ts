@@ -13,8 +13,14 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Key, QueryKey } from '../../db/keys.ts';
+
+/** One item of a TransactWriteItems request. */
+export type TransactItem = NonNullable<
+  TransactWriteCommandInput['TransactItems']
+>[number];
 
 /** The document client and the table name, passed to every repository. */
 export interface DynamoTable {

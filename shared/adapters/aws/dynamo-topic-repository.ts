@@ -8,7 +8,6 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { tagNameKey } from '../../audience/model.ts';
 import { keys } from '../../db/keys.ts';
@@ -22,11 +21,8 @@ import {
   organizationCounter,
   pageByPrefix,
   putWithReservation,
+  type TransactItem,
 } from './dynamo-table.ts';
-
-type TransactItem = NonNullable<
-  TransactWriteCommandInput['TransactItems']
->[number];
 
 const toItem = (orgId: string, topic: Topic) => ({
   ...keys.topic(orgId, topic.id),
