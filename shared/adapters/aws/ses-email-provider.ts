@@ -20,7 +20,7 @@ import {
   type SESv2Client,
   type DkimStatus as SesDkimStatus,
 } from '@aws-sdk/client-sesv2';
-import { ServiceUnavailableError } from '../../errors.ts';
+import { RuleViolationError, ServiceUnavailableError } from '../../errors.ts';
 import type {
   DkimStatus,
   DnsRecord,
@@ -137,6 +137,18 @@ export class SesEmailProvider implements EmailProvider {
       () => false,
       (error: unknown) => {
         if (isNamed(error, 'AlreadyExistsException')) return true;
+        // SES refuses the name, or the account's identity limit is reached:
+        // the caller's request cannot succeed as is (400, not 500).
+        if (
+          isNamed(error, 'BadRequestException') ||
+          isNamed(error, 'LimitExceededException')
+        ) {
+          throw new RuleViolationError(
+            'domain.refusedByProvider',
+            `The email provider refused ${domain}: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
         throw error;
       },
     );

@@ -23,7 +23,10 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SesEmailProvider } from '../../../../shared/adapters/aws/ses-email-provider.ts';
-import { ServiceUnavailableError } from '../../../../shared/errors.ts';
+import {
+  RuleViolationError,
+  ServiceUnavailableError,
+} from '../../../../shared/errors.ts';
 
 const client = new SESv2Client({ region: 'eu-west-1' });
 const ses = mockClient(client);
@@ -143,7 +146,7 @@ describe('SesEmailProvider', () => {
       expect(domain.mailFromDomain).toBe('bounce.acme.example');
     });
 
-    it('lets a rejected domain name through unchanged', async () => {
+    it('turns a rejected domain name into a 400 naming it, with the cause', async () => {
       // Arrange
       const invalid = new BadRequestException({
         message: 'Invalid domain',
@@ -152,16 +155,20 @@ describe('SesEmailProvider', () => {
       ses.on(CreateEmailIdentityCommand).rejects(invalid);
 
       // Act
-      const result = provider().createDomain('not a domain', 'bounce.x');
+      const error = await provider()
+        .createDomain('not a domain', 'bounce.x')
+        .catch((e: unknown) => e);
 
       // Assert
-      await expect(result).rejects.toBe(invalid);
+      expect(error).toBeInstanceOf(RuleViolationError);
+      expect((error as Error).message).toContain('not a domain');
+      expect((error as Error).cause).toBe(invalid);
       expect(
         ses.commandCalls(PutEmailIdentityMailFromAttributesCommand),
       ).toHaveLength(0);
     });
 
-    it('lets an exceeded identity limit through unchanged', async () => {
+    it('turns an exceeded identity limit into a 400 too', async () => {
       // Arrange
       const limit = new LimitExceededException({
         message: 'Too many identities',
@@ -170,10 +177,13 @@ describe('SesEmailProvider', () => {
       ses.on(CreateEmailIdentityCommand).rejects(limit);
 
       // Act
-      const result = provider().createDomain('acme.example', 'bounce.x');
+      const error = await provider()
+        .createDomain('acme.example', 'bounce.x')
+        .catch((e: unknown) => e);
 
       // Assert
-      await expect(result).rejects.toBe(limit);
+      expect(error).toBeInstanceOf(RuleViolationError);
+      expect((error as Error).cause).toBe(limit);
     });
   });
 
