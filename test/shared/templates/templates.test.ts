@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { keys } from '../../../shared/db/keys.ts';
 import {
   NotFoundError,
   RuleViolationError,
@@ -9,6 +11,7 @@ import {
   setSendingAllowed,
   setSendingEnabled,
 } from '../../../shared/organizations/organizations.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   createTemplate,
   deleteTemplate,
@@ -26,10 +29,10 @@ const CONTENT =
   '<p>Hello {{ firstName | default: "friend" }} *|FNAME|*</p><p>{{ coupon }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>';
 
 const setup = async () => {
-  const { deps } = await createTestDeps();
+  const { deps, tableName } = await createTestDeps();
   const org = await createOrganization(deps, { name: 'Templates Inc' });
   await setSendingAllowed(deps, { orgId: org.id }, true);
-  return { deps, orgId: org.id };
+  return { deps, orgId: org.id, tableName };
 };
 
 describe('templates (Templates and rendering)', () => {
@@ -104,6 +107,36 @@ describe('templates (Templates and rendering)', () => {
     expect(
       (await listTemplates(deps, orgId, { page: 1, limit: 10 })).total,
     ).toBe(1);
+  });
+
+  it('leaves campaigns untouched when a template is deleted: they keep their own copy', async () => {
+    // Arrange: a campaign created from the template holds a copy of its content.
+    const { deps, orgId, tableName } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'Base',
+      defaultSubject: 's',
+      content: CONTENT,
+    });
+    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const campaign = {
+      ...keys.campaign(orgId, 'c-1'),
+      id: 'c-1',
+      name: 'Spring',
+      templateId: template.id,
+      subject: 's',
+      content: CONTENT,
+    };
+    await dynamo.send(new PutCommand({ TableName: tableName, Item: campaign }));
+    // Act
+    await deleteTemplate(deps, orgId, template.id);
+    // Assert
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.campaign(orgId, 'c-1'),
+      }),
+    );
+    expect(Item).toEqual(campaign);
   });
 
   it('answers 404 for another organization’s template, for reads and writes', async () => {
