@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { addContact } from '../../../shared/audience/contacts.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import {
   ConflictError,
@@ -8,6 +9,7 @@ import {
   RuleViolationError,
   ValidationError,
 } from '../../../shared/errors.ts';
+import { createList } from '../../../shared/lists/lists.ts';
 import {
   createOrganization,
   setSendingAllowed,
@@ -161,6 +163,21 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
     );
     expect(error).toBeInstanceOf(RuleViolationError);
     expect((error as Error).message).toContain('Spring sale');
+  });
+
+  it('rule 5: a confirmation email is signed by the default address, and carries the postal address', async () => {
+    const { deps, orgId } = await setup();
+    await updateSendingSettings(deps, orgId, {
+      senderEmail: 'news@acme.test',
+      senderName: 'Acme News',
+      postalAddress: '1 Main St',
+    });
+    const list = await createList(deps, orgId, { name: 'Rule 5' });
+    const email = uniqueEmail('rule5');
+    await addContact(deps, orgId, list.id, { email, doubleOptIn: true });
+    const [mail] = await mailTo(email);
+    expect(mail?.from).toBe('"Acme News" <news@acme.test>');
+    expect(mail?.body.html).toContain('1 Main St');
   });
 
   it('applies the sender address rule once a domain is verified, naming both', async () => {
