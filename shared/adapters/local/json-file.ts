@@ -1,12 +1,13 @@
 /**
  * JSON state files shared by local processes (the stack, the admin CLI, test
  * workers): read whole, written atomically (temp file + rename, so a reader
- * never sees half a file), and changed under a lock directory so two
+ * never sees half a file), and changed under a lock (proper-lockfile) so two
  * processes updating the same file do not lose each other's change.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { lock } from 'proper-lockfile';
 
 /** The parsed JSON of a file; undefined when the file does not exist. */
 export const readJsonFile = async (file: string): Promise<unknown> => {
@@ -42,7 +43,6 @@ export const writeJsonFile = async (
 
 /** A lock older than this belongs to a process that died holding it. */
 const STALE_LOCK_MS = 10_000;
-const LOCK_WAIT_MS = 10_000;
 
 /** In-process queues, so calls of one process take turns without polling. */
 const queues = new Map<string, Promise<unknown>>();
@@ -76,38 +76,21 @@ export const updateJsonFile = <T>(
   return next;
 };
 
-/** Holds `${file}.lock` (a directory: mkdir is atomic) while `fn` runs. */
+/**
+ * Holds the file's lock (proper-lockfile: an atomic lock directory, kept
+ * fresh while held, taken over when stale) while `fn` runs.
+ */
 const withLock = async <T>(file: string, fn: () => Promise<T>): Promise<T> => {
-  const lock = `${file}.lock`;
   await mkdir(dirname(file), { recursive: true });
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const since = await stat(lock).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (since > STALE_LOCK_MS) {
-        await rm(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `${file} stays locked (${lock}); remove the lock if no process uses it`,
-        );
-      }
-      await new Promise((resolve) =>
-        setTimeout(resolve, 5 + Math.random() * 10),
-      );
-    }
-  }
+  const release = await lock(file, {
+    // The file itself may not exist yet.
+    realpath: false,
+    stale: STALE_LOCK_MS,
+    retries: { retries: 400, minTimeout: 5, maxTimeout: 50, randomize: true },
+  });
   try {
     return await fn();
   } finally {
-    await rm(lock, { recursive: true, force: true });
+    await release();
   }
 };
