@@ -239,45 +239,17 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     optOut: TopicOptOut,
   ): Promise<boolean> {
-    const { tableName: TableName } = this.table;
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.topicOptOut(orgId, topicId, optOut.email),
-                  _type: 'TopicOptOut',
-                  ...optOut,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName,
-                Key: keys.topic(orgId, topicId),
-                UpdateExpression: 'ADD optOutCount :one',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (failed?.includes(1)) {
-        throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
-          cause: error,
-        });
-      }
-      if (failed?.includes(0)) return false;
-      throw error;
-    }
+    return this.changeOptOut(orgId, topicId, 1, {
+      Put: {
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.topicOptOut(orgId, topicId, optOut.email),
+          _type: 'TopicOptOut',
+          ...optOut,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    });
   }
 
   async removeOptOut(
@@ -285,25 +257,37 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     email: string,
   ): Promise<boolean> {
-    const { tableName: TableName } = this.table;
+    return this.changeOptOut(orgId, topicId, -1, {
+      Delete: {
+        TableName: this.table.tableName,
+        Key: keys.topicOptOut(orgId, topicId, email),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    });
+  }
+
+  /**
+   * Writes or deletes one opt-out and moves the topic's counter by `delta`,
+   * together. False when the opt-out was already in the wanted state.
+   */
+  private async changeOptOut(
+    orgId: string,
+    topicId: string,
+    delta: 1 | -1,
+    optOutWrite: TransactItem,
+  ): Promise<boolean> {
     try {
       await this.table.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Delete: {
-                TableName,
-                Key: keys.topicOptOut(orgId, topicId, email),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
+            optOutWrite,
             {
               Update: {
-                TableName,
+                TableName: this.table.tableName,
                 Key: keys.topic(orgId, topicId),
-                UpdateExpression: 'ADD optOutCount :minusOne',
+                UpdateExpression: 'ADD optOutCount :delta',
                 ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':minusOne': -1 },
+                ExpressionAttributeValues: { ':delta': delta },
               },
             },
           ],
