@@ -33,3 +33,12 @@ export const parse = <S extends v.GenericSchema>(
   const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
   throw new ValidationError(`Invalid request: ${summary}`, details);
 };
+
+/** An email address: trimmed, lower-cased, at most 254 characters. */
+export const EmailAddress = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, 'must be at most 254 characters'),
+  v.email('must be an email address'),
+);

@@ -20,23 +20,23 @@ import {
 } from '../../shared/settings/optin-settings.ts';
 import {
   getSettings,
-  SenderEmail,
   SenderName,
   UpdateSendingBody,
   updateSendingSettings,
 } from '../../shared/settings/settings.ts';
+import { EmailAddress } from '../../shared/validation.ts';
 
 const IdentityParams = idParams('identityId');
 
 const CreateIdentityBody = v.object({
-  senderEmail: SenderEmail,
+  senderEmail: EmailAddress,
   senderName: v.optional(SenderName),
   isDefault: v.optional(v.boolean('must be true or false')),
 });
 
 const UpdateIdentityBody = v.pipe(
   v.object({
-    senderEmail: v.optional(SenderEmail),
+    senderEmail: v.optional(EmailAddress),
     senderName: v.optional(v.nullable(SenderName)),
     isDefault: v.optional(v.boolean('must be true or false')),
   }),

@@ -12,7 +12,6 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
-  ListTablesCommand,
   ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -197,9 +196,4 @@ export const ensureTable = async (
       }),
     );
   }
-};
-
-/** Lists tables: a cheap way to prove the engine answers. */
-export const pingDynamoDb = async (client: DynamoDBClient): Promise<void> => {
-  await client.send(new ListTablesCommand({ Limit: 1 }));
 };

@@ -5,20 +5,13 @@
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
 import type { AdminDeps, Deps } from '../ports.ts';
-import { parse } from '../validation.ts';
+import { EmailAddress, parse } from '../validation.ts';
 import { formatApiKey, hashApiKey, KEY_SECRET_BYTES } from './api-key.ts';
 import { ROLES, type Role } from './model.ts';
 
-const Email = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.email('must be an email address'),
-);
-
 const MemberInput = v.object({
   orgId: v.pipe(v.string(), v.uuid('must be an organization id')),
-  email: Email,
+  email: EmailAddress,
 });
 
 const AddMemberInput = v.object({

@@ -3,20 +3,13 @@
  */
 import * as v from 'valibot';
 import { Id, PageQuery } from '../http/schemas.ts';
+import { EmailAddress } from '../validation.ts';
 import { CONTACT_STATUSES } from './model.ts';
 
 /** Longest first or last name (spec, Limits). */
 export const MAX_NAME_LENGTH = 100;
 /** Most tags one contact line may carry. */
 export const MAX_TAGS_PER_LINE = 50;
-
-const Email = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.toLowerCase(),
-  v.maxLength(254, 'must be at most 254 characters'),
-  v.email('must be an email address'),
-);
 
 const Name = v.pipe(
   v.string('must be a string'),
@@ -62,7 +55,7 @@ const Ip = v.pipe(
 
 /** Body of POST /lists/{listId}/contacts. */
 export const AddContactBody = v.object({
-  email: Email,
+  email: EmailAddress,
   firstName: v.optional(Name),
   lastName: v.optional(Name),
   tags: v.optional(TagNames),
@@ -120,7 +113,7 @@ export const BulkImportBody = v.object({
 
 /** One entry of a bulk import. */
 export const ImportEntry = v.object({
-  email: Email,
+  email: EmailAddress,
   firstName: v.optional(Name),
   lastName: v.optional(Name),
   tags: v.optional(TagNames),

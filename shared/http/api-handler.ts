@@ -208,6 +208,3 @@ export const createApiHandler = (deps: Deps, routes: Route[]) =>
     .use(authenticateAndCount(deps))
     .use(jsonBody())
     .handler(dispatch(deps, routes));
-
-/** The Lambda handler of an endpoint group. */
-export type ApiHandler = ReturnType<typeof createApiHandler>;

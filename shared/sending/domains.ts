@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../observability.ts';
+import { requireOrganization } from '../organizations/organizations.ts';
 import type { Deps } from '../ports.ts';
 import { isVerified, type SendingDomain } from '../settings/model.ts';
 import {
@@ -61,16 +62,6 @@ type DomainDeps = Pick<
   Deps,
   'domains' | 'provider' | 'dns' | 'organizations' | 'clock' | 'ids'
 >;
-
-const requireOrg = async (deps: Pick<Deps, 'organizations'>, orgId: string) => {
-  const org = await deps.organizations.get(orgId);
-  if (!org)
-    throw new NotFoundError(
-      'organization.notFound',
-      `No organization ${orgId}`,
-    );
-  return org;
-};
 
 const requireDomain = async (
   deps: Pick<Deps, 'domains'>,
@@ -174,7 +165,7 @@ export const declareDomain = async (
   orgId: string,
   input: { domain: string },
 ): Promise<DomainView> => {
-  const org = await requireOrg(deps, orgId);
+  const org = await requireOrganization(deps, orgId);
   const name = input.domain;
   // 1. The provider first: nothing is stored if it is unreachable.
   const provider = await deps.provider.createDomain(
@@ -247,7 +238,7 @@ export const verifyDomain = async (
   domainId: string,
 ): Promise<DomainView> => {
   // 1. The provider's answer, or 503.
-  const org = await requireOrg(deps, orgId);
+  const org = await requireOrganization(deps, orgId);
   const stored = await requireDomain(deps, orgId, domainId);
   const provider = await readProvider(deps, stored);
   if (!provider) {

@@ -13,6 +13,7 @@ import {
   renderText,
 } from '../rendering/engine.ts';
 import { type ReadinessDeps, readinessOf } from '../sending/readiness.ts';
+import { EmailAddress } from '../validation.ts';
 import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
 import { senderFor } from './sender.ts';
 
@@ -43,12 +44,7 @@ export const UpdateOptinBody = v.pipe(
 
 /** Body of POST /settings/optin/test-send. */
 export const OptinTestSendBody = v.object({
-  email: v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    v.toLowerCase(),
-    v.email('must be an email address'),
-  ),
+  email: EmailAddress,
   subject: v.optional(Subject),
   content: v.optional(Content),
 });

@@ -2,14 +2,16 @@
  * Application logic of GET /settings and PATCH /settings/sending.
  */
 import * as v from 'valibot';
-import { NotFoundError, RuleViolationError } from '../errors.ts';
+import { RuleViolationError } from '../errors.ts';
 import type { Organization } from '../organizations/model.ts';
+import { requireOrganization } from '../organizations/organizations.ts';
 import type { Deps } from '../ports.ts';
 import {
   type Readiness,
   type ReadinessDeps,
   readinessOf,
 } from '../sending/readiness.ts';
+import { EmailAddress } from '../validation.ts';
 import { changeBook, refuseIfCampaignsUse } from './identities.ts';
 import type { Identity } from './model.ts';
 import type { OptinSettings } from './optin.ts';
@@ -18,14 +20,6 @@ import {
   defaultIdentityOf,
   effectiveSenderOf,
 } from './sender.ts';
-
-const Email = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.toLowerCase(),
-  v.maxLength(254, 'must be at most 254 characters'),
-  v.email('must be an email address'),
-);
 
 /** A sender's display name. */
 export const SenderName = v.pipe(
@@ -38,13 +32,10 @@ export const SenderName = v.pipe(
   ),
 );
 
-/** An email address of the address book. */
-export const SenderEmail = Email;
-
 /** Body of PATCH /settings/sending: left out = unchanged, null = cleared. */
 export const UpdateSendingBody = v.pipe(
   v.object({
-    senderEmail: v.optional(v.nullable(Email)),
+    senderEmail: v.optional(v.nullable(EmailAddress)),
     senderName: v.optional(v.nullable(SenderName)),
     postalAddress: v.optional(
       v.nullable(
@@ -78,22 +69,12 @@ export interface SettingsView {
 type SettingsDeps = ReadinessDeps &
   Pick<Deps, 'optinSettings' | 'endpoints' | 'campaignReferences' | 'ids'>;
 
-const requireOrg = async (deps: Pick<Deps, 'organizations'>, orgId: string) => {
-  const org = await deps.organizations.get(orgId);
-  if (!org)
-    throw new NotFoundError(
-      'organization.notFound',
-      `No organization ${orgId}`,
-    );
-  return org;
-};
-
 /** GET /settings: sending, opt-in and readiness. */
 export const getSettings = async (
   deps: SettingsDeps,
   orgId: string,
 ): Promise<SettingsView> => {
-  const org = await requireOrg(deps, orgId);
+  const org = await requireOrganization(deps, orgId);
   return settingsOf(deps, org);
 };
 
@@ -132,7 +113,7 @@ export const updateSendingSettings = async (
   orgId: string,
   input: UpdateSendingInput,
 ): Promise<SettingsView> => {
-  const org = await requireOrg(deps, orgId);
+  const org = await requireOrganization(deps, orgId);
   if (input.senderEmail) {
     checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
   }
@@ -196,5 +177,5 @@ export const updateSendingSettings = async (
       input.postalAddress || null,
     );
   }
-  return settingsOf(deps, await requireOrg(deps, org.id));
+  return settingsOf(deps, await requireOrganization(deps, org.id));
 };

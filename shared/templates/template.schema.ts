@@ -3,6 +3,7 @@
  */
 import * as v from 'valibot';
 import { Id } from '../http/schemas.ts';
+import { EmailAddress } from '../validation.ts';
 
 /** Largest template HTML: a DynamoDB item holds at most 400 KB. */
 export const MAX_CONTENT_BYTES = 300_000;
@@ -75,11 +76,6 @@ export const RenderBody = v.object({
 
 /** Body of POST /templates/{templateId}/test-send. */
 export const TestSendBody = v.object({
-  email: v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    v.toLowerCase(),
-    v.email('must be an email address'),
-  ),
+  email: EmailAddress,
   variables: v.optional(MergeValues, {}),
 });
