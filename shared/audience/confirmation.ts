@@ -12,8 +12,7 @@ import { logger } from '../observability.ts';
 import type { Deps } from '../ports.ts';
 import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
 import type { Blocker } from '../sending/readiness.ts';
-import { type ReadinessDeps, readinessOf } from '../sending/readiness.ts';
-import { senderFor } from '../settings/sender.ts';
+import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
 
@@ -38,7 +37,7 @@ export const sendConfirmation = async (
   // 1. The guards of every send to contacts.
   const org = await deps.organizations.get(orgId);
   if (!org) throw new Error(`organization ${orgId} vanished`);
-  const readiness = await readinessOf(deps, org);
+  const { readiness, sender } = await sendingStateOf(deps, org);
   if (!readiness.ready) {
     return { status: 'blocked', blockers: readiness.blockers };
   }
@@ -75,7 +74,7 @@ export const sendConfirmation = async (
   try {
     // Signed by the default identity (spec, rule 5), through the tenant.
     await deps.mailer.send({
-      ...(await senderFor(deps, org)),
+      ...sender,
       to: contact.email,
       subject,
       html,

@@ -4,7 +4,16 @@
  */
 import type { Organization } from '../organizations/model.ts';
 import type { Deps } from '../ports.ts';
-import { isOnDomain, isVerified } from '../settings/model.ts';
+import {
+  type IdentityBook,
+  isOnDomain,
+  isVerified,
+} from '../settings/model.ts';
+import {
+  defaultIdentityOf,
+  type Sender,
+  senderOf,
+} from '../settings/sender.ts';
 import { currentIsolation } from './isolation.ts';
 import type { DkimStatus } from './provider.ts';
 
@@ -129,21 +138,33 @@ export type ReadinessDeps = Pick<
   | 'identities'
   | 'clock'
   | 'providerStatusTtlSeconds'
+  | 'endpoints'
 >;
 
-/** Gathers the facts of one organization and computes its readiness. */
-export const readinessOf = async (
+/** An organization's sending state: each source read once. */
+export interface SendingState {
+  readiness: Readiness;
+  book: IdentityBook;
+  /** The From and the tenant of a send to contacts. */
+  sender: Sender;
+}
+
+/**
+ * Gathers the facts of one organization (application switch, isolation,
+ * domains, address book) and derives its readiness and its sender.
+ */
+export const sendingStateOf = async (
   deps: ReadinessDeps,
   organization: Organization,
-): Promise<Readiness> => {
+): Promise<SendingState> => {
   const [app, isolation, domains, book] = await Promise.all([
     deps.appSettings.get(),
     currentIsolation(deps, organization),
     deps.domains.list(organization.id),
     deps.identities.getBook(organization.id),
   ]);
-  const defaultIdentity = book.identities.find((i) => i.id === book.defaultId);
-  return computeReadiness({
+  const defaultIdentity = defaultIdentityOf(book);
+  const readiness = computeReadiness({
     appSendingEnabled: app.sendingEnabled,
     organizationAllowed: organization.sendingAllowed,
     providerSuspended: isolation?.sendingStatus === 'DISABLED',
@@ -151,4 +172,18 @@ export const readinessOf = async (
     domains,
     ...(defaultIdentity ? { defaultSender: defaultIdentity.senderEmail } : {}),
   });
+  const sender = senderOf({
+    orgId: organization.id,
+    book,
+    domains,
+    provisioned: isolation?.provisioning === 'provisioned',
+    appFromAddress: deps.endpoints.appFromAddress,
+  });
+  return { readiness, book, sender };
 };
+
+/** The readiness object of one organization. */
+export const readinessOf = async (
+  deps: ReadinessDeps,
+  organization: Organization,
+): Promise<Readiness> => (await sendingStateOf(deps, organization)).readiness;

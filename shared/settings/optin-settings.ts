@@ -12,10 +12,9 @@ import {
   renderTemplate,
   renderText,
 } from '../rendering/engine.ts';
-import { type ReadinessDeps, readinessOf } from '../sending/readiness.ts';
+import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import { EmailAddress } from '../validation.ts';
 import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
-import { senderFor } from './sender.ts';
 
 const Subject = v.pipe(
   v.string('must be a string'),
@@ -110,7 +109,7 @@ export const testSendOptin = async (
       'organization.notFound',
       `No organization ${orgId}`,
     );
-  const readiness = await readinessOf(deps, org);
+  const { readiness, sender } = await sendingStateOf(deps, org);
   if (readiness.blockers.includes('sending_disabled'))
     return { status: 'blocked', to };
   if (!readiness.ready) return { status: 'not_allowed', to };
@@ -144,7 +143,7 @@ export const testSendOptin = async (
   );
   try {
     await deps.mailer.send({
-      ...(await senderFor(deps, org)),
+      ...sender,
       to,
       subject: `[Test] ${subject}`,
       html,

@@ -3,8 +3,6 @@
  * application's own address when the book is empty (spec, rule 5).
  */
 import { RuleViolationError } from '../errors.ts';
-import type { Organization } from '../organizations/model.ts';
-import type { Deps } from '../ports.ts';
 import { tenantNameOf } from '../sending/isolation.ts';
 import {
   type Identity,
@@ -35,30 +33,35 @@ export const effectiveSenderOf = (
   return identity ? formatSender(identity) : appFromAddress;
 };
 
+/** The From and the tenant of a send to contacts. */
+export interface Sender {
+  from: string;
+  tenantName?: string;
+}
+
 /**
- * The From and the tenant of a send to contacts: the default identity (or
- * the application address). The organization's tenant goes with it when
- * the isolation is provisioned and the From is on one of the organization's
- * verified domains: SES sends through a tenant only with its own identities.
+ * The From of a send to contacts: the default identity, or the application
+ * address. The organization's tenant goes with it when the isolation is
+ * provisioned and the From is on one of the organization's verified domains:
+ * SES sends through a tenant only with the tenant's own identities.
  */
-export const senderFor = async (
-  deps: Pick<Deps, 'identities' | 'domains' | 'endpoints'>,
-  org: Organization,
-): Promise<{ from: string; tenantName?: string }> => {
-  const [book, domains] = await Promise.all([
-    deps.identities.getBook(org.id),
-    deps.domains.list(org.id),
-  ]);
-  const identity = defaultIdentityOf(book);
+export const senderOf = (facts: {
+  orgId: string;
+  book: IdentityBook;
+  domains: SendingDomain[];
+  provisioned: boolean;
+  appFromAddress: string;
+}): Sender => {
+  const identity = defaultIdentityOf(facts.book);
   const onOwnDomain =
     identity !== undefined &&
-    domains.some(
+    facts.domains.some(
       (d) => isVerified(d) && isOnDomain(identity.senderEmail, d.domain),
     );
   return {
-    from: effectiveSenderOf(book, deps.endpoints.appFromAddress),
-    ...(org.isolation?.provisioning === 'provisioned' && onOwnDomain
-      ? { tenantName: tenantNameOf(org.id) }
+    from: effectiveSenderOf(facts.book, facts.appFromAddress),
+    ...(facts.provisioned && onOwnDomain
+      ? { tenantName: tenantNameOf(facts.orgId) }
       : {}),
   };
 };

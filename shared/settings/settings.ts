@@ -9,7 +9,7 @@ import type { Deps } from '../ports.ts';
 import {
   type Readiness,
   type ReadinessDeps,
-  readinessOf,
+  sendingStateOf,
 } from '../sending/readiness.ts';
 import { EmailAddress } from '../validation.ts';
 import { changeBook, refuseIfCampaignsUse } from './identities.ts';
@@ -82,11 +82,11 @@ const settingsOf = async (
   deps: SettingsDeps,
   org: Organization,
 ): Promise<SettingsView> => {
-  const [book, optin, readiness] = await Promise.all([
-    deps.identities.getBook(org.id),
+  const [{ book, readiness }, optin] = await Promise.all([
+    sendingStateOf(deps, org),
     deps.optinSettings.get(org.id),
-    readinessOf(deps, org),
   ]);
+
   const identity = defaultIdentityOf(book);
   return {
     sending: {
