@@ -49,6 +49,9 @@ const CONSENT_FIELDS = [
 ] as const;
 const RETRIES_ON_CONFLICT = 3;
 
+/** Distinct tag names one import may name (each new one is a write). */
+export const MAX_TAGS_PER_IMPORT = 100;
+
 /**
  * Imports contacts into a list and reports line by line.
  *
@@ -75,6 +78,7 @@ export const importContacts = async (
   // 2. Each line on its own: a bad line rejects only itself.
   const errors: ImportError[] = [];
   const merged = new Map<string, MergedLine>();
+  const tagKeys = new Set<string>();
   lines.forEach((line, index) => {
     const checked = checkLine(line);
     if ('reason' in checked) {
@@ -82,6 +86,19 @@ export const importContacts = async (
       return;
     }
     const entry = checked.entry;
+    // Each new tag is a write of its own: bound them, line by line.
+    const newKeys = new Set(
+      (entry.tags ?? []).map(tagNameKey).filter((key) => !tagKeys.has(key)),
+    );
+    if (tagKeys.size + newKeys.size > MAX_TAGS_PER_IMPORT) {
+      errors.push({
+        index,
+        email: entry.email,
+        reason: `tags: one import names at most ${MAX_TAGS_PER_IMPORT} distinct tags; import this line in another batch`,
+      });
+      return;
+    }
+    for (const key of newKeys) tagKeys.add(key);
     const previous = merged.get(entry.email);
     merged.set(
       entry.email,

@@ -110,8 +110,7 @@ export const createPublicHandler = (deps: Deps, routes: Route[]) => {
         ? parse(found.query, event.queryStringParameters ?? {})
         : undefined;
       const result = await found.handle(deps, {
-        // Public routes have no caller; their handlers never read it.
-        caller: undefined as never,
+        caller: undefined,
         params,
         query,
         body: undefined,

@@ -24,9 +24,14 @@ type AnySchema = v.GenericSchema;
 type Parsed<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
 
 /** What a route's handler receives: the caller and the validated input. */
-export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {
-  /** The key's caller; absent on public routes only. */
-  caller: Caller;
+export interface RouteRequest<
+  P = unknown,
+  Q = unknown,
+  B = unknown,
+  C extends Caller | undefined = Caller | undefined,
+> {
+  /** The key's caller; public routes have none. */
+  caller: C;
   params: P;
   query: Q;
   body: B;
@@ -47,22 +52,31 @@ export interface Route {
   handle(deps: Deps, request: RouteRequest): Promise<HttpResult>;
 }
 
-/** Declares a route, typing its handler's input from its schemas. */
+/**
+ * Declares a route, typing its handler's input from its schemas, and its
+ * caller from its role: a keyed route always has one, a public route none.
+ */
 export const route = <
+  R extends MinimumRole,
   P extends AnySchema | undefined = undefined,
   Q extends AnySchema | undefined = undefined,
   B extends AnySchema | undefined = undefined,
 >(definition: {
   method: HttpMethod;
   path: string;
-  role: MinimumRole;
+  role: R;
   summary: string;
   params?: P;
   query?: Q;
   body?: B;
   handle(
     deps: Deps,
-    request: RouteRequest<Parsed<P>, Parsed<Q>, Parsed<B>>,
+    request: RouteRequest<
+      Parsed<P>,
+      Parsed<Q>,
+      Parsed<B>,
+      R extends 'public' ? undefined : Caller
+    >,
   ): Promise<HttpResult>;
 }): Route => definition as Route;
 

@@ -202,6 +202,35 @@ describe('bulk import (Audience: bulk import)', () => {
     ]);
   });
 
+  it('rejects only the lines that would bring an import past 100 distinct tags', async () => {
+    const { deps, orgId, listId, all } = await setup();
+    // Lines 0 and 1 name 50 tags each (100 in all); line 2 a 101st.
+    const fifty = (prefix: string) =>
+      Array.from({ length: 50 }, (_, t) => `${prefix}-${t}`);
+    const lines = [
+      { email: 'many0@example.test', tags: fifty('a') },
+      { email: 'many1@example.test', tags: fifty('b') },
+      { email: 'many2@example.test', tags: ['c'] },
+      { email: 'many3@example.test', tags: ['a-1', 'B-2'] },
+    ];
+    const report = await importContacts(deps, orgId, listId, lines);
+    expect(report).toMatchObject({ created: 3, rejected: 1 });
+    expect(report.errors).toEqual([
+      {
+        index: 2,
+        email: 'many2@example.test',
+        reason: expect.stringMatching(
+          /^tags: one import names at most 100 distinct tags/,
+        ),
+      },
+    ]);
+    expect((await all()).map((c) => c.email)).toEqual([
+      'many0@example.test',
+      'many1@example.test',
+      'many3@example.test',
+    ]);
+  });
+
   it('applies the status on creation only, defaulting to subscribed', async () => {
     const { deps, orgId, listId, one } = await setup();
     await importContacts(deps, orgId, listId, [
