@@ -42,3 +42,66 @@ export const EmailAddress = v.pipe(
   v.maxLength(254, 'must be at most 254 characters'),
   v.email('must be an email address'),
 );
+
+/** The UTF-8 size of a string, in bytes: what a stored item really costs. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text);
+
+/** True when the string holds a UTF-16 surrogate without its pair. */
+export const hasLoneSurrogate = (text: string): boolean =>
+  LONE_SURROGATE.test(text);
+
+const LONE_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+// C0 controls, DEL, C1 controls (NEL U+0085 among them), and the Unicode
+// line and paragraph separators: none belongs in a one-line value.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this regex exists to find them
+const LINE_BREAKING_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// In multi-line text, tab, LF and CR are fine; other controls are not.
+const CONTROL_BUT_LINE_BREAKS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: this regex exists to find them
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * A one-line text a person typed (a name, a subject): no control character,
+ * no line break of any kind, no lone surrogate, at most `maxBytes` bytes of
+ * UTF-8. Such values reach mail headers, so CR/LF/NUL must never get in.
+ */
+export const lineText = (maxBytes: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.check(
+      (text) => !LINE_BREAKING_OR_CONTROL.test(text),
+      'must not contain control characters or line breaks',
+    ),
+    v.check(
+      (text) => !hasLoneSurrogate(text),
+      'must be valid Unicode (no lone surrogate)',
+    ),
+    v.check(
+      (text) => utf8Bytes(text) <= maxBytes,
+      `must be at most ${maxBytes} bytes of UTF-8`,
+    ),
+  );
+
+/**
+ * A multi-line text (HTML, a description): tabs and line breaks allowed,
+ * other control characters and lone surrogates refused, at most `maxBytes`
+ * bytes of UTF-8 (limits are in bytes: a DynamoDB item holds 400 KB).
+ */
+export const multilineText = (maxBytes: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.check(
+      (text) => !CONTROL_BUT_LINE_BREAKS.test(text),
+      'must not contain control characters',
+    ),
+    v.check(
+      (text) => !hasLoneSurrogate(text),
+      'must be valid Unicode (no lone surrogate)',
+    ),
+    v.check(
+      (text) => utf8Bytes(text) <= maxBytes,
+      `must be at most ${maxBytes} bytes of UTF-8`,
+    ),
+  );
