@@ -56,7 +56,7 @@ export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super(
       'rateLimit.exceeded',
-      `Rate limit exceeded: at most 120 requests per minute per key; retry in ${retryAfterSeconds} s`,
+      `Rate limit exceeded: at most 120 requests per key in any 60 seconds; retry in ${retryAfterSeconds} s`,
     );
   }
 }

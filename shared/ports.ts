@@ -69,13 +69,24 @@ export interface AccessRepository {
   revokeKey(keyId: string, at: Date): Promise<boolean>;
 }
 
-/** Fixed-window request counters, shared by every container. */
+/**
+ * Rolling-window request admission, shared by every container: a request
+ * is admitted only if fewer than `limit` requests of the key were admitted
+ * in the `windowMs` before it (exact across containers).
+ */
 export interface RateLimitCounter {
   /**
-   * Counts one request of `keyId` in the window starting at `windowStart`
-   * (epoch ms) and returns the window's count including this request.
+   * Admits one request of `keyId` at `now` (epoch ms) or refuses it; a
+   * refused request consumes nothing. Returns the decision and the instants
+   * (epoch ms, ascending) of the key's admitted requests still in the window
+   * ending at `now`, this one included when admitted.
    */
-  hit(keyId: string, windowStart: number, expiresAt: Date): Promise<number>;
+  admit(
+    keyId: string,
+    now: number,
+    windowMs: number,
+    limit: number,
+  ): Promise<{ admitted: boolean; inWindow: number[] }>;
 }
 
 /** The API key registration of the edge (API Gateway usage plan). */

@@ -1,44 +1,51 @@
 /**
- * Application logic: the per-key request rate, counted in fixed one-minute
- * windows shared by every container (so the limit is exact, locally and on
- * AWS alike).
+ * Application logic: the per-key request rate, 120 requests in any rolling
+ * 60 seconds (as Kit's API counts), exact across every container, locally
+ * and on AWS alike.
  */
 import type { Deps } from '../ports.ts';
 
-/** Requests allowed per key and minute (spec, Limits). */
+/** Requests allowed per key in any rolling window (spec, Limits). */
 export const REQUESTS_PER_MINUTE = 120;
-const WINDOW_MS = 60_000;
+/** The rolling window, in milliseconds. */
+export const WINDOW_MS = 60_000;
 
-/** What the caller may still do in the current window. */
+/** What the caller may still do, as the RateLimit headers say it. */
 export interface RateLimitState {
   limit: number;
+  /** Requests the key may still make right now. */
   remaining: number;
-  /** Seconds until the window resets. */
+  /**
+   * Seconds until one more request is allowed: until the oldest admitted
+   * request in the window leaves it (with none, the full window).
+   */
   resetSeconds: number;
   allowed: boolean;
 }
 
 /**
- * Counts one request of the key and tells whether it is within the limit.
- * Refused requests count too, so hammering does not reopen the window.
+ * Admits one request of the key if fewer than 120 were admitted in the
+ * 60 seconds before it. A refused request consumes nothing: the window
+ * rolls on by itself, so hammering never extends a wait.
  */
 export const consumeRequest = async (
   deps: Pick<Deps, 'rateLimits' | 'clock'>,
   keyId: string,
 ): Promise<RateLimitState> => {
   const now = deps.clock.now().getTime();
-  const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  const windowEnd = windowStart + WINDOW_MS;
-  // Keep the counter a little past its window; TTL deletion is lazy anyway.
-  const count = await deps.rateLimits.hit(
+  const { admitted, inWindow } = await deps.rateLimits.admit(
     keyId,
-    windowStart,
-    new Date(windowEnd + WINDOW_MS),
+    now,
+    WINDOW_MS,
+    REQUESTS_PER_MINUTE,
   );
+  const oldest = inWindow[0];
+  const untilOldestLeaves =
+    oldest === undefined ? WINDOW_MS : oldest + WINDOW_MS - now;
   return {
     limit: REQUESTS_PER_MINUTE,
-    remaining: Math.max(0, REQUESTS_PER_MINUTE - count),
-    resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
-    allowed: count <= REQUESTS_PER_MINUTE,
+    remaining: Math.max(0, REQUESTS_PER_MINUTE - inWindow.length),
+    resetSeconds: Math.max(1, Math.ceil(untilOldestLeaves / 1000)),
+    allowed: admitted,
   };
 };

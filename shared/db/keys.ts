@@ -36,11 +36,8 @@ export const keys = {
   }),
   /** An API key by id: the key value carries the id, so one read resolves it. */
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
-  /** The request counter of one key for one fixed one-minute window. */
-  rateWindow: (keyId: string, windowStart: number): Key => ({
-    PK: `RATE#${keyId}#${windowStart}`,
-    SK: 'RATE',
-  }),
+  /** The rolling request log of one key (the last admitted instants). */
+  rateLog: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
   /** Application-wide settings (sending switch). */
   appSettings: (): Key => ({ PK: 'APP', SK: 'SETTINGS' }),
   /** One list of an organization. */

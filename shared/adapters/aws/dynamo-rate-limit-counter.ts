@@ -1,44 +1,110 @@
 /**
- * Driven adapter: per-key request counters, one item per key and window,
- * incremented atomically so every container sees the same count.
+ * Driven adapter: an exact rolling-window rate limit, one item per key.
+ *
+ * The item holds `limit` slots (`t0` … `t<limit-1>`), each the instant of
+ * an admitted request. A request is admitted by writing its instant into a
+ * slot whose instant has left the window (or that was never used), and the
+ * write is conditional on exactly that. So a slot never holds two requests
+ * of the same window, and any window holds at most `limit` admissions,
+ * whatever the containers and the interleaving: exact, not approximate.
+ *
+ * Each container remembers the last item it saw and picks a free slot at
+ * random from it, so concurrent requests rarely aim at the same slot. With
+ * a fresh memory an admission is one UpdateItem; a refusal the memory
+ * already proves costs nothing (slots only ever get newer); a stale memory
+ * costs a failed conditional write, which returns the current item
+ * (ReturnValuesOnConditionCheckFailure) for the next try.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../../db/keys.ts';
 import type { RateLimitCounter } from '../../ports.ts';
 import { type DynamoTable, epochSeconds } from './dynamo-table.ts';
 
-/** Fixed-window counters with `ADD`, expired by TTL. */
+/** The instants in a key's slots, as a container last saw them. */
+type Slots = (number | undefined)[];
+
+/**
+ * Tries before a request that keeps losing races for the last free slots
+ * is refused; each lost race means another request of the key got in.
+ */
+const MAX_ATTEMPTS = 12;
+
+const slotName = (index: number) => `t${index}`;
+
+const slotsOf = (
+  item: Record<string, unknown> | undefined,
+  limit: number,
+): Slots =>
+  Array.from({ length: limit }, (_, i) => {
+    const value = item?.[slotName(i)];
+    return typeof value === 'number' ? value : undefined;
+  });
+
+const inWindowOf = (slots: Slots, cutoff: number) =>
+  slots
+    .filter((t): t is number => t !== undefined && t > cutoff)
+    .sort((a, b) => a - b);
+
+/** Rolling-window admissions on one DynamoDB item per key. */
 export class DynamoRateLimitCounter implements RateLimitCounter {
+  private readonly seen = new Map<string, Slots>();
+
   constructor(private readonly table: DynamoTable) {}
 
-  async hit(
+  async admit(
     keyId: string,
-    windowStart: number,
-    expiresAt: Date,
-  ): Promise<number> {
-    const { Attributes } = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.rateWindow(keyId, windowStart),
-        UpdateExpression:
-          'ADD #count :one SET #ttl = if_not_exists(#ttl, :ttl), #type = :type',
-        ExpressionAttributeNames: {
-          '#count': 'count',
-          '#ttl': 'ttl',
-          '#type': '_type',
-        },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':ttl': epochSeconds(expiresAt),
-          ':type': 'RateWindow',
-        },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    const count = Attributes?.count;
-    if (typeof count !== 'number') {
-      throw new Error('DynamoDB did not return the updated request count');
+    now: number,
+    windowMs: number,
+    limit: number,
+  ): Promise<{ admitted: boolean; inWindow: number[] }> {
+    const cutoff = now - windowMs;
+    let slots = this.seen.get(keyId) ?? slotsOf(undefined, limit);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const free = slots.flatMap((t, i) =>
+        t === undefined || t <= cutoff ? [i] : [],
+      );
+      // Every slot holds a request of the window: refuse, consuming nothing.
+      const index = free[Math.floor(Math.random() * free.length)];
+      if (index === undefined) {
+        return { admitted: false, inWindow: inWindowOf(slots, cutoff) };
+      }
+      try {
+        const { Attributes } = await this.table.client.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: keys.rateLog(keyId),
+            UpdateExpression: 'SET #slot = :now, #ttl = :ttl, #type = :type',
+            ConditionExpression:
+              'attribute_not_exists(#slot) OR #slot <= :cutoff',
+            ExpressionAttributeNames: {
+              '#slot': slotName(index),
+              '#ttl': 'ttl',
+              '#type': '_type',
+            },
+            ExpressionAttributeValues: {
+              ':now': now,
+              ':cutoff': cutoff,
+              // Worthless once its newest request has left the window.
+              ':ttl': epochSeconds(new Date(now + 2 * windowMs)),
+              ':type': 'RateLog',
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        slots = slotsOf(Attributes, limit);
+        this.seen.set(keyId, slots);
+        return { admitted: true, inWindow: inWindowOf(slots, cutoff) };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // Another request took that slot meanwhile: go on from the state
+        // DynamoDB returned with the failure.
+        slots = slotsOf(error.Item ? unmarshall(error.Item) : undefined, limit);
+        this.seen.set(keyId, slots);
+      }
     }
-    return count;
+    return { admitted: false, inWindow: inWindowOf(slots, cutoff) };
   }
 }

@@ -1,20 +1,42 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { consumeRequest } from '../../../shared/access/rate-limit.ts';
+import { DynamoRateLimitCounter } from '../../../shared/adapters/aws/dynamo-rate-limit-counter.ts';
 import type { Deps } from '../../../shared/ports.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
 import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
 
-describe('the per-key rate limit (Limits), on the embedded DynamoDB', () => {
-  let deps: Deps;
-  const clock = fixedClock('2026-11-22T10:00:00.000Z');
+/**
+ * Two containers: each has its own limiter (and its own memory of the
+ * log), both on the same table and the same clock.
+ */
+const twoContainers = async (clock: ReturnType<typeof fixedClock>) => {
+  const { deps, tableName } = await createTestDeps({ clock });
+  const table = { client: localDynamo(inject('dynamodbEndpoint')), tableName };
+  const other: Pick<Deps, 'rateLimits' | 'clock'> = {
+    clock,
+    rateLimits: new DynamoRateLimitCounter(table),
+  };
+  return [deps, other] as const;
+};
 
-  beforeAll(async () => {
-    ({ deps } = await createTestDeps({ clock }));
+// A clock in the future: DynamoDB Local really deletes items whose TTL is
+// past, and the log's TTL follows the clock.
+describe('the per-key rate limit (Limits), on the embedded DynamoDB', () => {
+  let clock: ReturnType<typeof fixedClock>;
+  let a: Pick<Deps, 'rateLimits' | 'clock'>;
+  let b: Pick<Deps, 'rateLimits' | 'clock'>;
+
+  beforeEach(async () => {
+    clock = fixedClock('2030-01-07T10:00:00.000Z');
+    [a, b] = await twoContainers(clock);
   });
 
-  it('allows exactly 120 requests in a minute and refuses the 121st', async () => {
-    // Act: 121 concurrent requests, as many containers would send them.
+  it('allows exactly 120 concurrent requests and refuses the 121st', async () => {
+    // Act: 121 concurrent requests, half from each container.
     const states = await Promise.all(
-      Array.from({ length: 121 }, () => consumeRequest(deps, 'key-a')),
+      Array.from({ length: 121 }, (_, i) =>
+        consumeRequest(i % 2 ? a : b, 'key-a'),
+      ),
     );
     // Assert
     expect(states.filter((s) => s.allowed)).toHaveLength(120);
@@ -22,18 +44,67 @@ describe('the per-key rate limit (Limits), on the embedded DynamoDB', () => {
     expect(Math.min(...states.map((s) => s.remaining))).toBe(0);
   });
 
-  it('opens a new window at the next minute, and counts keys apart', async () => {
-    clock.set('2026-11-22T10:00:59.000Z');
-    const last = await consumeRequest(deps, 'key-a');
-    const other = await consumeRequest(deps, 'key-b');
-    clock.set('2026-11-22T10:01:00.000Z');
-    const next = await consumeRequest(deps, 'key-a');
-    expect(last).toMatchObject({ allowed: false, resetSeconds: 1 });
-    expect(other).toMatchObject({ allowed: true, remaining: 119 });
-    expect(next).toMatchObject({
+  it('A9: 120 per key in any 60 seconds, across a minute boundary and two containers', async () => {
+    // Arrange: 120 requests in the last seconds of a calendar minute.
+    clock.set('2030-01-07T10:00:50.000Z');
+    for (let i = 0; i < 120; i++) {
+      const state = await consumeRequest(i % 2 ? a : b, 'key-a');
+      expect(state.allowed).toBe(true);
+    }
+    // Act: the next minute begins; both containers try again.
+    clock.set('2030-01-07T10:01:00.500Z');
+    const fromA = await consumeRequest(a, 'key-a');
+    const fromB = await consumeRequest(b, 'key-a');
+    // Assert: refused, and told to wait until 10:01:50, when the oldest leaves.
+    expect(fromA).toMatchObject({ allowed: false, remaining: 0 });
+    expect(fromB).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      resetSeconds: 50,
+    });
+  });
+
+  it('admits again exactly when the oldest request leaves the window, one for one', async () => {
+    // Arrange: one request at :00, 119 at :30.
+    await consumeRequest(a, 'key-a');
+    clock.set('2030-01-07T10:00:30.000Z');
+    for (let i = 0; i < 119; i++) await consumeRequest(b, 'key-a');
+    // Act and assert
+    clock.set('2030-01-07T10:00:59.999Z');
+    expect(await consumeRequest(a, 'key-a')).toMatchObject({
+      allowed: false,
+      resetSeconds: 1,
+    });
+    clock.set('2030-01-07T10:01:00.000Z');
+    const reopened = await consumeRequest(a, 'key-a');
+    const next = await consumeRequest(b, 'key-a');
+    expect(reopened).toMatchObject({
+      allowed: true,
+      remaining: 0,
+      resetSeconds: 30,
+    });
+    expect(next).toMatchObject({ allowed: false, resetSeconds: 30 });
+  });
+
+  it('refused requests consume nothing, and keys count apart', async () => {
+    // Arrange: the key is full at :00.
+    await Promise.all(
+      Array.from({ length: 120 }, () => consumeRequest(a, 'key-a')),
+    );
+    // Act: hammering while refused.
+    clock.set('2030-01-07T10:00:40.000Z');
+    for (let i = 0; i < 30; i++) {
+      expect((await consumeRequest(b, 'key-a')).allowed).toBe(false);
+    }
+    const other = await consumeRequest(a, 'key-b');
+    clock.set('2030-01-07T10:01:00.000Z');
+    const after = await consumeRequest(b, 'key-a');
+    // Assert
+    expect(other).toMatchObject({
       allowed: true,
       remaining: 119,
       resetSeconds: 60,
     });
+    expect(after).toMatchObject({ allowed: true });
   });
 });

@@ -1,4 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import {
   DynamoDBDocumentClient,
@@ -7,6 +10,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
@@ -67,7 +71,25 @@ const storeKey = (
       ...extra,
     },
   });
-  dynamoMock.on(UpdateCommand).resolves({ Attributes: { count } });
+  // The key's rolling log: `count` admissions, the oldest at 10:00:00.
+  const log = (admitted: number) =>
+    Object.fromEntries(
+      Array.from({ length: admitted }, (_, i) => [
+        `t${i}`,
+        Date.parse('2026-11-22T10:00:00.000Z') + i,
+      ]),
+    );
+  if (count <= 120) {
+    dynamoMock.on(UpdateCommand).resolves({ Attributes: log(count) });
+  } else {
+    dynamoMock.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: {},
+        Item: marshall(log(120)),
+      }),
+    );
+  }
 };
 
 const noLists = () =>
@@ -168,7 +190,7 @@ describe('the request pipeline', () => {
     });
   });
 
-  describe('rate limit (Limits: 120 requests per minute per key)', () => {
+  describe('rate limit (Limits: 120 requests per key in any 60 seconds)', () => {
     it('sends RateLimit headers on a success', async () => {
       storeKey('owner', {}, 7);
       noLists();
@@ -206,7 +228,7 @@ describe('the request pipeline', () => {
       expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
     });
 
-    it('counts the request in the window of the current minute', async () => {
+    it('counts the request in the rolling log of its key', async () => {
       storeKey('owner');
       noLists();
       await handlerOf('lists', fixedClock('2026-11-22T10:07:30.000Z'))(
@@ -214,9 +236,7 @@ describe('the request pipeline', () => {
         lambdaContext(),
       );
       const [count] = dynamoMock.commandCalls(UpdateCommand);
-      expect(count?.args[0].input.Key).toEqual(
-        keys.rateWindow(KEY_ID, Date.parse('2026-11-22T10:07:00.000Z')),
-      );
+      expect(count?.args[0].input.Key).toEqual(keys.rateLog(KEY_ID));
     });
   });
 
