@@ -12,6 +12,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import * as contentType from 'content-type';
 import { createAuthenticator } from '../access/authenticate.ts';
 import { type Caller, roleAtLeast } from '../access/model.ts';
 import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
@@ -110,35 +111,69 @@ const authenticateAndCount = (deps: Deps): Middleware => {
 };
 
 /**
- * Step 3: JSON bodies through @middy/http-json-body-parser. A request
- * without a body skips it (a body is optional on some POSTs); the parser's
- * failures become our errors: 415 for another media type, 400 for bad JSON.
+ * The media type of a body, decided here: JSON (`application/json` or a
+ * `+json` type, in any letter case) in UTF-8, or a 415. A header that does
+ * not parse is a 415 too: the body cannot be read as anything.
+ */
+const requireJsonMediaType = (value: string | undefined): string => {
+  const refuse = (why: string, cause?: unknown) =>
+    new UnsupportedMediaTypeError(
+      'request.mediaType',
+      `Request bodies must be JSON in UTF-8 (content-type: application/json): ${why}`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (value === undefined) throw refuse('no content-type was sent');
+  let parsed: contentType.ContentType;
+  try {
+    parsed = contentType.parse(value);
+  } catch (error) {
+    throw refuse(`"${value}" is not a media type`, error);
+  }
+  // The package lower-cases the type and parameter names, not values.
+  const { type, parameters } = parsed;
+  if (type !== 'application/json' && !/^application\/[^/]+\+json$/.test(type)) {
+    throw refuse(`${type} is not JSON`);
+  }
+  const charset = parameters.charset?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw refuse(`charset ${parameters.charset} is not UTF-8`);
+  }
+  return type;
+};
+
+/**
+ * Step 3: JSON bodies. A request without a body skips it (a body is
+ * optional on some POSTs). The media type is decided first (415); the
+ * body is then parsed by @middy/http-json-body-parser, given the media type
+ * in the form it expects, so its only failure left is bad JSON (400).
  */
 const jsonBody = (): Middleware => {
   const parser = httpJsonBodyParser();
   return {
     before: async (request) => {
-      const { body } = request.event;
-      if (body === null || body === undefined || body.trim() === '') {
-        (request.event as { body: unknown }).body = undefined;
+      const { event } = request;
+      if (
+        event.body === null ||
+        event.body === undefined ||
+        event.body.trim() === ''
+      ) {
+        (event as { body: unknown }).body = undefined;
         return;
       }
+      const type = requireJsonMediaType(header(event, 'content-type'));
+      event.headers = Object.fromEntries(
+        Object.entries(event.headers ?? {}).filter(
+          ([name]) => name.toLowerCase() !== 'content-type',
+        ),
+      );
+      event.headers['Content-Type'] = type;
       try {
         // The parser's own request type is looser than ours; it only reads event.
         await parser.before?.(request as never);
       } catch (error) {
-        const parseFailure = (error as { cause?: { message?: string } }).cause
-          ?.message;
-        if (parseFailure) {
-          throw new ValidationError(
-            `The body is not valid JSON: ${parseFailure}`,
-            [{ field: 'body', message: 'must be valid JSON' }],
-            { cause: error },
-          );
-        }
-        throw new UnsupportedMediaTypeError(
-          'request.mediaType',
-          'Request bodies must be JSON: send content-type application/json',
+        throw new ValidationError(
+          'The body is not valid JSON',
+          [{ field: 'body', message: 'must be valid JSON' }],
           { cause: error },
         );
       }

@@ -266,6 +266,56 @@ describe('the request pipeline', () => {
       expect(result.statusCode).toBe(415);
     });
 
+    it.each([
+      'APPLICATION/JSON',
+      'application/json; charset=UTF-8',
+      'application/json;charset=utf-8',
+      'Application/Problem+JSON',
+    ])('A12: media types are case-insensitive: %s is JSON', async (type) => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: '' }, contentType: type }),
+        lambdaContext(),
+      );
+      // The body was read: validation names the field inside it.
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details).toEqual([
+        { field: 'name', message: 'must not be empty' },
+      ]);
+    });
+
+    it.each([
+      'text/plain',
+      'application/json; charset=latin1',
+      'application/jsonx',
+      'json',
+    ])('A12: answers 415 to %s, whatever the body holds', async (type) => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: 'x' }, contentType: type }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(415);
+      expect(jsonOf(result).code).toBe('request.mediaType');
+      expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
+
+    it('A12: answers 400 to malformed JSON sent as APPLICATION/JSON', async () => {
+      storeKey('owner');
+      const result = await handlerOf('lists')(
+        listsEvent({
+          method: 'POST',
+          rawBody: '{"name":',
+          contentType: 'APPLICATION/JSON',
+        }),
+        lambdaContext(),
+      );
+      expect(result.statusCode).toBe(400);
+      expect(jsonOf(result).details).toEqual([
+        { field: 'body', message: 'must be valid JSON' },
+      ]);
+    });
+
     it('names each invalid field in details', async () => {
       storeKey('owner');
       const result = await handlerOf('lists')(
@@ -328,7 +378,18 @@ describe('the request pipeline', () => {
       );
       expect(result.statusCode).toBe(403);
       expect(jsonOf(result).code).toBe('auth.roleTooLow');
-      expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+      // Every command sent: the key's read and its rate log, nothing else.
+      const sent = dynamoMock.calls().map((call) => {
+        const command = call.args[0] as {
+          constructor: { name: string };
+          input: { Key?: unknown };
+        };
+        return [command.constructor.name, command.input.Key];
+      });
+      expect(sent).toEqual([
+        ['GetCommand', keys.apiKey(KEY_ID)],
+        ['UpdateCommand', keys.rateLog(KEY_ID)],
+      ]);
     });
 
     it('lets a member read', async () => {
