@@ -86,6 +86,12 @@ export const matchRoute = (
   return undefined;
 };
 
+/** The path of a request target exactly as sent, without its query. */
+export const rawPathOf = (target: string | undefined): string => {
+  const path = (target ?? '/').split('?')[0] ?? '/';
+  return path.startsWith('/') ? path : `/${path}`;
+};
+
 const isDecodable = (path: string): boolean => {
   try {
     decodeURIComponent(path);
@@ -123,6 +129,7 @@ const sendJson = (
 /** Builds the REST proxy event API Gateway would send for this request. */
 const toEvent = (
   request: IncomingMessage,
+  path: string,
   url: URL,
   route: ResolvedRoute,
   params: Record<string, string>,
@@ -146,7 +153,7 @@ const toEvent = (
   const now = Date.now();
   return {
     resource: route.resource,
-    path: url.pathname,
+    path,
     httpMethod: route.method,
     headers,
     multiValueHeaders,
@@ -162,7 +169,7 @@ const toEvent = (
       authorizer: null,
       protocol: `HTTP/${request.httpVersion}`,
       httpMethod: route.method,
-      path: url.pathname,
+      path,
       stage: 'local',
       requestId: randomUUID(),
       requestTimeEpoch: now,
@@ -213,7 +220,11 @@ export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
   return createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      if (!isDecodable(url.pathname)) {
+      // The path as sent: WHATWG URL parsing resolves `..` and `%2e%2e`
+      // segments, which API Gateway does not; a dot segment must never
+      // reach another resource.
+      const path = rawPathOf(request.url);
+      if (!isDecodable(path)) {
         request.resume();
         sendJson(response, 400, {
           error: 'The path has a malformed percent-encoding',
@@ -222,12 +233,12 @@ export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
         });
         return;
       }
-      const match = matchRoute(table, request.method ?? 'GET', url.pathname);
+      const match = matchRoute(table, request.method ?? 'GET', path);
       // API Gateway answers unknown paths and methods before any key check.
       if (!match) {
         request.resume();
         sendJson(response, 404, {
-          error: `No route ${request.method} ${url.pathname}`,
+          error: `No route ${request.method} ${path}`,
           code: 'route.notFound',
         });
         return;
@@ -240,7 +251,14 @@ export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
         });
         return;
       }
-      const event = toEvent(request, url, match.route, match.params, body);
+      const event = toEvent(
+        request,
+        path,
+        url,
+        match.route,
+        match.params,
+        body,
+      );
       const result = await match.route.invoke(
         event,
         lambdaContext(match.route.group, event.requestContext.requestId),

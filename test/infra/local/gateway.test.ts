@@ -1,29 +1,57 @@
-import { describe, expect, it } from 'vitest';
+import { request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
-import { buildRouteTable, matchRoute } from '../../../infra/local/gateway.ts';
+import {
+  buildRouteTable,
+  createGateway,
+  matchRoute,
+} from '../../../infra/local/gateway.ts';
 import { localDeps } from '../../../shared/runtime/local.ts';
 
-const table = buildRouteTable(
-  endpointGroups,
-  localDeps({
-    dynamodb: 'http://127.0.0.1:1',
-    tableName: 'unused',
-    mailbox: 'http://127.0.0.1:1',
-    dnsServer: '127.0.0.1:1',
-    providerStateFile: '/nonexistent/provider.json',
-    publicApiUrl: 'http://127.0.0.1:1/api/v1',
-    linkSecret: 'x'.repeat(32),
-  }),
-);
+const deps = localDeps({
+  dynamodb: 'http://127.0.0.1:1',
+  tableName: 'unused',
+  mailbox: 'http://127.0.0.1:1',
+  dnsServer: '127.0.0.1:1',
+  providerStateFile: '/nonexistent/provider.json',
+  publicApiUrl: 'http://127.0.0.1:1/api/v1',
+  linkSecret: 'x'.repeat(32),
+});
+const table = buildRouteTable(endpointGroups, deps);
 
 describe('local gateway routing', () => {
-  it('serves every declared route under /api/v1, and nothing else', () => {
+  it('routes a concrete request of every declared route to that route, with its parameters', () => {
     const declared = endpointGroups.flatMap((g) =>
-      g.routes.map((r) => `${r.method} /api/v1${r.path}`),
+      g.routes.map((r) => ({ group: g.name, ...r })),
     );
-    expect(table.map((r) => `${r.method} ${r.resource}`).sort()).toEqual(
-      declared.sort(),
-    );
+    expect(table).toHaveLength(declared.length);
+    for (const route of declared) {
+      // A concrete path, each parameter a distinct value.
+      const values: Record<string, string> = {};
+      const path = `/api/v1${route.path}`.replace(
+        /\{(\w+)\}/g,
+        (_, name: string) => {
+          values[name] = `${name}-value`;
+          return values[name];
+        },
+      );
+      const match = matchRoute(table, route.method, path);
+      expect(match?.route.group, `${route.method} ${path}`).toBe(route.group);
+      expect(match?.route.resource).toBe(`/api/v1${route.path}`);
+      expect(match?.params).toEqual(values);
+    }
+  });
+
+  it('prefers a literal segment over a parameter, as API Gateway does', () => {
+    expect(
+      matchRoute(table, 'POST', '/api/v1/lists/x/contacts/bulk')?.route
+        .resource,
+    ).toBe('/api/v1/lists/{listId}/contacts/bulk');
+    expect(
+      matchRoute(table, 'POST', '/api/v1/settings/optin/test-send')?.route
+        .resource,
+    ).toBe('/api/v1/settings/optin/test-send');
   });
 
   it('extracts decoded path parameters', () => {
@@ -38,4 +66,54 @@ describe('local gateway routing', () => {
     expect(matchRoute(table, 'GET', '/lists')).toBeUndefined();
     expect(matchRoute(table, 'GET', '/api/v1/me')?.route.group).toBe('me');
   });
+});
+
+describe('local gateway over HTTP', () => {
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    server = createGateway(endpointGroups, deps);
+    await new Promise<void>((resolve) =>
+      server.listen(0, '127.0.0.1', resolve),
+    );
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Sends the request target exactly as given (no URL normalization). */
+  const rawGet = (target: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: target, method: 'GET' },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => {
+            body += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  it.each([
+    '/api/v1/lists/%2e%2e/me',
+    '/api/v1/lists/%2E%2E/me',
+    '/api/v1/lists/../me',
+    '/api/v1/lists/./x/../../me',
+  ])(
+    'A13: does not resolve dot segments (%s), as API Gateway does not',
+    async (target) => {
+      // Act: GET /me would answer 401 without a key; an unknown path 404.
+      const answer = await rawGet(target);
+      // Assert
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'route.notFound' });
+    },
+  );
 });
