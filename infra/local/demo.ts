@@ -2,7 +2,6 @@
  * The demo organization created on the first start of a local stack, so a
  * new user can call the API at once.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
 import {
@@ -10,6 +9,7 @@ import {
   setSendingAllowed,
 } from '../../shared/organizations/organizations.ts';
 import type { AdminDeps } from '../../shared/ports.ts';
+import { writePrivateFile } from './private-file.ts';
 
 /** What the demo seed created. */
 export interface Demo {
@@ -21,7 +21,7 @@ export interface Demo {
 
 /**
  * Creates the demo organization (on the sending allowlist), its owner and an
- * owner key, and keeps them in `demo.json` of the data dir: a local
+ * owner key, and keeps them in `demo.json` of the data dir (mode 0600): a local
  * convenience, so the key survives a restart of the stack.
  */
 export const seedDemo = async (
@@ -34,7 +34,8 @@ export const seedDemo = async (
   await addMember(deps, { orgId: org.id, email: ownerEmail, role: 'owner' });
   const key = await createApiKey(deps, { orgId: org.id, email: ownerEmail });
   const demo = { orgId: org.id, ownerEmail, ...key };
-  await writeFile(
+  // It holds an owner key: readable by the user only, like secrets.json.
+  await writePrivateFile(
     join(dataDir, 'demo.json'),
     `${JSON.stringify(demo, null, 2)}\n`,
   );

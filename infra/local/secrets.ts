@@ -4,8 +4,9 @@
  * before a restart keep working.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writePrivateFile } from './private-file.ts';
 
 /** The named secret of this data dir, created if missing. */
 export const localSecret = async (
@@ -19,10 +20,9 @@ export const localSecret = async (
   const existing = secrets[name];
   if (existing) return existing;
   const created = randomBytes(48).toString('base64url');
-  await writeFile(
+  await writePrivateFile(
     path,
     `${JSON.stringify({ ...secrets, [name]: created }, null, 2)}\n`,
-    { mode: 0o600 },
   );
   return created;
 };
