@@ -23,6 +23,7 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
@@ -49,7 +50,18 @@ export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
  * each gets its own method throttle, well below the stage's, so a flood of
  * link clicks cannot spend the budget keyed callers share.
  */
-export const PUBLIC_ROUTE_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+export const PUBLIC_ROUTE_THROTTLE = {
+  rateLimit: 50,
+  burstLimit: 100,
+} as const;
+
+/**
+ * Requests one source address may make to the public routes in a minute
+ * before the web ACL answers 429 (context `publicRequestsPerIpPerMinute`).
+ * A reader clicks a link or two; a flood from one address stops here, far
+ * below the public method throttle that every reader shares.
+ */
+export const DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE = 100;
 
 /** The deployment stage; the version lives in the paths (`/api/v1`). */
 export const STAGE_NAME = 'prod';
@@ -265,6 +277,8 @@ export class StatelessStack extends Stack {
     });
     plan.addApiStage({ stage: this.api.deploymentStage });
 
+    this.limitPublicRoutesPerSource(groups);
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.urlForPath(API_PREFIX) });
     new CfnOutput(this, 'ApiId', { value: this.api.restApiId });
     new CfnOutput(this, 'UsagePlanId', { value: plan.usagePlanId });
@@ -296,6 +310,97 @@ export class StatelessStack extends Stack {
     return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
   }
 
+  /**
+   * A WAF web ACL on the stage with a rate-based rule per source address on
+   * the public routes: one address flooding forged links gets 429s from
+   * WAF, and never spends the public method throttle that every reader of
+   * every organization shares.
+   */
+  private limitPublicRoutesPerSource(groups: readonly EndpointGroup[]): void {
+    const limit = contextInteger(
+      this,
+      'publicRequestsPerIpPerMinute',
+      DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
+    );
+    const publicPaths = [
+      ...new Set(
+        groups
+          .flatMap((group) => group.routes)
+          .filter((route) => route.role === 'public')
+          .map((route) => resourcePath(route)),
+      ),
+    ];
+    const metric = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName: name,
+      sampledRequestsEnabled: true,
+    });
+    // WAF sees the path as sent (`/prod/api/v1/public/…`), decoded here so
+    // an encoded path cannot slip past the rule.
+    const onPublicPath = (path: string) => ({
+      byteMatchStatement: {
+        fieldToMatch: { uriPath: {} },
+        positionalConstraint: 'CONTAINS',
+        searchString: path,
+        textTransformations: [
+          { priority: 0, type: 'URL_DECODE' },
+          { priority: 1, type: 'LOWERCASE' },
+        ],
+      },
+    });
+    const [onlyPath] = publicPaths;
+    const scopeDown =
+      publicPaths.length === 1 && onlyPath !== undefined
+        ? onPublicPath(onlyPath)
+        : { orStatement: { statements: publicPaths.map(onPublicPath) } };
+    const acl = new CfnWebACL(this, 'ApiWebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: metric('EmailMarketingApi'),
+      customResponseBodies: {
+        TooManyRequests: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({
+            error: 'Too many requests from this address; try again in a minute',
+            code: 'rateLimit.perSource',
+          }),
+        },
+      },
+      // No public route, no rule (an orStatement needs two statements).
+      rules:
+        publicPaths.length === 0
+          ? []
+          : [
+              {
+                name: 'PublicRoutesPerSourceAddress',
+                priority: 0,
+                action: {
+                  block: {
+                    customResponse: {
+                      responseCode: 429,
+                      customResponseBodyKey: 'TooManyRequests',
+                      responseHeaders: [{ name: 'Retry-After', value: '60' }],
+                    },
+                  },
+                },
+                statement: {
+                  rateBasedStatement: {
+                    aggregateKeyType: 'IP',
+                    evaluationWindowSec: 60,
+                    limit,
+                    scopeDownStatement: scopeDown,
+                  },
+                },
+                visibilityConfig: metric('PublicRoutesPerSourceAddress'),
+              },
+            ],
+    });
+    new CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+  }
+
   /** cdk-nag rules this design does not follow, each with its reason. */
   private acknowledgeNagFindings(functions: Map<string, AppFunction>): void {
     Validations.of(this.api).acknowledge(
@@ -303,11 +408,6 @@ export class StatelessStack extends Stack {
         id: 'AwsSolutions-APIG2',
         reason:
           'Requests are validated in the Lambda with the valibot schemas of the route declarations, which return field-level details in our error envelope.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'No WAF web ACL yet: every method but the public ones needs an API key, the usage plan throttles each key at the edge and the Lambda enforces the exact per-key rate; public methods only act on signed links, under the stage throttle.',
       },
       {
         id: 'AwsSolutions-APIG4',
@@ -368,6 +468,27 @@ const accessLogFormat = (): AccessLogFormat => {
 };
 
 /** A string context value, or undefined; anything else is an error. */
+/** An integer context value (from `-c name=42` or cdk.json), or `fallback`. */
+const contextInteger = (
+  scope: Construct,
+  key: string,
+  fallback: number,
+): number => {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined) return fallback;
+  const number = typeof value === 'string' ? Number(value) : value;
+  // WAF's rate-based rules count from 10 to 2,000,000,000 per window.
+  if (
+    typeof number !== 'number' ||
+    !Number.isInteger(number) ||
+    number < 10 ||
+    number > 2_000_000_000
+  ) {
+    throw new Error(`The ${key} context must be an integer from 10 up`);
+  }
+  return number;
+};
+
 const contextString = (scope: Construct, key: string): string | undefined => {
   const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined) return undefined;

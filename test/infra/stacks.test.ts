@@ -9,6 +9,7 @@ import type { AppFunction } from '../../infra/constructs/app-function.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
 import {
   DEFAULT_APP_FROM_ADDRESS,
+  DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
   PUBLIC_ROUTE_THROTTLE,
   STAGE_NAME,
   STAGE_THROTTLE,
@@ -422,6 +423,72 @@ describe('StatelessStack', () => {
     expect(PUBLIC_ROUTE_THROTTLE.rateLimit).toBeLessThan(
       STAGE_THROTTLE.rateLimit,
     );
+  });
+
+  it('A13: limits each source address on the public routes with a WAF rate rule, far below the shared throttle', () => {
+    // Arrange
+    const { apiTemplate } = stacks();
+    const publicPaths = new Set(
+      endpointGroups
+        .flatMap((group) => group.routes)
+        .filter((route) => route.role === 'public')
+        .map((route) => resourcePath(route)),
+    );
+
+    // Act
+    const acls = Object.values(apiTemplate.findResources('AWS::WAFv2::WebACL'));
+    const [acl] = acls;
+    const [rule] = acl?.Properties.Rules ?? [];
+    const rate = rule?.Statement.RateBasedStatement;
+    const scoped = (
+      rate?.ScopeDownStatement.OrStatement?.Statements ?? [
+        rate?.ScopeDownStatement,
+      ]
+    ).map((statement: Props) => statement.ByteMatchStatement.SearchString);
+
+    // Assert: one regional ACL, per-IP, scoped to exactly the public paths.
+    expect(acls).toHaveLength(1);
+    expect(acl?.Properties.Scope).toBe('REGIONAL');
+    expect(acl?.Properties.DefaultAction).toEqual({ Allow: {} });
+    expect(rate).toMatchObject({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 60,
+      Limit: DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
+    });
+    expect(new Set(scoped)).toEqual(publicPaths);
+    expect(rule?.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    // One address alone can never spend the method throttle readers share.
+    expect(DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE / 60).toBeLessThan(
+      PUBLIC_ROUTE_THROTTLE.rateLimit,
+    );
+    // Associated with the API's stage.
+    apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      ResourceArn: Match.anyValue(),
+      WebACLArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('ApiWebAcl'), 'Arn'] },
+    });
+  });
+
+  it('takes the per-address limit of the public routes from the context', () => {
+    // Arrange
+    const app = newApp({ publicRequestsPerIpPerMinute: '30' });
+    const { api } = buildApp(app);
+
+    // Act
+    const template = Template.fromStack(api);
+
+    // Assert
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: [
+        Match.objectLike({
+          Statement: {
+            RateBasedStatement: Match.objectLike({ Limit: 30 }),
+          },
+        }),
+      ],
+    });
+    expect(() =>
+      buildApp(newApp({ publicRequestsPerIpPerMinute: 'lots' })),
+    ).toThrow(/publicRequestsPerIpPerMinute/);
   });
 
   it.each([
