@@ -1,0 +1,237 @@
+/**
+ * The in-process test client: the whole pipeline of each endpoint group
+ * (the real `createHandler`, as the Lambda and the local gateway run it),
+ * invoked with the REST proxy event API Gateway sends, over test deps on the
+ * embedded DynamoDB engine. No server, no spawned process.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
+import { parseInvocation } from '../../infra/admin/commands.ts';
+import { buildRouteTable, matchRoute } from '../../infra/local/gateway.ts';
+import type { AdminDeps, Deps } from '../../shared/ports.ts';
+import { localDynamo } from '../../shared/runtime/local.ts';
+import { createTestDeps, type fixedClock } from './dynamo.ts';
+import { lambdaContext, restEvent } from './events.ts';
+
+/** What a call answers: status, headers and the parsed body. */
+export interface ApiAnswer {
+  status: number;
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests walk response JSON freely and assert its shape
+  json: any;
+  /** The raw body (HTML pages, or to compare bodies byte for byte). */
+  body: string;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  /** A body sent as is (not JSON-encoded). */
+  rawBody?: string;
+  contentType?: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  sourceIp?: string;
+}
+
+/** The in-process client of one test table. */
+export interface ApiClient {
+  deps: Deps;
+  adminDeps: AdminDeps;
+  tableName: string;
+  events: Awaited<ReturnType<typeof createTestDeps>>['events'];
+  providerStateFile: string;
+  /** A request below `/api/v1`, e.g. `call('POST', '/lists', {key, body})`. */
+  call(method: string, path: string, options?: CallOptions): Promise<ApiAnswer>;
+  get(path: string, options?: CallOptions): Promise<ApiAnswer>;
+  post(path: string, options?: CallOptions): Promise<ApiAnswer>;
+  patch(path: string, options?: CallOptions): Promise<ApiAnswer>;
+  delete(path: string, options?: CallOptions): Promise<ApiAnswer>;
+  /** An admin CLI command run in process, e.g. `admin('org', 'create', '--name', 'Acme')`. */
+  admin(...argv: string[]): Promise<Record<string, string>>;
+  /** Every item of the table, sorted by key: to prove a call wrote nothing. */
+  scan(): Promise<Record<string, unknown>[]>;
+}
+
+/** An organization with an owner key, a member key and its id. */
+export interface TestOrganization {
+  orgId: string;
+  ownerKey: string;
+  memberKey: string;
+}
+
+/**
+ * A client over a fresh table. With `groups`, only those groups are served
+ * (default: every group of the API).
+ */
+export const createApiClient = async (
+  options: {
+    clock?: ReturnType<typeof fixedClock>;
+    groups?: EndpointGroup[];
+    providerStatusTtlSeconds?: number;
+  } = {},
+): Promise<ApiClient> => {
+  const created = await createTestDeps({
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.providerStatusTtlSeconds !== undefined
+      ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
+      : {}),
+  });
+  const { deps, admin, tableName } = created;
+  const table = buildRouteTable(options.groups ?? endpointGroups, deps);
+  const dynamo = localDynamo(inject('dynamodbEndpoint'));
+
+  const call = async (
+    method: string,
+    path: string,
+    o: CallOptions = {},
+  ): Promise<ApiAnswer> => {
+    const fullPath = `/api/v1${path}`;
+    const match = matchRoute(table, method, fullPath);
+    if (!match) {
+      // What API Gateway answers for an undeclared resource or method.
+      return {
+        status: 404,
+        headers: {},
+        json: {
+          error: `No route ${method} ${fullPath}`,
+          code: 'route.notFound',
+        },
+        body: '',
+      };
+    }
+    const event = restEvent({
+      method,
+      resource: match.route.resource,
+      path: fullPath,
+      ...(o.key ? { apiKey: o.key } : {}),
+      ...(o.body !== undefined ? { body: o.body } : {}),
+      ...(o.rawBody !== undefined ? { rawBody: o.rawBody } : {}),
+      ...(o.contentType ? { contentType: o.contentType } : {}),
+      ...(o.query ? { query: o.query } : {}),
+      ...(Object.keys(match.params).length ? { params: match.params } : {}),
+    });
+    Object.assign(event.headers, o.headers ?? {});
+    event.requestContext.identity = {
+      ...event.requestContext.identity,
+      sourceIp: o.sourceIp ?? '203.0.113.7',
+    };
+    const result = await match.route.invoke(event, lambdaContext());
+    let json: unknown;
+    try {
+      json = JSON.parse(result.body);
+    } catch {
+      json = undefined;
+    }
+    return {
+      status: result.statusCode,
+      headers: Object.fromEntries(
+        Object.entries(result.headers ?? {}).map(([k, v]) => [
+          k.toLowerCase(),
+          String(v),
+        ]),
+      ),
+      json,
+      body: result.body,
+    };
+  };
+
+  return {
+    deps,
+    adminDeps: admin,
+    tableName,
+    events: created.events,
+    providerStateFile: created.providerStateFile,
+    call,
+    get: (path, o) => call('GET', path, o),
+    post: (path, o) => call('POST', path, o),
+    patch: (path, o) => call('PATCH', path, o),
+    delete: (path, o) => call('DELETE', path, o),
+    admin: async (...argv) => {
+      const { command, flags } = parseInvocation(argv);
+      if (command.local) {
+        throw new Error(`"${command.words}" acts on local files, not a stack`);
+      }
+      return (await command.run(admin, flags)) as Record<string, string>;
+    },
+    scan: async () => {
+      const items: Record<string, unknown>[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamo.send(
+          new ScanCommand({
+            TableName: tableName,
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items
+        .filter((item) => !String(item.PK).startsWith('RATE#'))
+        .sort((a, b) =>
+          `${a.PK}\u0000${a.SK}`.localeCompare(`${b.PK}\u0000${b.SK}`),
+        );
+    },
+  };
+};
+
+/**
+ * Creates an organization (on the sending allowlist) with an owner and a
+ * member, each with a key, through the admin commands.
+ */
+export const createOrganizationWithKeys = async (
+  client: ApiClient,
+  name = 'Acme',
+): Promise<TestOrganization> => {
+  const org = await client.admin('org', 'create', '--name', name);
+  const orgId = String(org.id);
+  await client.admin('org', 'allow', '--org', orgId);
+  const stamp = orgId.slice(-12);
+  const owner = `owner-${stamp}@example.test`;
+  const member = `member-${stamp}@example.test`;
+  await client.admin(
+    'member',
+    'add',
+    '--org',
+    orgId,
+    '--email',
+    owner,
+    '--role',
+    'owner',
+  );
+  await client.admin(
+    'member',
+    'add',
+    '--org',
+    orgId,
+    '--email',
+    member,
+    '--role',
+    'member',
+  );
+  const ownerKey = await client.admin(
+    'key',
+    'create',
+    '--org',
+    orgId,
+    '--email',
+    owner,
+  );
+  const memberKey = await client.admin(
+    'key',
+    'create',
+    '--org',
+    orgId,
+    '--email',
+    member,
+  );
+  return {
+    orgId,
+    ownerKey: String(ownerKey.apiKey),
+    memberKey: String(memberKey.apiKey),
+  };
+};
