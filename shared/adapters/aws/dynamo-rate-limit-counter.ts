@@ -15,21 +15,17 @@
  * costs a failed conditional write, which returns the current item
  * (ReturnValuesOnConditionCheckFailure) for the next try.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+} from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../../db/keys.ts';
 import type { RateLimitCounter } from '../../ports.ts';
 import { type DynamoTable, epochSeconds } from './dynamo-table.ts';
 
 /** The instants in a key's slots, as a container last saw them. */
 type Slots = (number | undefined)[];
-
-/**
- * Tries before a request that keeps losing races for the last free slots
- * is refused; each lost race means another request of the key got in.
- */
-const MAX_ATTEMPTS = 12;
 
 const slotName = (index: number) => `t${index}`;
 
@@ -41,6 +37,19 @@ const slotsOf = (
     const value = item?.[slotName(i)];
     return typeof value === 'number' ? value : undefined;
   });
+
+/**
+ * The numbers of an item as DynamoDB returns it with a failed condition
+ * (attribute values, not the document client's plain values).
+ */
+const numbersOf = (
+  item: Record<string, AttributeValue> | undefined,
+): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(item ?? {}).flatMap(([name, value]) =>
+      value.N === undefined ? [] : [[name, Number(value.N)]],
+    ),
+  );
 
 const inWindowOf = (slots: Slots, cutoff: number) =>
   slots
@@ -61,7 +70,11 @@ export class DynamoRateLimitCounter implements RateLimitCounter {
   ): Promise<{ admitted: boolean; inWindow: number[] }> {
     const cutoff = now - windowMs;
     let slots = this.seen.get(keyId) ?? slotsOf(undefined, limit);
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    // A slot only ever gets newer, so each lost race turns one slot this
+    // request saw free into one of the window: the free slots shrink at
+    // every try, and after at most `limit` lost races none is left. The
+    // loop thus ends with an exact answer; its bound is only a safeguard.
+    for (let attempt = 0; attempt <= limit; attempt++) {
       const free = slots.flatMap((t, i) =>
         t === undefined || t <= cutoff ? [i] : [],
       );
@@ -101,7 +114,7 @@ export class DynamoRateLimitCounter implements RateLimitCounter {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // Another request took that slot meanwhile: go on from the state
         // DynamoDB returned with the failure.
-        slots = slotsOf(error.Item ? unmarshall(error.Item) : undefined, limit);
+        slots = slotsOf(numbersOf(error.Item), limit);
         this.seen.set(keyId, slots);
       }
     }

@@ -64,6 +64,34 @@ describe('the per-key rate limit (Limits), on the embedded DynamoDB', () => {
     });
   });
 
+  it('A9: 120 per key in any 60 seconds, exactly: two containers racing at 8 requests a second for 90 s across minute boundaries', async () => {
+    // Arrange: from 10:00:50, every 250 ms both containers at once.
+    clock.set('2030-01-07T10:00:50.000Z');
+    const admitted: number[] = [];
+    const refused: number[] = [];
+
+    // Act
+    for (let step = 0; step < 360; step++) {
+      const t = clock.now().getTime();
+      const states = await Promise.all([
+        consumeRequest(a, 'key-a'),
+        consumeRequest(b, 'key-a'),
+      ]);
+      for (const state of states) (state.allowed ? admitted : refused).push(t);
+      clock.advance(250);
+    }
+
+    // Assert: no 60-s interval holds more than 120 admissions (the fullest
+    // ends at an admission)…
+    const inWindowAt = (t: number) =>
+      admitted.filter((at) => at > t - 60_000 && at <= t).length;
+    for (const t of admitted) expect(inWindowAt(t)).toBeLessThanOrEqual(120);
+    // …and a request is refused only when the window is really full.
+    for (const t of refused) expect(inWindowAt(t)).toBe(120);
+    // 10:00:50–10:01:04.875 and 10:01:50–10:02:04.875, then nothing.
+    expect(admitted).toHaveLength(240);
+  });
+
   it('admits again exactly when the oldest request leaves the window, one for one', async () => {
     // Arrange: one request at :00, 119 at :30.
     await consumeRequest(a, 'key-a');

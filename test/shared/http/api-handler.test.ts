@@ -10,7 +10,6 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
@@ -86,7 +85,10 @@ const storeKey = (
       new ConditionalCheckFailedException({
         message: 'The conditional request failed',
         $metadata: {},
-        Item: marshall(log(120)),
+        // As DynamoDB returns it: attribute values.
+        Item: Object.fromEntries(
+          Object.entries(log(120)).map(([name, t]) => [name, { N: `${t}` }]),
+        ),
       }),
     );
   }
