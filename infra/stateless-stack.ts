@@ -467,7 +467,6 @@ const accessLogFormat = (): AccessLogFormat => {
   return AccessLogFormat.custom(`${fields.slice(0, -1)},"error":${error}}`);
 };
 
-/** A string context value, or undefined; anything else is an error. */
 /** An integer context value (from `-c name=42` or cdk.json), or `fallback`. */
 const contextInteger = (
   scope: Construct,
@@ -489,6 +488,7 @@ const contextInteger = (
   return number;
 };
 
+/** A string context value, or undefined; anything else is an error. */
 const contextString = (scope: Construct, key: string): string | undefined => {
   const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined) return undefined;

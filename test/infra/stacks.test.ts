@@ -461,10 +461,24 @@ describe('StatelessStack', () => {
     expect(DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE / 60).toBeLessThan(
       PUBLIC_ROUTE_THROTTLE.rateLimit,
     );
-    // Associated with the API's stage.
-    apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
-      ResourceArn: Match.anyValue(),
-      WebACLArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('ApiWebAcl'), 'Arn'] },
+    // Associated with the API's stage (the ARN refers to the stage, so
+    // CloudFormation creates the stage first).
+    const [stageId] = Object.keys(
+      apiTemplate.findResources('AWS::ApiGateway::Stage'),
+    );
+    const associations = Object.values(
+      apiTemplate.findResources('AWS::WAFv2::WebACLAssociation'),
+    );
+    expect(associations).toHaveLength(1);
+    const [association] = associations;
+    expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(
+      `{"Ref":"${stageId}"}`,
+    );
+    expect(association?.Properties.WebACLArn).toEqual({
+      'Fn::GetAtt': [
+        Object.keys(apiTemplate.findResources('AWS::WAFv2::WebACL'))[0],
+        'Arn',
+      ],
     });
   });
 
