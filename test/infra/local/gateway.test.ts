@@ -20,7 +20,84 @@ const deps = localDeps({
 });
 const table = buildRouteTable(endpointGroups, deps);
 
+/**
+ * The API's routes, written out by hand from the contract: an expectation
+ * independent of the route declarations. A route added or dropped in the
+ * declarations fails the test below until it is listed here too.
+ */
+const CONTRACT_ROUTES = [
+  'GET /me',
+  'POST /lists',
+  'GET /lists',
+  'GET /lists/{listId}',
+  'GET /contacts',
+  'GET /contacts/{contactId}',
+  'PATCH /contacts/{contactId}',
+  'POST /lists/{listId}/contacts',
+  'POST /lists/{listId}/contacts/bulk',
+  'POST /contacts/{contactId}/unsubscribe',
+  'POST /contacts/{contactId}/resubscribe',
+  'POST /contacts/{contactId}/tags',
+  'DELETE /contacts/{contactId}/tags/{tagId}',
+  'GET /tags',
+  'POST /tags',
+  'POST /templates',
+  'GET /templates',
+  'GET /templates/{templateId}',
+  'PATCH /templates/{templateId}',
+  'DELETE /templates/{templateId}',
+  'POST /templates/{templateId}/test-send',
+  'POST /render',
+  'POST /topics',
+  'GET /topics',
+  'GET /topics/{topicId}',
+  'PATCH /topics/{topicId}',
+  'DELETE /topics/{topicId}',
+  'GET /topics/{topicId}/opt-outs',
+  'POST /topics/{topicId}/opt-outs',
+  'DELETE /topics/{topicId}/opt-outs/{contactId}',
+  'GET /settings',
+  'PATCH /settings/sending',
+  'GET /settings/identities',
+  'POST /settings/identities',
+  'PATCH /settings/identities/{identityId}',
+  'DELETE /settings/identities/{identityId}',
+  'PATCH /settings/optin',
+  'POST /settings/optin/test-send',
+  'POST /domains',
+  'GET /domains',
+  'GET /domains/{domainId}',
+  'DELETE /domains/{domainId}',
+  'POST /domains/{domainId}/verify',
+  'GET /public/confirm',
+  'GET /public/unsubscribe',
+  'POST /public/unsubscribe',
+  'GET /public/topic-opt-out',
+  'POST /public/topic-opt-out',
+];
+
 describe('local gateway routing', () => {
+  it('serves exactly the routes of the contract under /api/v1, and nothing else', () => {
+    // Arrange: every listed path made concrete, tried with every method.
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+    const paths = [
+      ...new Set(CONTRACT_ROUTES.map((route) => route.split(' ')[1])),
+    ];
+    // Act
+    const served = paths.flatMap((path) =>
+      methods.flatMap((method) => {
+        const concrete = `/api/v1${path}`.replace(/\{\w+\}/g, 'id-1');
+        const match = matchRoute(table, method, concrete);
+        return match ? [`${method} ${match.route.resource}`] : [];
+      }),
+    );
+    // Assert
+    expect(served.sort()).toEqual(
+      CONTRACT_ROUTES.map((route) => route.replace(' ', ' /api/v1')).sort(),
+    );
+    expect(table).toHaveLength(CONTRACT_ROUTES.length);
+  });
+
   it('routes a concrete request of every declared route to that route, with its parameters', () => {
     const declared = endpointGroups.flatMap((g) =>
       g.routes.map((r) => ({ group: g.name, ...r })),
