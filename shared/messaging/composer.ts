@@ -101,6 +101,8 @@ export const composeMessage = async (
     currentYear: String(deps.clock.now().getUTCFullYear()),
   };
   const html = await renderTemplate(input.html, variables);
+  // One line, whatever a stored name or a merge value holds: no header
+  // injection through the Subject (renderText folds line breaks).
   const subject = await renderText(input.subject, variables);
 
   return {

@@ -8,8 +8,10 @@
  *
  * Constructs of other platforms (Mailchimp's *|FNAME|*, Handlebars blocks,
  * AMPscript) and Liquid tags we do not run (include, render, layout…) are
- * set aside before parsing and put back verbatim afterwards: they stay raw
- * in the output and are reported as unsupported tags.
+ * wrapped in Liquid's own {% raw %} blocks before parsing: the engine emits
+ * them verbatim, they are reported as unsupported tags, and nothing is ever
+ * put back into the rendered output — so no merge value can turn into one.
+ * Subjects render to one line: line breaks and controls fold to a space.
  */
 import { convert } from 'html-to-text';
 import { Liquid } from 'liquidjs';
@@ -30,34 +32,103 @@ const FOREIGN_CONSTRUCTS: RegExp[] = [
   /\{%-?\s*(?:include|render|layout|block|endblock|section|sections|form|endform|javascript|stylesheet|schema|endschema)\b[\s\S]{0,500}?-?%\}/g,
 ];
 
-// Private-use characters: never typed by people, untouched by Liquid.
-const OPEN = '\u{E000}';
-const CLOSE = '\u{E001}';
-const PLACEHOLDER = new RegExp(`${OPEN}(\\d+)${CLOSE}`, 'g');
+/** The same patterns, anchored: each is tried where the scan stands. */
+const FOREIGN_AT = FOREIGN_CONSTRUCTS.map(
+  (pattern) => new RegExp(pattern.source, 'y'),
+);
 
-/** A template with its foreign constructs set aside. */
+/** The foreign construct that starts at `at`, if one does. */
+const foreignAt = (source: string, at: number): string | undefined => {
+  for (const pattern of FOREIGN_AT) {
+    pattern.lastIndex = at;
+    const match = pattern.exec(source);
+    if (match) return match[0];
+  }
+  return undefined;
+};
+
+const RAW_TAG = /\{%-?\s*raw\s*-?%\}/y;
+const END_RAW = /\{%\s*endraw\b/g;
+
+/**
+ * Where the Liquid markup starting at `at` ends: `at` itself when none
+ * starts there, -1 when it is never closed (Liquid then reports it). It is
+ * stepped over whole, as Liquid's tokenizer reads it, so a construct-like
+ * text inside a Liquid string or a user's own raw block stays Liquid's.
+ */
+const liquidMarkupEnd = (source: string, at: number): number => {
+  if (source.startsWith('{{', at)) {
+    // An output ends at the first }} outside a quoted string.
+    for (let i = at + 2; i < source.length; i++) {
+      const char = source[i];
+      if (char === '"' || char === "'") {
+        i = source.indexOf(char, i + 1);
+        if (i === -1) return -1;
+      } else if (source.startsWith('}}', i)) {
+        return i + 2;
+      }
+    }
+    return -1;
+  }
+  if (source.startsWith('{%', at)) {
+    RAW_TAG.lastIndex = at;
+    let from = at + 2;
+    if (RAW_TAG.test(source)) {
+      END_RAW.lastIndex = RAW_TAG.lastIndex;
+      if (!END_RAW.exec(source)) return -1;
+      from = END_RAW.lastIndex;
+    }
+    const end = source.indexOf('%}', from);
+    return end === -1 ? -1 : end + 2;
+  }
+  return at;
+};
+
+/**
+ * A construct inside a raw block. A raw block ends at the first `{%`
+ * followed by `endraw`, so every `{%` of the construct is cut between its
+ * two characters: `{` closes one raw block, `%` opens the next.
+ */
+const asRaw = (construct: string): string =>
+  `{% raw %}${construct.replaceAll('{%', '{{% endraw %}{% raw %}%')}{% endraw %}`;
+
+/** A template whose foreign constructs are Liquid raw blocks. */
 interface Protected {
   source: string;
   constructs: string[];
 }
 
+/**
+ * Scans the template once, left to right: a foreign construct is wrapped in
+ * a raw block, Liquid markup is stepped over, the rest is copied. Linear in
+ * the template's length (every pattern has a bounded length).
+ */
 const protect = (source: string): Protected => {
   const constructs: string[] = [];
-  let text = source;
-  for (const pattern of FOREIGN_CONSTRUCTS) {
-    text = text.replace(pattern, (match) => {
-      constructs.push(match);
-      return `${OPEN}${constructs.length - 1}${CLOSE}`;
-    });
+  const parts: string[] = [];
+  let copied = 0;
+  let at = 0;
+  while (at < source.length) {
+    const char = source[at];
+    if (char !== '*' && char !== '{' && char !== '%') {
+      at++;
+      continue;
+    }
+    const construct = foreignAt(source, at);
+    if (construct !== undefined) {
+      parts.push(source.slice(copied, at), asRaw(construct));
+      constructs.push(construct);
+      at += construct.length;
+      copied = at;
+      continue;
+    }
+    const end = liquidMarkupEnd(source, at);
+    if (end === -1) break;
+    at = Math.max(end, at + 1);
   }
-  return { source: text, constructs };
+  parts.push(source.slice(copied));
+  return { source: parts.join(''), constructs };
 };
-
-const restore = (rendered: string, constructs: string[]): string =>
-  rendered.replace(
-    PLACEHOLDER,
-    (_, index: string) => constructs[Number(index)] ?? '',
-  );
 
 /** Templates never touch the file system: every include is set aside above. */
 const noFiles = {
@@ -131,9 +202,9 @@ const render = async (
   field: string,
   what: string,
 ) => {
-  const { source: text, constructs } = protect(source);
+  const { source: text } = protect(source);
   try {
-    return restore(await liquid.parseAndRender(text, variables), constructs);
+    return await liquid.parseAndRender(text, variables);
   } catch (error) {
     throw invalid(field, what, error);
   }
@@ -147,13 +218,31 @@ export const renderTemplate = (
   field = 'content',
 ): Promise<string> => render(htmlEngine, source, variables, field, what);
 
-/** Renders a plain-text template (a subject): nothing is escaped. */
-export const renderText = (
+// Every line break (CR, LF, NEL, U+2028, U+2029) and every other C0 or C1
+// control: none may reach a mail header, where a line break starts a header.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this regex exists to find them
+const LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * Folds a text to one line: each run of line breaks or control characters
+ * becomes a single space. For what goes into a mail header (a subject, a
+ * display name), whatever the stored data or the merge values hold.
+ */
+export const foldToLine = (text: string): string =>
+  text.replace(LINE_BREAKS_AND_CONTROLS, ' ');
+
+/**
+ * Renders a one-line plain-text template (a subject): nothing is escaped,
+ * and the result is folded to one line (`foldToLine`), so a merge value
+ * holding "\r\nBcc: …" cannot add a header.
+ */
+export const renderText = async (
   source: string,
   variables: Record<string, unknown>,
   what = 'subject',
   field = 'subject',
-): Promise<string> => render(textEngine, source, variables, field, what);
+): Promise<string> =>
+  foldToLine(await render(textEngine, source, variables, field, what));
 
 /** The plain-text alternative of an HTML email. */
 export const htmlToText = (html: string): string =>

@@ -80,6 +80,26 @@ describe('the message composer', () => {
     );
   });
 
+  it('A4: no CR, LF or NUL in a mail header: a merge value folds to one line in the subject', async () => {
+    // Arrange: a stored name and a caller value trying to add a header.
+    const injected = 'a\r\nBcc: x@evil.test';
+    // Act
+    const message = await composeMessage(deps, {
+      orgId: 'org-1',
+      contact: { ...contact, firstName: injected, lastName: 'b\u2028c\u0085d' },
+      subject: 'News for {{firstName}} {{lastName}} {{coupon}}\r\n',
+      html,
+      from: 'Acme <news@acme.test>',
+      variables: { coupon: 'x\u0000\nTo: y@evil.test' },
+    });
+    // Assert
+    expect(message.subject).toBe(
+      'News for a Bcc: x@evil.test b c d x To: y@evil.test ',
+    );
+    // The HTML keeps the value as it is: a line break is harmless there.
+    expect(message.html).toContain('Hi a\r\nBcc: x@evil.test,');
+  });
+
   it('refuses content with {{topicOptOutUrl}} when no topic is set', async () => {
     await expect(
       composeMessage(deps, {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/errors.ts';
 import {
   analyzeTemplate,
+  foldToLine,
   htmlToText,
   renderTemplate,
   renderText,
@@ -33,20 +34,86 @@ describe('the rendering engine (Liquid)', () => {
     ]);
   });
 
-  it('keeps other platforms’ tags and unrun Liquid tags raw, and reports them', async () => {
+  it('keeps other platforms’ tags and unrun Liquid tags raw, and reports them in order', async () => {
     const source =
       '*|FNAME|* {{#if vip}}VIP{{/if}} {{{raw}}} %%=v(@x)=%% {% include "footer" %} {{ email }}';
     expect(analyzeTemplate(source).unsupportedTags).toEqual([
       '*|FNAME|*',
-      '{{{raw}}}',
       '{{#if vip}}',
       '{{/if}}',
+      '{{{raw}}}',
       '%%=v(@x)=%%',
       '{% include "footer" %}',
     ]);
     expect(await renderTemplate(source, { email: 'a@b.c' })).toBe(
       '*|FNAME|* {{#if vip}}VIP{{/if}} {{{raw}}} %%=v(@x)=%% {% include "footer" %} a@b.c',
     );
+  });
+
+  it('A6: an escaped merge value stays inert, even when it holds a placeholder marker', async () => {
+    // Arrange: the old engine's own placeholder of construct 0, and a breakout.
+    const source =
+      '<a title="{{ coupon }}">{% include "footer" %}</a> *|FNAME|* {{ coupon }}';
+    const coupon = '\u{E000}0\u{E001}\u{E000}1\u{E001}"><script>';
+    // Act
+    const html = await renderTemplate(source, { coupon });
+    const subject = await renderText(`Hi {{ coupon }} ${source}`, { coupon });
+    // Assert: the value is escaped where it stands; the constructs appear
+    // once each, only where the template has them.
+    const escaped = '\u{E000}0\u{E001}\u{E000}1\u{E001}&#34;&gt;&lt;script&gt;';
+    expect(html).toBe(
+      `<a title="${escaped}">{% include "footer" %}</a> *|FNAME|* ${escaped}`,
+    );
+    expect(subject).toBe(
+      `Hi ${coupon} <a title="${coupon}">{% include "footer" %}</a> *|FNAME|* ${coupon}`,
+    );
+  });
+
+  it('keeps a foreign construct verbatim, even one holding Liquid markup or {% endraw %}', async () => {
+    // Arrange
+    const source =
+      '*|{% endraw %}|* %%[ {{ x }} {%raw%} ]%% {% render "a{%" %} {{ y }}';
+    // Act
+    const html = await renderTemplate(source, { x: 'X', y: '<y>' });
+    // Assert
+    expect(html).toBe(
+      '*|{% endraw %}|* %%[ {{ x }} {%raw%} ]%% {% render "a{%" %} &lt;y&gt;',
+    );
+    expect(analyzeTemplate(source)).toEqual({
+      variables: ['y'],
+      unsupportedTags: [
+        '*|{% endraw %}|*',
+        '%%[ {{ x }} {%raw%} ]%%',
+        '{% render "a{%" %}',
+      ],
+    });
+  });
+
+  it('A6: leaves Liquid markup and the template’s own raw blocks to Liquid', async () => {
+    // Arrange: construct-like text inside a Liquid string and a raw block.
+    const source =
+      '{{ firstName | default: "*|FNAME|*" }} {% raw %}*|X|* {{ y }}{% endraw %}';
+    // Act
+    const html = await renderTemplate(source, {});
+    // Assert
+    expect(html).toBe('*|FNAME|* *|X|* {{ y }}');
+    expect(analyzeTemplate(source)).toEqual({
+      variables: ['firstName'],
+      unsupportedTags: [],
+    });
+  });
+
+  it('A4: a subject renders to one line: line breaks and controls fold to one space', async () => {
+    // Arrange
+    const values = { firstName: 'a\r\nBcc: x@evil.test' };
+    // Act
+    const subject = await renderText(
+      'Hi {{ firstName }}\u0085|\u2028|\u2029|\u0000\t|\u009b|\n',
+      values,
+    );
+    // Assert
+    expect(subject).toBe('Hi a Bcc: x@evil.test | | | | | ');
+    expect(foldToLine('one\r\n\r\ntwo')).toBe('one two');
   });
 
   it('answers a syntax error with a ValidationError naming the field and the problem', () => {
