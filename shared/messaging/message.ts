@@ -6,6 +6,8 @@
 export interface OutgoingMessage {
   /** `Name <address>` or a bare address. */
   from: string;
+  /** Where replies go when they must not go to `from`: a bare address. */
+  replyTo?: string;
   to: string;
   subject: string;
   html: string;

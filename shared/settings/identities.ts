@@ -18,7 +18,12 @@ export interface IdentityView extends Identity {
 
 type BookDeps = Pick<
   Deps,
-  'identities' | 'domains' | 'campaignReferences' | 'ids' | 'clock'
+  | 'identities'
+  | 'domains'
+  | 'campaignReferences'
+  | 'ids'
+  | 'clock'
+  | 'endpoints'
 >;
 
 /** The whole book, default first, then by creation. */
@@ -120,7 +125,7 @@ export const createIdentity = async (
   orgId: string,
   input: { senderEmail: string; senderName?: string; isDefault?: boolean },
 ): Promise<IdentityView> => {
-  checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+  await checkSenderAddress(deps, orgId, input.senderEmail);
   const identity: Identity = {
     id: deps.ids.id(),
     senderEmail: normalizeEmail(input.senderEmail),
@@ -154,7 +159,7 @@ export const updateIdentity = async (
   },
 ): Promise<IdentityView> => {
   if (input.senderEmail) {
-    checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+    await checkSenderAddress(deps, orgId, input.senderEmail);
   }
   const book = await changeBook(deps, orgId, (before) => {
     const current = find(before, identityId);

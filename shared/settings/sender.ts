@@ -1,8 +1,13 @@
 /**
- * Who signs a message: the address book's default identity, or the
- * application's own address when the book is empty (spec, rule 5).
+ * Who signs a message. The address book's default identity signs only once
+ * the organization has proved the domain it is on; until then mail goes out
+ * From the application's own address (the organization's sender name as
+ * display name, its address in Reply-To). Addresses nobody may choose are
+ * refused when they are set.
  */
-import { RuleViolationError } from '../errors.ts';
+import libmime from 'libmime';
+import { RuleViolationError, ValidationError } from '../errors.ts';
+import type { Deps } from '../ports.ts';
 import { tenantNameOf } from '../sending/isolation.ts';
 import {
   type Identity,
@@ -12,38 +17,49 @@ import {
   type SendingDomain,
 } from './model.ts';
 
-/** A From header: the display name quoted, per RFC 5322. */
+// Printable ASCII: a name beyond it is encoded (RFC 2047), as SES requires.
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// RFC 2047 caps an encoded word at 75 characters: long names take several.
+const ENCODED_WORD_MAX = 52;
+
+/**
+ * A display name as it stands in a header: printable ASCII is quoted, with
+ * a backslash before `"` and `\` (RFC 5322); anything beyond ASCII is
+ * encoded as RFC 2047 encoded words by libmime, as SES requires.
+ */
+export const displayName = (name: string): string =>
+  PRINTABLE_ASCII.test(name)
+    ? `"${name.replace(/["\\]/g, '\\$&')}"`
+    : libmime.encodeWord(name, 'Q', ENCODED_WORD_MAX);
+
+/** A From header: `name <address>`, or the bare address without a name. */
 export const formatSender = (
   identity: Pick<Identity, 'senderEmail' | 'senderName'>,
 ) =>
   identity.senderName
-    ? `"${identity.senderName.replace(/["\\]/g, '\\$&')}" <${identity.senderEmail}>`
+    ? `${displayName(identity.senderName)} <${identity.senderEmail}>`
     : identity.senderEmail;
 
 /** The default identity of a book, if any. */
 export const defaultIdentityOf = (book: IdentityBook): Identity | undefined =>
   book.identities.find((identity) => identity.id === book.defaultId);
 
-/** What really goes out: the default identity, or the application address. */
-export const effectiveSenderOf = (
-  book: IdentityBook,
-  appFromAddress: string,
-) => {
-  const identity = defaultIdentityOf(book);
-  return identity ? formatSender(identity) : appFromAddress;
-};
-
-/** The From and the tenant of a send to contacts. */
+/** The From, the Reply-To and the tenant of every send to contacts. */
 export interface Sender {
   from: string;
+  /** The organization's own address while mail goes out From the application's. */
+  replyTo?: string;
   tenantName?: string;
 }
 
 /**
- * The From of a send to contacts: the default identity, or the application
- * address. The organization's tenant goes with it when the isolation is
- * provisioned and the From is on one of the organization's verified domains:
- * SES sends through a tenant only with the tenant's own identities.
+ * What really goes out (`effectiveSender` is its From):
+ * 1. the default identity, when it is on one of the organization's verified
+ *    domains (or a subdomain); the tenant goes with it once the isolation
+ *    is provisioned (SES sends through a tenant only with its identities);
+ * 2. otherwise the application address, with the default identity's name
+ *    as display name and its address as Reply-To (no tenant);
+ * 3. the bare application address when the book is empty.
  */
 export const senderOf = (facts: {
   orgId: string;
@@ -53,25 +69,79 @@ export const senderOf = (facts: {
   appFromAddress: string;
 }): Sender => {
   const identity = defaultIdentityOf(facts.book);
-  const onOwnDomain =
-    identity !== undefined &&
-    facts.domains.some(
-      (d) => isVerified(d) && isOnDomain(identity.senderEmail, d.domain),
-    );
+  if (!identity) return { from: facts.appFromAddress };
+  const onOwnDomain = facts.domains.some(
+    (d) => isVerified(d) && isOnDomain(identity.senderEmail, d.domain),
+  );
+  if (onOwnDomain) {
+    return {
+      from: formatSender(identity),
+      ...(facts.provisioned ? { tenantName: tenantNameOf(facts.orgId) } : {}),
+    };
+  }
   return {
-    from: effectiveSenderOf(facts.book, facts.appFromAddress),
-    ...(facts.provisioned && onOwnDomain
-      ? { tenantName: tenantNameOf(facts.orgId) }
-      : {}),
+    from: formatSender({
+      senderEmail: facts.appFromAddress,
+      senderName: identity.senderName,
+    }),
+    replyTo: identity.senderEmail,
   };
 };
 
+/** The domain part of an address, lower-cased. */
+const hostOf = (email: string) =>
+  email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/** `a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`. */
+const selfAndParents = (host: string): string[] => {
+  const labels = host.split('.');
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+};
+
+const refused = (field: string, message: string, code: string) =>
+  new ValidationError(message, [{ field, message }], { code });
+
 /**
- * The sender address rule: once the organization has a verified domain,
- * every address must be on one (or a subdomain). The 400 names both.
+ * The sender address rules, checked whenever an address is set:
+ * 1. never on the application's own domain (that of `appFromAddress`) or
+ *    one of its subdomains;
+ * 2. never on a domain (or under a domain) another organization proved;
+ * 3. once the organization has a verified domain, on one of them (or a
+ *    subdomain): the 400 names both.
+ * Before any domain is verified an address is otherwise set freely: mail
+ * then goes out From the application address, this one in Reply-To.
+ *
+ * @param field the request field the address came in, named by the 400
  */
-export const checkSenderAddress = (email: string, domains: SendingDomain[]) => {
-  const verified = domains.filter(isVerified);
+export const checkSenderAddress = async (
+  deps: Pick<Deps, 'domains' | 'endpoints'>,
+  orgId: string,
+  email: string,
+  field = 'senderEmail',
+): Promise<void> => {
+  // 1. The application's own domain.
+  const host = hostOf(email);
+  const appDomain = hostOf(deps.endpoints.appFromAddress);
+  if (isOnDomain(email, appDomain)) {
+    throw refused(
+      field,
+      `${email} is on the application's own domain ${appDomain}: choose an address of your organization`,
+      'sender.applicationDomain',
+    );
+  }
+  // 2. A domain another organization proved, the address's or a parent's.
+  const owners = await Promise.all(
+    selfAndParents(host).map((name) => deps.domains.owner(name)),
+  );
+  if (owners.some((owner) => owner && owner.orgId !== orgId)) {
+    throw refused(
+      field,
+      `${email} is on a domain another organization has proved: choose an address on a domain of yours`,
+      'sender.domainOfAnotherOrganization',
+    );
+  }
+  // 3. Once a domain is verified, on a verified domain.
+  const verified = (await deps.domains.list(orgId)).filter(isVerified);
   if (verified.length === 0) return;
   if (verified.some((domain) => isOnDomain(email, domain.domain))) return;
   const names = verified.map((domain) => domain.domain).join(', ');
@@ -79,4 +149,28 @@ export const checkSenderAddress = (email: string, domains: SendingDomain[]) => {
     'sender.notOnVerifiedDomain',
     `${email} is not on the verified domain ${names} (or one of its subdomains)`,
   );
+};
+
+/**
+ * The From and Reply-To of a test send: those of every send (see
+ * `senderOf`), without the tenant, so a test stays available while the
+ * provider pauses the organization. Reads the domains and the address book
+ * only; writes nothing.
+ */
+export const testSenderOf = async (
+  deps: Pick<Deps, 'domains' | 'identities' | 'endpoints'>,
+  orgId: string,
+): Promise<Omit<Sender, 'tenantName'>> => {
+  const [domains, book] = await Promise.all([
+    deps.domains.list(orgId),
+    deps.identities.getBook(orgId),
+  ]);
+  const { tenantName: _, ...sender } = senderOf({
+    orgId,
+    book,
+    domains,
+    provisioned: false,
+    appFromAddress: deps.endpoints.appFromAddress,
+  });
+  return sender;
 };

@@ -11,25 +11,21 @@ import {
   type ReadinessDeps,
   sendingStateOf,
 } from '../sending/readiness.ts';
-import { EmailAddress } from '../validation.ts';
+import { EmailAddress, lineText } from '../validation.ts';
 import { changeBook, refuseIfCampaignsUse } from './identities.ts';
 import type { Identity } from './model.ts';
 import type { OptinSettings } from './optin.ts';
-import {
-  checkSenderAddress,
-  defaultIdentityOf,
-  effectiveSenderOf,
-} from './sender.ts';
+import { checkSenderAddress, defaultIdentityOf } from './sender.ts';
 
-/** A sender's display name. */
+/**
+ * A sender's display name: one line of text (no control character, tab or
+ * line break of any kind: it reaches the From header), at most 200 bytes
+ * of UTF-8, no angle brackets.
+ */
 export const SenderName = v.pipe(
-  v.string('must be a string'),
+  lineText(200),
   v.trim(),
-  v.maxLength(100, 'must be at most 100 characters'),
-  v.check(
-    (name) => !/[\r\n<>]/.test(name),
-    'must not contain line breaks or angle brackets',
-  ),
+  v.check((name) => !/[<>]/.test(name), 'must not contain angle brackets'),
 );
 
 /** Body of PATCH /settings/sending: left out = unchanged, null = cleared. */
@@ -60,7 +56,13 @@ export interface SettingsView {
     senderEmail: string | null;
     senderName: string | null;
     postalAddress: string | null;
+    /** The From header that really goes out. */
     effectiveSender: string;
+    /**
+     * The Reply-To that goes with it: the default address while mail goes
+     * out From the application address; otherwise null.
+     */
+    effectiveReplyTo: string | null;
   };
   optin: OptinSettings;
   readiness: Readiness;
@@ -82,7 +84,7 @@ const settingsOf = async (
   deps: SettingsDeps,
   org: Organization,
 ): Promise<SettingsView> => {
-  const [{ book, readiness }, optin] = await Promise.all([
+  const [{ book, readiness, sender }, optin] = await Promise.all([
     sendingStateOf(deps, org),
     deps.optinSettings.get(org.id),
   ]);
@@ -93,7 +95,8 @@ const settingsOf = async (
       senderEmail: identity?.senderEmail ?? null,
       senderName: identity ? identity.senderName || null : null,
       postalAddress: org.postalAddress ?? null,
-      effectiveSender: effectiveSenderOf(book, deps.endpoints.appFromAddress),
+      effectiveSender: sender.from,
+      effectiveReplyTo: sender.replyTo ?? null,
     },
     optin,
     readiness,
@@ -115,7 +118,7 @@ export const updateSendingSettings = async (
 ): Promise<SettingsView> => {
   const org = await requireOrganization(deps, orgId);
   if (input.senderEmail) {
-    checkSenderAddress(input.senderEmail, await deps.domains.list(orgId));
+    await checkSenderAddress(deps, orgId, input.senderEmail);
   }
   if (input.senderEmail !== undefined || input.senderName !== undefined) {
     await changeBook(deps, orgId, async (before) => {

@@ -8,6 +8,7 @@ import { logger } from '../observability.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
 import { MESSAGE_VARIABLES, unknownVariables } from '../rendering/variables.ts';
+import { testSenderOf } from '../settings/sender.ts';
 import type { Template, TemplateSummary } from './model.ts';
 import type {
   CreateTemplateInput,
@@ -190,8 +191,9 @@ export type TestSendResult =
   | { status: 'blocked' | 'not_allowed' | 'send_refused'; to: string };
 
 /**
- * Sends one test email of a template to an address, under the application
- * address, with "[Test]" before the subject. Writes nothing. Refused while
+ * Sends one test email of a template to an address, From and Reply-To as
+ * every send of the organization (see `senderOf`) but outside its tenant,
+ * with "[Test]" before the subject. Writes nothing. Refused while
  * sending is off application-wide (blocked) or the organization is not on
  * the allowlist (not_allowed); a provider refusal answers send_refused.
  */
@@ -205,6 +207,8 @@ export const testSendTemplate = async (
     | 'mailer'
     | 'appSettings'
     | 'organizations'
+    | 'domains'
+    | 'identities'
   >,
   orgId: string,
   templateId: string,
@@ -218,12 +222,14 @@ export const testSendTemplate = async (
   if (!(await deps.organizations.get(orgId))?.sendingAllowed) {
     return { status: 'not_allowed', to };
   }
+  // The From and Reply-To of every send (effectiveSender), without the tenant.
+  const { from, replyTo } = await testSenderOf(deps, orgId);
   const message = await composeMessage(deps, {
     orgId,
     contact: standIn(to, input.variables),
     subject: template.defaultSubject,
     html: template.content,
-    from: deps.endpoints.appFromAddress,
+    from,
     topicId: 'test',
     test: true,
     variables: input.variables,
@@ -231,6 +237,7 @@ export const testSendTemplate = async (
   try {
     await deps.mailer.send({
       ...message,
+      ...(replyTo ? { replyTo } : {}),
       subject: `[Test] ${message.subject}`,
     });
     return { status: 'sent', to };

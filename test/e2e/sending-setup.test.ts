@@ -282,7 +282,8 @@ describe('sending setup over HTTP on the local stack (end to end)', () => {
     });
     expect(settings.json.data.sending).toMatchObject({
       senderEmail: 'hi@settings.test',
-      effectiveSender: '"Hi" <hi@settings.test>',
+      effectiveSender: '"Hi" <no-reply@mail.localhost.test>',
+      effectiveReplyTo: 'hi@settings.test',
     });
     expect(settings.json.data.optin).toMatchObject({
       required: false,

@@ -5,6 +5,7 @@ export interface StoredEmail {
   messageId: string;
   from: string;
   destination: { to: string[] };
+  replyTo?: string[];
   subject: string;
   body: { html?: string; text?: string };
   headers?: { name: string; value: string }[];

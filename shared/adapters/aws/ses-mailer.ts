@@ -18,6 +18,7 @@ export class SesMailer implements Mailer {
       new SendEmailCommand({
         FromEmailAddress: message.from,
         Destination: { ToAddresses: [message.to] },
+        ...(message.replyTo ? { ReplyToAddresses: [message.replyTo] } : {}),
         Content: {
           Simple: {
             Subject: { Data: message.subject, Charset: 'UTF-8' },

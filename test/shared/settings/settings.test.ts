@@ -36,6 +36,10 @@ import {
   getSettings,
   updateSendingSettings,
 } from '../../../shared/settings/settings.ts';
+import {
+  createTemplate,
+  testSendTemplate,
+} from '../../../shared/templates/templates.ts';
 import { uniqueEmail } from '../../support/audience.ts';
 import { createTestDeps, publishDns } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
@@ -130,14 +134,16 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
       senderEmail: 'only@acme.test',
       senderName: 'Only',
     });
-    expect((await getSettings(deps, orgId)).sending.effectiveSender).toBe(
-      '"Only" <only@acme.test>',
-    );
+    expect((await getSettings(deps, orgId)).sending).toMatchObject({
+      effectiveSender: '"Only" <no-reply@mail.localhost.test>',
+      effectiveReplyTo: 'only@acme.test',
+    });
     expect(await deleteIdentity(deps, orgId, only.id)).toEqual({ id: only.id });
     const settings = await getSettings(deps, orgId);
     expect(settings.sending).toMatchObject({
       senderEmail: null,
       effectiveSender: 'no-reply@mail.localhost.test',
+      effectiveReplyTo: null,
     });
   });
 
@@ -166,17 +172,22 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
   });
 
   it('rule 5: a confirmation email is signed by the default address, and carries the postal address', async () => {
+    // Arrange
     const { deps, orgId } = await setup();
+    const domain = await verifiedDomain(deps, orgId);
     await updateSendingSettings(deps, orgId, {
-      senderEmail: 'news@acme.test',
+      senderEmail: `news@${domain}`,
       senderName: 'Acme News',
       postalAddress: '1 Main St',
     });
     const list = await createList(deps, orgId, { name: 'Rule 5' });
     const email = uniqueEmail('rule5');
+    // Act
     await addContact(deps, orgId, list.id, { email, doubleOptIn: true });
+    // Assert
     const [mail] = await mailTo(email);
-    expect(mail?.from).toBe('"Acme News" <news@acme.test>');
+    expect(mail?.from).toBe(`"Acme News" <news@${domain}>`);
+    expect(mail?.replyTo ?? []).toEqual([]);
     expect(mail?.body.html).toContain('1 Main St');
   });
 
@@ -219,6 +230,131 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
   });
 });
 
+describe('A2: no organization sends as an address it has not proved', () => {
+  const APP = 'no-reply@mail.localhost.test';
+
+  /** Every email the organization sends to `to`: confirmation, opt-in test, template test. */
+  const sendEveryKind = async (deps: Deps, orgId: string, to: string) => {
+    const list = await createList(deps, orgId, { name: `L ${randomUUID()}` });
+    await addContact(deps, orgId, list.id, { email: to, doubleOptIn: true });
+    await testSendOptin(deps, orgId, { email: to });
+    const template = await createTemplate(deps, orgId, {
+      name: `T ${randomUUID()}`,
+      defaultSubject: 'Hello',
+      content: '<p>Hi <a href="{{unsubscribeUrl}}">unsubscribe</a></p>',
+    });
+    await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables: {},
+    });
+    const mails = await mailTo(to);
+    expect(mails).toHaveLength(3);
+    return mails.map((mail) => ({ from: mail.from, replyTo: mail.replyTo }));
+  };
+
+  it('A2: until a domain is verified, mail goes out from the application address', async () => {
+    // Arrange
+    const { deps, orgId } = await setup();
+    await updateSendingSettings(deps, orgId, {
+      senderEmail: 'news@acme.test',
+      senderName: 'Security Team',
+    });
+    const to = uniqueEmail('a2-unverified');
+    // Act
+    const sent = await sendEveryKind(deps, orgId, to);
+    const { sending } = await getSettings(deps, orgId);
+    // Assert: effectiveSender says exactly what went out.
+    const expected = {
+      from: `"Security Team" <${APP}>`,
+      replyTo: ['news@acme.test'],
+    };
+    expect(sent).toEqual([expected, expected, expected]);
+    expect(sending).toMatchObject({
+      senderEmail: 'news@acme.test',
+      effectiveSender: expected.from,
+      effectiveReplyTo: 'news@acme.test',
+    });
+  });
+
+  it('A2: an address on a verified domain of the organization signs its mail, with no Reply-To', async () => {
+    // Arrange
+    const { deps, orgId } = await setup();
+    const domain = await verifiedDomain(deps, orgId);
+    await updateSendingSettings(deps, orgId, {
+      senderEmail: `news@mail.${domain}`,
+      senderName: 'Acme',
+    });
+    const to = uniqueEmail('a2-verified');
+    // Act
+    const sent = await sendEveryKind(deps, orgId, to);
+    const { sending } = await getSettings(deps, orgId);
+    // Assert
+    const expected = { from: `"Acme" <news@mail.${domain}>`, replyTo: [] };
+    expect(sent).toEqual([expected, expected, expected]);
+    expect(sending).toMatchObject({
+      effectiveSender: expected.from,
+      effectiveReplyTo: null,
+    });
+  });
+
+  it('A2: refuses an address on a domain (or under a domain) another organization has proved, naming the field and the address', async () => {
+    // Arrange
+    const { deps, orgId } = await setup();
+    const other = await createOrganization(deps, { name: `O ${randomUUID()}` });
+    const theirs = await verifiedDomain(deps, other.id);
+    await createIdentity(deps, orgId, { senderEmail: 'mine@acme.test' });
+    const mine = await createIdentity(deps, orgId, {
+      senderEmail: 'two@acme.test',
+    });
+    const bookBefore = await listIdentities(deps, orgId);
+    // Act
+    const attempts = await Promise.all([
+      updateSendingSettings(deps, orgId, {
+        senderEmail: `ceo@${theirs}`,
+      }).catch((e: unknown) => e),
+      createIdentity(deps, orgId, {
+        senderEmail: `ceo@news.${theirs}`,
+      }).catch((e: unknown) => e),
+      updateIdentity(deps, orgId, mine.id, {
+        senderEmail: `ceo@${theirs}`,
+      }).catch((e: unknown) => e),
+    ]);
+    // Assert
+    const addresses = [`ceo@${theirs}`, `ceo@news.${theirs}`, `ceo@${theirs}`];
+    attempts.forEach((error, i) => {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as Error).message).toContain(addresses[i]);
+      expect((error as ValidationError).details).toEqual([
+        { field: 'senderEmail', message: expect.stringContaining(theirs) },
+      ]);
+    });
+    expect(await listIdentities(deps, orgId)).toEqual(bookBefore);
+  });
+
+  it('A2: refuses an address on the application’s own domain or a subdomain of it, naming the field and the address', async () => {
+    // Arrange
+    const { deps, orgId } = await setup();
+    // Act
+    const attempts = await Promise.all(
+      [APP, 'security@eu.mail.localhost.test'].map((senderEmail) =>
+        updateSendingSettings(deps, orgId, {
+          senderEmail,
+          senderName: 'Security Team',
+        }).catch((e: unknown) => e),
+      ),
+    );
+    // Assert
+    for (const [i, error] of attempts.entries()) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as Error).message).toContain(
+        [APP, 'security@eu.mail.localhost.test'][i],
+      );
+      expect((error as ValidationError).details[0]?.field).toBe('senderEmail');
+    }
+    expect((await getSettings(deps, orgId)).sending.senderEmail).toBeNull();
+  });
+});
+
 describe('PATCH /settings/sending (the effects table)', () => {
   it('creates the default from senderEmail, renames it, keeps the postal address on the organization', async () => {
     const { deps, orgId } = await setup();
@@ -236,7 +372,10 @@ describe('PATCH /settings/sending (the effects table)', () => {
       senderEmail: 'hi@acme.test',
       senderName: 'Acme',
     });
-    expect(renamed.sending.effectiveSender).toBe('"Acme News" <hi@acme.test>');
+    expect(renamed.sending).toMatchObject({
+      effectiveSender: '"Acme News" <no-reply@mail.localhost.test>',
+      effectiveReplyTo: 'hi@acme.test',
+    });
     expect(postal.sending.postalAddress).toBe('1 Main St\nSpringfield');
     const cleared = await updateSendingSettings(deps, orgId, {
       postalAddress: null,
@@ -321,7 +460,8 @@ describe('double opt-in settings (PATCH /settings/optin; test send)', () => {
       'not_allowed',
     ]);
     expect(mail).toMatchObject({
-      from: '"Acme" <hello@acme.test>',
+      from: '"Acme" <no-reply@mail.localhost.test>',
+      replyTo: ['hello@acme.test'],
       subject: '[Test] Confirm, Test',
     });
     expect(await mailTo(to)).toHaveLength(1);

@@ -83,7 +83,25 @@ describe('SesMailer', () => {
     });
   });
 
-  it('names no tenant, configuration set or headers when none is given', async () => {
+  it("A2: the organization's own address goes in Reply-To (ReplyToAddresses)", async () => {
+    // Arrange
+    ses.on(SendEmailCommand).resolves({ MessageId: 'msg-1' });
+
+    // Act
+    await new SesMailer(client).send({
+      ...message,
+      from: '"Acme" <no-reply@app.example>',
+      replyTo: 'news@acme.example',
+    });
+
+    // Assert
+    expect(sent()).toMatchObject({
+      FromEmailAddress: '"Acme" <no-reply@app.example>',
+      ReplyToAddresses: ['news@acme.example'],
+    });
+  });
+
+  it('names no tenant, configuration set, Reply-To or headers when none is given', async () => {
     // Arrange
     ses.on(SendEmailCommand).resolves({ MessageId: 'msg-1' });
 
@@ -94,6 +112,7 @@ describe('SesMailer', () => {
     const input = sent();
     expect(input).not.toHaveProperty('TenantName');
     expect(input).not.toHaveProperty('ConfigurationSetName');
+    expect(input).not.toHaveProperty('ReplyToAddresses');
     expect(input?.Content?.Simple).not.toHaveProperty('Headers');
   });
 
