@@ -29,3 +29,21 @@ export const unknownVariables = (
   used: readonly string[],
   known: readonly string[],
 ): string[] => used.filter((name) => !known.includes(name)).sort();
+
+/**
+ * A value for every known variable: content is rendered with them when it
+ * is saved, so content that parses but cannot render (a loop past the
+ * engine's limits) is refused then, not when an email should go out.
+ */
+export const SAMPLE_VALUES: Readonly<
+  Record<(typeof MESSAGE_VARIABLES | typeof OPTIN_VARIABLES)[number], string>
+> = {
+  firstName: 'Ann',
+  lastName: 'Reader',
+  email: 'ann.reader@example.com',
+  unsubscribeUrl: 'https://example.com/public/unsubscribe?token=sample',
+  topicOptOutUrl: 'https://example.com/public/topic-opt-out?token=sample',
+  confirmationUrl: 'https://example.com/public/confirm?token=sample',
+  postalAddress: '1 Main Street, Springfield',
+  currentYear: '2026',
+};

@@ -3,39 +3,23 @@
  */
 import * as v from 'valibot';
 import { Id } from '../http/schemas.ts';
-import { EmailAddress } from '../validation.ts';
+import { HtmlContent, Subject } from '../rendering/content.schema.ts';
+import { EmailAddress, lineText } from '../validation.ts';
 
-/** Largest template HTML: a DynamoDB item holds at most 400 KB. */
-export const MAX_CONTENT_BYTES = 300_000;
+/** Largest template name, in UTF-8 bytes. */
+export const MAX_TEMPLATE_NAME_BYTES = 200;
 
 const Name = v.pipe(
-  v.string('must be a string'),
+  lineText(MAX_TEMPLATE_NAME_BYTES),
   v.trim(),
   v.minLength(1, 'must not be empty'),
-  v.maxLength(100, 'must be at most 100 characters'),
-);
-
-const Subject = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(200, 'must be at most 200 characters'),
-);
-
-const Content = v.pipe(
-  v.string('must be a string'),
-  v.minLength(1, 'must not be empty'),
-  v.check(
-    (html) => Buffer.byteLength(html) <= MAX_CONTENT_BYTES,
-    `must be at most ${MAX_CONTENT_BYTES} bytes`,
-  ),
 );
 
 /** Body of POST /templates. */
 export const CreateTemplateBody = v.object({
   name: Name,
   defaultSubject: Subject,
-  content: Content,
+  content: HtmlContent,
 });
 export type CreateTemplateInput = v.InferOutput<typeof CreateTemplateBody>;
 
@@ -44,7 +28,7 @@ export const UpdateTemplateBody = v.pipe(
   v.object({
     name: v.optional(Name),
     defaultSubject: v.optional(Subject),
-    content: v.optional(Content),
+    content: v.optional(HtmlContent),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),

@@ -6,8 +6,16 @@ import { NotFoundError, RuleViolationError } from '../errors.ts';
 import { composeMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
-import { analyzeTemplate } from '../rendering/engine.ts';
-import { MESSAGE_VARIABLES, unknownVariables } from '../rendering/variables.ts';
+import {
+  analyzeTemplate,
+  renderTemplate,
+  renderText,
+} from '../rendering/engine.ts';
+import {
+  MESSAGE_VARIABLES,
+  SAMPLE_VALUES,
+  unknownVariables,
+} from '../rendering/variables.ts';
 import { testSenderOf } from '../settings/sender.ts';
 import type { Template, TemplateSummary } from './model.ts';
 import type {
@@ -43,6 +51,27 @@ const analyze = (template: Pick<Template, 'content' | 'defaultSubject'>) => {
   };
 };
 
+/**
+ * Renders the given parts with sample values: a part that parses but cannot
+ * render (a loop past the engine's limits) is a 400 naming it, before
+ * anything is stored — not a failure of every later send.
+ */
+const checkRenders = async (
+  parts: Partial<Pick<Template, 'content' | 'defaultSubject'>>,
+) => {
+  if (parts.defaultSubject !== undefined) {
+    await renderText(
+      parts.defaultSubject,
+      SAMPLE_VALUES,
+      'default subject',
+      'defaultSubject',
+    );
+  }
+  if (parts.content !== undefined) {
+    await renderTemplate(parts.content, SAMPLE_VALUES);
+  }
+};
+
 const view = (template: Template): TemplateView => {
   const { unsupportedTags, unknownVariables } = analyze(template);
   return { ...template, unsupportedTags, unknownVariables };
@@ -60,7 +89,10 @@ const requireTemplate = async (
   return template;
 };
 
-/** Creates a template; a syntax error in subject or content is a 400. */
+/**
+ * Creates a template. A subject or content that does not parse, or does not
+ * render with sample values, is a 400 naming it; nothing is stored then.
+ */
 export const createTemplate = async (
   deps: Pick<Deps, 'templates' | 'ids' | 'clock'>,
   orgId: string,
@@ -74,6 +106,7 @@ export const createTemplate = async (
     updatedAt: now,
   };
   const result = view(template);
+  await checkRenders(template);
   await deps.templates.create(orgId, template);
   return result;
 };
@@ -93,7 +126,10 @@ export const listTemplates = (
   request: PageRequest,
 ): Promise<Page<TemplateSummary>> => deps.templates.page(orgId, request);
 
-/** Changes name, default subject or HTML. */
+/**
+ * Changes name, default subject or HTML; a changed subject or HTML must
+ * parse and render as on creation.
+ */
 export const updateTemplate = async (
   deps: Pick<Deps, 'templates' | 'clock'>,
   orgId: string,
@@ -109,6 +145,7 @@ export const updateTemplate = async (
     updatedAt: deps.clock.now().toISOString(),
   };
   const result = view(updated);
+  await checkRenders(input);
   await deps.templates.update(orgId, updated);
   return result;
 };

@@ -68,6 +68,42 @@ describe('templates (Templates and rendering)', () => {
     ).toBe(0);
   });
 
+  it('A5: a 4xx writes nothing: content or a subject that parses but cannot render is refused when saved, naming it', async () => {
+    // Arrange: a loop the engine's memory limit stops.
+    const { deps, orgId } = await setup();
+    const loop = '{% for i in (1..100000000) %}{{ i }}{% endfor %}';
+    const kept = await createTemplate(deps, orgId, {
+      name: 'Kept',
+      defaultSubject: 'Hello',
+      content: CONTENT,
+    });
+    // Act
+    const created = await createTemplate(deps, orgId, {
+      name: 'Endless',
+      defaultSubject: 'Hello',
+      content: `${CONTENT}${loop}`,
+    }).catch((e: unknown) => e);
+    const updated = await updateTemplate(deps, orgId, kept.id, {
+      name: 'Renamed',
+      defaultSubject: `Hello ${loop}`,
+    }).catch((e: unknown) => e);
+    // Assert
+    expect(created).toBeInstanceOf(ValidationError);
+    expect(created).toMatchObject({
+      code: 'template.invalid',
+      details: [{ field: 'content' }],
+    });
+    expect(updated).toBeInstanceOf(ValidationError);
+    expect(updated).toMatchObject({
+      code: 'template.invalid',
+      details: [{ field: 'defaultSubject' }],
+    });
+    const page = await listTemplates(deps, orgId, { page: 1, limit: 10 });
+    expect(page.items.map((t) => [t.name, t.defaultSubject])).toEqual([
+      ['Kept', 'Hello'],
+    ]);
+  });
+
   it('lists templates newest first without HTML, updates and deletes them', async () => {
     const { deps, orgId } = await setup();
     const first = await createTemplate(deps, orgId, {
@@ -178,6 +214,29 @@ describe('POST /render (preview)', () => {
     expect(preview.text).toContain('SAVE10');
     expect(preview.unknownVariables).toEqual(['coupon']);
     expect(preview.unsupportedTags).toEqual(['*|FNAME|*']);
+  });
+
+  it('A6: an escaped merge value stays inert: "><script> and placeholder markers stay escaped inside an attribute', async () => {
+    // Arrange: a template with a foreign construct holding quotes, and a
+    // value holding the old engine's placeholder of that construct.
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'Attribute',
+      defaultSubject: 'Hi',
+      content:
+        '<a href="{{ unsubscribeUrl }}" title="{{ coupon }}">Unsubscribe</a>{% include "footer" %}',
+    });
+    // Act
+    const preview = await renderPreview(deps, orgId, {
+      templateId: template.id,
+      variables: { coupon: '\u{E000}0\u{E001}"><script>alert(1)</script>' },
+    });
+    // Assert
+    expect(preview.html).toContain(
+      'title="\u{E000}0\u{E001}&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">',
+    );
+    expect(preview.html).not.toContain('<script>');
+    expect(preview.html.split('{% include "footer" %}')).toHaveLength(2);
   });
 
   it('answers 400 when the HTML has no {{unsubscribeUrl}}', async () => {
