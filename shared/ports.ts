@@ -282,8 +282,13 @@ export interface IdentityRepository {
 export interface DomainRepository {
   list(orgId: string): Promise<SendingDomain[]>;
   get(orgId: string, domainId: string): Promise<SendingDomain | undefined>;
-  /** Declares a domain; `ConflictError` when the organization already did. */
-  declare(orgId: string, domain: SendingDomain): Promise<void>;
+  /**
+   * Declares a domain, noting whether another organization declared the
+   * name first (`declaredAfterAnother`, decided atomically with the claim);
+   * returns the declaration stored. `ConflictError` when the organization
+   * already did.
+   */
+  declare(orgId: string, domain: SendingDomain): Promise<SendingDomain>;
   /** Stores the last known statuses of a domain. */
   saveState(orgId: string, domain: SendingDomain): Promise<void>;
   /**

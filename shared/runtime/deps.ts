@@ -21,6 +21,7 @@ import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
+import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 import type {
   AdminDeps,
   AudienceEvents,
@@ -76,7 +77,8 @@ export const buildDeps = (options: DepsOptions): Deps => {
     links: new JoseLinkSigner(options.linkSecret, clock),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     endpoints: options.endpoints,
-    provider: options.provider,
+    // Recent domain answers are reused within the freshness (GET /domains).
+    provider: new RecentDomainAnswers(options.provider, clock),
     dns: options.dns,
     providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,

@@ -60,7 +60,13 @@ export interface DomainView {
 
 type DomainDeps = Pick<
   Deps,
-  'domains' | 'provider' | 'dns' | 'organizations' | 'clock' | 'ids'
+  | 'domains'
+  | 'provider'
+  | 'dns'
+  | 'organizations'
+  | 'clock'
+  | 'ids'
+  | 'providerStatusTtlSeconds'
 >;
 
 const requireDomain = async (
@@ -105,27 +111,47 @@ const view = (
   ],
 });
 
-/** Fresh statuses from the provider, merged into the stored declaration. */
+/**
+ * The provider's statuses, merged into the stored declaration. A name
+ * another organization declared first shares that organization's identity:
+ * until this one proves ownership, its statuses stay PENDING, so declaring
+ * reveals nothing of the other's setup.
+ */
 const withProviderState = (
   domain: SendingDomain,
   provider: ProviderDomain,
   at: string,
-): SendingDomain => ({
-  ...domain,
-  dkimStatus: provider.dkimStatus,
-  mailFromDomain: provider.mailFromDomain,
-  mailFromStatus: provider.mailFromStatus,
-  lastCheckedAt: at,
-});
+): SendingDomain => {
+  const hidden = domain.declaredAfterAnother && !domain.ownershipProved;
+  return {
+    ...domain,
+    dkimStatus: hidden ? 'PENDING' : provider.dkimStatus,
+    mailFromDomain: provider.mailFromDomain,
+    mailFromStatus:
+      hidden && provider.mailFromStatus ? 'PENDING' : provider.mailFromStatus,
+    lastCheckedAt: at,
+  };
+};
+
+/** True when the provider's statuses differ from the stored ones. */
+const changed = (before: SendingDomain, after: SendingDomain) =>
+  before.dkimStatus !== after.dkimStatus ||
+  before.mailFromDomain !== after.mailFromDomain ||
+  before.mailFromStatus !== after.mailFromStatus;
 
 /**
  * Reads a domain at the provider, recreating a missing identity (deleted
- * outside the service). Undefined on an outage.
+ * outside the service). With `maxAgeSeconds`, a recent answer may serve.
+ * Undefined on an outage.
  */
-const readProvider = async (deps: DomainDeps, domain: SendingDomain) => {
+const readProvider = async (
+  deps: DomainDeps,
+  domain: SendingDomain,
+  options: { maxAgeSeconds?: number } = {},
+) => {
   try {
     return (
-      (await deps.provider.getDomain(domain.domain)) ??
+      (await deps.provider.getDomain(domain.domain, options)) ??
       (await deps.provider.createDomain(
         domain.domain,
         mailFromDomainOf(domain.domain),
@@ -137,19 +163,26 @@ const readProvider = async (deps: DomainDeps, domain: SendingDomain) => {
   }
 };
 
-/** Refreshes one declaration from the provider (or keeps the last known). */
+/**
+ * Refreshes one declaration for a read: the provider's answer (a recent one
+ * within `providerStatusTtlSeconds`), stored only when a status really
+ * changed; the last known state on an outage.
+ */
 const refreshed = async (
   deps: DomainDeps,
   orgId: string,
   domain: SendingDomain,
 ) => {
-  const provider = await readProvider(deps, domain);
+  const provider = await readProvider(deps, domain, {
+    maxAgeSeconds: deps.providerStatusTtlSeconds,
+  });
   if (!provider) return { domain, provider };
   const fresh = withProviderState(
     domain,
     provider,
     deps.clock.now().toISOString(),
   );
+  if (!changed(domain, fresh)) return { domain, provider };
   await deps.domains.saveState(orgId, fresh);
   return { domain: fresh, provider };
 };
@@ -172,30 +205,43 @@ export const declareDomain = async (
     name,
     mailFromDomainOf(name),
   );
-  // 2. The declaration, with the statuses the provider reported.
+  // 2. The declaration, stored with hidden (pending) statuses; the
+  // provider's own are shown, and stored, only if nobody declared it first.
   const now = deps.clock.now().toISOString();
-  const domain: SendingDomain = withProviderState(
-    {
-      id: deps.ids.id(),
-      domain: name,
-      createdAt: now,
-      ownershipProved: false,
-      dkimStatus: 'PENDING',
-      mailFromDomain: null,
-      mailFromStatus: null,
-      lastCheckedAt: now,
-    },
-    provider,
-    now,
+  const declared = await deps.domains.declare(
+    orgId,
+    withProviderState(
+      {
+        id: deps.ids.id(),
+        domain: name,
+        createdAt: now,
+        ownershipProved: false,
+        declaredAfterAnother: true,
+        dkimStatus: 'PENDING',
+        mailFromDomain: null,
+        mailFromStatus: null,
+        lastCheckedAt: now,
+      },
+      provider,
+      now,
+    ),
   );
-  await deps.domains.declare(orgId, domain);
-  // 3. The isolation: the tenant and its associations (an outage leaves it incomplete).
-  await provisionIsolation(deps, org, await declaredNames(deps, orgId));
-  return view(domain, await challengeValue(deps, orgId), provider);
+  const shown = withProviderState(declared, provider, now);
+  if (changed(declared, shown)) await deps.domains.saveState(orgId, shown);
+  // 3. The isolation: the tenant, and only the domains this organization
+  // proved (an outage leaves it incomplete).
+  await provisionIsolation(deps, org, await provedNames(deps, orgId));
+  return view(shown, await challengeValue(deps, orgId), provider);
 };
 
-const declaredNames = async (deps: Pick<Deps, 'domains'>, orgId: string) =>
-  (await deps.domains.list(orgId)).map((d) => d.domain);
+/**
+ * The domains the organization proved: the only ones associated with its
+ * tenant, so no identity another organization holds is ever attached to it.
+ */
+export const provedNames = async (deps: Pick<Deps, 'domains'>, orgId: string) =>
+  (await deps.domains.list(orgId))
+    .filter((d) => d.ownershipProved)
+    .map((d) => d.domain);
 
 /** Every declared domain, refreshed from the provider when it answers. */
 export const listDomains = async (
@@ -237,7 +283,7 @@ export const verifyDomain = async (
   orgId: string,
   domainId: string,
 ): Promise<DomainView> => {
-  // 1. The provider's answer, or 503.
+  // 1. The provider's answer, fresh, or 503.
   const org = await requireOrganization(deps, orgId);
   const stored = await requireDomain(deps, orgId, domainId);
   const provider = await readProvider(deps, stored);
@@ -248,8 +294,7 @@ export const verifyDomain = async (
     );
   }
   const now = deps.clock.now().toISOString();
-  let domain = withProviderState(stored, provider, now);
-  await deps.domains.saveState(orgId, domain);
+  let domain = stored;
 
   // 2. The ownership challenge, through DNS.
   const challenge = await challengeValue(deps, orgId);
@@ -264,8 +309,12 @@ export const verifyDomain = async (
     }
   }
 
-  // 3. Keep the isolation complete (associations may have failed before).
-  await provisionIsolation(deps, org, await declaredNames(deps, orgId));
+  // 3. The statuses, once ownership is settled (a proof reveals them).
+  domain = withProviderState(domain, provider, now);
+  await deps.domains.saveState(orgId, domain);
+
+  // 4. Keep the isolation complete (associations may have failed before).
+  await provisionIsolation(deps, org, await provedNames(deps, orgId));
   return view(domain, challenge, provider);
 };
 

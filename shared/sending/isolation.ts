@@ -86,9 +86,10 @@ export const currentIsolation = async (
       deps.provider.getTenant(tenantNameOf(org.id)),
       deps.domains.list(org.id),
     ]);
+    // Only proved domains are associated with the tenant (see provedNames).
     const state = stateOf(
       tenant,
-      domains.map((d) => d.domain),
+      domains.filter((d) => d.ownershipProved).map((d) => d.domain),
       deps,
     );
     await deps.organizations.saveIsolation(org.id, state);

@@ -60,8 +60,15 @@ export interface EmailProvider {
    * MAIL FROM domain; when it exists already, only reads it. Idempotent.
    */
   createDomain(domain: string, mailFromDomain: string): Promise<ProviderDomain>;
-  /** The identity of a domain; undefined when the provider has none. */
-  getDomain(domain: string): Promise<ProviderDomain | undefined>;
+  /**
+   * The identity of a domain; undefined when the provider has none. With
+   * `maxAgeSeconds`, an answer that old may be served from memory
+   * (`RecentDomainAnswers`); adapters always ask the provider.
+   */
+  getDomain(
+    domain: string,
+    options?: { maxAgeSeconds?: number },
+  ): Promise<ProviderDomain | undefined>;
   /** Deletes the identity of a domain; idempotent. */
   deleteDomain(domain: string): Promise<void>;
   /**

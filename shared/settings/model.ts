@@ -31,6 +31,12 @@ export interface SendingDomain {
   mailFromStatus: MailFromStatus | null;
   /** Proved once by the challenge TXT; lost only to a transfer. */
   ownershipProved: boolean;
+  /**
+   * Another organization had declared the name first: the provider's
+   * identity is shared, so its statuses are not this organization's to see
+   * until it proves ownership.
+   */
+  declaredAfterAnother: boolean;
   lastCheckedAt: string | null;
 }
 

@@ -35,9 +35,17 @@ const fromItem = (item: Record<string, unknown>): SendingDomain => ({
       ? (item.mailFromStatus as MailFromStatus)
       : null,
   ownershipProved: item.ownershipProved === true,
+  declaredAfterAnother: item.declaredAfterAnother === true,
   lastCheckedAt:
     typeof item.lastCheckedAt === 'string' ? item.lastCheckedAt : null,
 });
+
+const alreadyDeclared = (domain: SendingDomain, cause?: unknown) =>
+  new ConflictError(
+    'domain.alreadyDeclared',
+    `${domain.domain} is already declared by this organization`,
+    { cause },
+  );
 
 const gone = (domainId: string, cause?: unknown) =>
   new NotFoundError('domain.notFound', `No domain ${domainId}`, { cause });
@@ -76,51 +84,70 @@ export class DynamoDomainRepository implements DomainRepository {
     return Item ? fromItem(Item) : undefined;
   }
 
-  async declare(orgId: string, domain: SendingDomain): Promise<void> {
+  async declare(orgId: string, domain: SendingDomain): Promise<SendingDomain> {
     const { tableName: TableName } = this.table;
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName,
-                Key: keys.domainClaim(domain.domain),
-                UpdateExpression: 'ADD declaredBy :org SET #type = :type',
-                ConditionExpression:
-                  'attribute_not_exists(declaredBy) OR NOT contains(declaredBy, :orgId)',
-                ExpressionAttributeNames: { '#type': '_type' },
-                ExpressionAttributeValues: {
-                  ':org': new Set([orgId]),
-                  ':orgId': orgId,
-                  ':type': 'DomainClaim',
+    for (let attempt = 1; ; attempt++) {
+      // Who declared the name before: the transaction holds only if still so.
+      const claim = await this.claim(domain.domain);
+      if (claim.declaredBy.includes(orgId)) throw alreadyDeclared(domain);
+      const declaredAfterAnother = claim.declaredBy.length > 0;
+      const declared = { ...domain, declaredAfterAnother };
+      try {
+        await this.table.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: keys.domainClaim(domain.domain),
+                  UpdateExpression: 'ADD declaredBy :org SET #type = :type',
+                  ConditionExpression: declaredAfterAnother
+                    ? 'NOT contains(declaredBy, :orgId)'
+                    : 'attribute_not_exists(declaredBy)',
+                  ExpressionAttributeNames: { '#type': '_type' },
+                  ExpressionAttributeValues: {
+                    ':org': new Set([orgId]),
+                    ':type': 'DomainClaim',
+                    ...(declaredAfterAnother ? { ':orgId': orgId } : {}),
+                  },
                 },
               },
-            },
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.domain(orgId, domain.id),
-                  _type: 'Domain',
-                  ...domain,
+              {
+                Put: {
+                  TableName,
+                  Item: {
+                    ...keys.domain(orgId, domain.id),
+                    _type: 'Domain',
+                    ...declared,
+                  },
+                  ConditionExpression: 'attribute_not_exists(PK)',
                 },
-                ConditionExpression: 'attribute_not_exists(PK)',
               },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new ConflictError(
-          'domain.alreadyDeclared',
-          `${domain.domain} is already declared by this organization`,
-          { cause: error },
+            ],
+          }),
         );
+        return declared;
+      } catch (error) {
+        // Another declaration came in meanwhile: read the claim again.
+        if (failedConditions(error)?.includes(0) && attempt < 5) continue;
+        if (failedConditions(error)?.includes(0)) {
+          throw alreadyDeclared(domain, error);
+        }
+        throw error;
       }
-      throw error;
     }
+  }
+
+  /** The organizations that declare a name (strongly consistent). */
+  private async claim(name: string): Promise<{ declaredBy: string[] }> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.domainClaim(name),
+        ConsistentRead: true,
+      }),
+    );
+    return { declaredBy: [...((Item?.declaredBy as Set<string>) ?? [])] };
   }
 
   async saveState(orgId: string, domain: SendingDomain): Promise<void> {

@@ -105,6 +105,15 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   }
 
   async challengeToken(orgId: string, candidate: string): Promise<string> {
+    // A read first: the token is written once, and reads must not write.
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.organization(orgId),
+        ProjectionExpression: 'challengeToken',
+      }),
+    );
+    if (typeof Item?.challengeToken === 'string') return Item.challengeToken;
     const { Attributes } = await this.table.client.send(
       new UpdateCommand({
         TableName: this.table.tableName,

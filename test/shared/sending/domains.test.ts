@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { DynamoDomainRepository } from '../../../shared/adapters/aws/dynamo-domain-repository.ts';
+import { DynamoOrganizationRepository } from '../../../shared/adapters/aws/dynamo-organization-repository.ts';
 import {
+  LocalEmailProvider,
   setOutage,
   setTenantStatus,
 } from '../../../shared/adapters/local/local-email-provider.ts';
+import { keys } from '../../../shared/db/keys.ts';
 import {
   ConflictError,
   NotFoundError,
@@ -14,7 +18,8 @@ import {
   describeCaller,
   setSendingAllowed,
 } from '../../../shared/organizations/organizations.ts';
-import type { Deps } from '../../../shared/ports.ts';
+import type { Deps, EmailProvider } from '../../../shared/ports.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
   deleteDomain,
@@ -24,7 +29,12 @@ import {
 } from '../../../shared/sending/domains.ts';
 import { tenantNameOf } from '../../../shared/sending/isolation.ts';
 import type { DnsRecord } from '../../../shared/sending/provider.ts';
-import { createTestDeps, publishDns } from '../../support/dynamo.ts';
+import { RecentDomainAnswers } from '../../../shared/sending/recent-domain-answers.ts';
+import {
+  createTestDeps,
+  fixedClock,
+  publishDns,
+} from '../../support/dynamo.ts';
 
 const newOrg = async (deps: Deps) => {
   const org = await createOrganization(deps, { name: `Org ${randomUUID()}` });
@@ -269,5 +279,172 @@ describe('sending domains (Sending domains; Domain states)', () => {
     expect(suspended.sending.blockers).toContain('sending_paused');
     expect(suspended.sending.setup.status).toBe('suspended');
     expect(reinstated.sending.blockers).not.toContain('sending_paused');
+  });
+});
+
+/** Publishes the challenge of a declaration. */
+const publishChallenge = async (records: DnsRecord[]) => {
+  const challenge = challengeOf(records);
+  await publishDns({
+    name: challenge.name,
+    type: 'TXT',
+    value: challenge.value,
+  });
+};
+
+describe('A8: declaring a domain reveals nothing about other tenants', () => {
+  it('A8: a domain another organization verified shows the declarer its own pending state, and stays off its tenant until it proves ownership', async () => {
+    // Arrange: A verifies the domain.
+    const { deps, orgId: a, domain } = await setup();
+    const b = await newOrg(deps);
+    const ofA = await declareDomain(deps, a, { domain });
+    await publishProviderRecords(ofA.dnsRecords);
+    await publishChallenge(ofA.dnsRecords);
+    expect((await verifyDomain(deps, a, ofA.id)).verified).toBe(true);
+    // Act: B declares it, reads it, verifies it without its challenge.
+    const declared = await declareDomain(deps, b, { domain });
+    const read = await getDomain(deps, b, declared.id);
+    const listed = await listDomains(deps, b);
+    const verified = await verifyDomain(deps, b, declared.id);
+    const tenantB = await deps.provider.getTenant(tenantNameOf(b));
+    const { sending } = await describeCaller(deps, caller(b));
+    // Assert
+    const pending = {
+      dkimStatus: 'PENDING',
+      mailFromStatus: 'PENDING',
+      ownershipProved: false,
+      verified: false,
+    };
+    for (const view of [declared, read, listed[0], verified]) {
+      expect(view).toMatchObject(pending);
+    }
+    expect(tenantB?.domains).toEqual([]);
+    expect(sending.blockers).toContain('domain_not_verified');
+    expect(sending.setup.status).toBe('dns_pending');
+  });
+
+  it('A8: once the declarer proves ownership, it sees the provider’s state and the domain moves to its tenant', async () => {
+    // Arrange
+    const { deps, orgId: a, domain } = await setup();
+    const b = await newOrg(deps);
+    const ofA = await declareDomain(deps, a, { domain });
+    await publishProviderRecords(ofA.dnsRecords);
+    await publishChallenge(ofA.dnsRecords);
+    await verifyDomain(deps, a, ofA.id);
+    const ofB = await declareDomain(deps, b, { domain });
+    // Act
+    await publishChallenge(ofB.dnsRecords);
+    const proved = await verifyDomain(deps, b, ofB.id);
+    // Assert
+    expect(proved).toMatchObject({
+      dkimStatus: 'SUCCESS',
+      mailFromStatus: 'SUCCESS',
+      verified: true,
+    });
+    expect((await deps.provider.getTenant(tenantNameOf(b)))?.domains).toEqual([
+      domain,
+    ]);
+    expect(
+      (await deps.provider.getTenant(tenantNameOf(a)))?.domains,
+    ).not.toContain(domain);
+  });
+
+  it('A8: a domain stays off every tenant until its declarer proves ownership', async () => {
+    const { deps, orgId, domain } = await setup();
+    const declared = await declareDomain(deps, orgId, { domain });
+    await publishProviderRecords(declared.dnsRecords);
+    await verifyDomain(deps, orgId, declared.id);
+    expect(
+      (await deps.provider.getTenant(tenantNameOf(orgId)))?.domains,
+    ).toEqual([]);
+    await publishChallenge(declared.dnsRecords);
+    await verifyDomain(deps, orgId, declared.id);
+    expect(
+      (await deps.provider.getTenant(tenantNameOf(orgId)))?.domains,
+    ).toEqual([domain]);
+  });
+});
+
+/** Counts the calls of each method of a provider. */
+const countingProvider = (provider: EmailProvider) => {
+  const calls: string[] = [];
+  const counted = new Proxy(provider, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(name));
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { counted, calls };
+};
+
+/** A document client that records the key of every write it sends. */
+const countingDynamo = () => {
+  const client = localDynamo(inject('dynamodbEndpoint'));
+  const writes: { command: string; key: unknown }[] = [];
+  const send = client.send.bind(client);
+  client.send = ((command: {
+    constructor: { name: string };
+    input: object;
+  }) => {
+    const name = command.constructor.name;
+    if (/^(Put|Update|Delete|TransactWrite|BatchWrite)/.test(name)) {
+      const input = command.input as { Key?: unknown; Item?: unknown };
+      writes.push({ command: name, key: input.Key ?? input.Item ?? null });
+    }
+    return send(command as never);
+  }) as typeof client.send;
+  return { client, writes };
+};
+
+describe('A13: GET /domains writes only when a status really changed', () => {
+  it('A13: GET /domains reuses the provider’s answer within the freshness and writes only a domain whose status changed', async () => {
+    // Arrange: two domains, counted provider calls and table writes.
+    const clock = fixedClock();
+    const test = await createTestDeps({ clock, providerStatusTtlSeconds: 60 });
+    const { counted, calls } = countingProvider(
+      new LocalEmailProvider(test.providerStateFile, test.deps.dns),
+    );
+    const { client, writes } = countingDynamo();
+    const table = { client, tableName: test.tableName };
+    const deps: Deps = {
+      ...test.deps,
+      provider: new RecentDomainAnswers(counted, clock),
+      domains: new DynamoDomainRepository(table),
+      organizations: new DynamoOrganizationRepository(table),
+    };
+    const orgId = await newOrg(deps);
+    const label = randomUUID().slice(0, 8);
+    const first = await declareDomain(deps, orgId, {
+      domain: `${label}-1.example.test`,
+    });
+    await declareDomain(deps, orgId, { domain: `${label}-2.example.test` });
+    await listDomains(deps, orgId);
+    calls.length = 0;
+    writes.length = 0;
+
+    // Act 1: a second read within the freshness.
+    clock.advance(30_000);
+    const again = await listDomains(deps, orgId);
+    const callsWithin = [...calls];
+    const writesWithin = [...writes];
+
+    // Act 2: a real change, read after the freshness.
+    await publishProviderRecords(first.dnsRecords);
+    clock.advance(31_000);
+    const after = await listDomains(deps, orgId);
+
+    // Assert
+    expect(again.map((d) => d.dnsRecords.length)).toEqual([7, 7]);
+    expect(callsWithin).toEqual([]);
+    expect(writesWithin).toEqual([]);
+    expect(calls).toEqual(['getDomain', 'getDomain']);
+    expect(writes).toEqual([
+      { command: 'UpdateCommand', key: keys.domain(orgId, first.id) },
+    ]);
+    expect(after.map((d) => d.dkimStatus)).toEqual(['SUCCESS', 'PENDING']);
   });
 });

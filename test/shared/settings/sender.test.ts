@@ -26,6 +26,7 @@ const domain = (name: string, proved: boolean) => ({
   mailFromDomain: null,
   mailFromStatus: null,
   ownershipProved: proved,
+  declaredAfterAnother: false,
   lastCheckedAt: null,
 });
 
