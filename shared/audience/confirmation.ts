@@ -16,17 +16,29 @@ import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
 
-/** What happened to a confirmation email. */
+/** Why a confirmation email did not go out although it could be sent. */
+export type ConfirmationFailure =
+  /** The opt-in content or subject could not render for this contact. */
+  | 'content_invalid'
+  /** The email provider refused the send. */
+  | 'send_refused';
+
+/**
+ * What happened to a confirmation email. It is decided after the contact
+ * is stored, so every outcome is part of a success answer, never an error.
+ */
 export type ConfirmationOutcome =
   | { status: 'not_required' }
   | { status: 'sent' }
   | { status: 'blocked'; blockers: Blocker[] }
-  | { status: 'failed' };
+  | { status: 'failed'; reason: ConfirmationFailure };
 
 /**
  * Sends the confirmation email of a pending contact, through the same guards
  * as any send to contacts: while the organization cannot send, nothing goes
  * out and the contact stays pending (adding it again sends a new link).
+ * The contact is already stored: content that cannot render for it, or a
+ * provider refusal, is reported as `failed` with its reason, not thrown.
  */
 export const sendConfirmation = async (
   deps: ReadinessDeps &
@@ -63,12 +75,20 @@ export const sendConfirmation = async (
     postalAddress: org.postalAddress ?? '',
     currentYear: String(deps.clock.now().getUTCFullYear()),
   };
-  const html = await renderTemplate(
-    settings.content,
-    variables,
-    'confirmation email',
-  );
-  const subject = await renderText(settings.subject, variables);
+  let html: string;
+  let subject: string;
+  try {
+    html = await renderTemplate(
+      settings.content,
+      variables,
+      'confirmation email',
+    );
+    subject = await renderText(settings.subject, variables);
+  } catch (error) {
+    // Saved content renders with sample values; this contact's did not.
+    logger.warn('Confirmation email cannot render', { error, orgId });
+    return { status: 'failed', reason: 'content_invalid' };
+  }
 
   // 4. Send; a refusal leaves the contact pending and is reported.
   try {
@@ -83,7 +103,7 @@ export const sendConfirmation = async (
     return { status: 'sent' };
   } catch (error) {
     logger.warn('Confirmation email refused', { error, orgId });
-    return { status: 'failed' };
+    return { status: 'failed', reason: 'send_refused' };
   }
 };
 

@@ -6,34 +6,24 @@ import { NotFoundError, ValidationError } from '../errors.ts';
 import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
 import { logger } from '../observability.ts';
 import type { Deps } from '../ports.ts';
+import { HtmlContent, Subject } from '../rendering/content.schema.ts';
 import {
   analyzeTemplate,
   htmlToText,
   renderTemplate,
   renderText,
 } from '../rendering/engine.ts';
+import { SAMPLE_VALUES } from '../rendering/variables.ts';
 import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import { EmailAddress } from '../validation.ts';
 import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
-
-const Subject = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(200, 'must be at most 200 characters'),
-);
-const Content = v.pipe(
-  v.string('must be a string'),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(300_000, 'must be at most 300000 characters'),
-);
 
 /** Body of PATCH /settings/optin. */
 export const UpdateOptinBody = v.pipe(
   v.object({
     required: v.optional(v.boolean('must be true or false')),
     subject: v.optional(Subject),
-    content: v.optional(Content),
+    content: v.optional(HtmlContent),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
@@ -45,7 +35,7 @@ export const UpdateOptinBody = v.pipe(
 export const OptinTestSendBody = v.object({
   email: EmailAddress,
   subject: v.optional(Subject),
-  content: v.optional(Content),
+  content: v.optional(HtmlContent),
 });
 
 /** Refuses opt-in content without {{confirmationUrl}}, naming it. */
@@ -63,15 +53,23 @@ const checkContent = (content: string) => {
 /**
  * Changes the opt-in settings. Content equal to the default is stored empty,
  * so the organization keeps following the default (customized false).
+ * A content or subject is rendered with sample values of every variable a
+ * confirmation has before anything is stored: one that parses but cannot
+ * render (a loop past the engine's limits) is a 400 naming it, so no add of
+ * a contact later meets it.
  */
 export const updateOptinSettings = async (
   deps: Pick<Deps, 'optinSettings'>,
   orgId: string,
   input: v.InferOutput<typeof UpdateOptinBody>,
 ): Promise<OptinSettings> => {
-  if (input.content !== undefined) checkContent(input.content);
-  if (input.subject !== undefined)
-    analyzeTemplate(input.subject, 'subject', 'subject');
+  if (input.content !== undefined) {
+    checkContent(input.content);
+    await renderTemplate(input.content, SAMPLE_VALUES, 'confirmation email');
+  }
+  if (input.subject !== undefined) {
+    await renderText(input.subject, SAMPLE_VALUES);
+  }
   const current = await deps.optinSettings.get(orgId);
   const content = input.content ?? (current.customized ? current.content : '');
   await deps.optinSettings.save(orgId, {
