@@ -1,0 +1,179 @@
+/**
+ * The route matrix: tenancy, roles and keys, checked on every declared
+ * route (functions/groups.ts) through the in-process client. A route added
+ * later is covered by adding its example to test/support/route-examples.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointGroups } from '../../functions/groups.ts';
+import {
+  type ApiClient,
+  createApiClient,
+  createOrganizationWithKeys,
+} from '../support/api-client.ts';
+import { fixedClock } from '../support/dynamo.ts';
+import {
+  type Example,
+  pathOf,
+  ROUTE_EXAMPLES,
+  type Seeded,
+  seedOrganization,
+} from '../support/route-examples.ts';
+
+const routes = endpointGroups.flatMap((group) =>
+  group.routes.map((route) => ({
+    ...route,
+    key: `${route.method} ${route.path}`,
+  })),
+);
+const keyed = routes.filter((route) => route.role !== 'public');
+const adminOnly = keyed.filter((route) => route.role === 'admin');
+
+// A clock in the future (DynamoDB Local deletes items whose TTL is past),
+// moved on a second per call so no key reaches the rate limit.
+const clock = fixedClock('2030-03-04T09:00:00.000Z');
+const cases = { foreign: 0, role: 0, noKey: 0 };
+
+/** Every id-valued field of an example, where it sits. */
+const idFieldsOf = (example: Example, ids: Set<string>) => [
+  ...Object.entries(example.params ?? {})
+    .filter(([, value]) => ids.has(value))
+    .map(([name]) => ({ in: 'params' as const, name })),
+  ...Object.entries(example.query ?? {})
+    .filter(([, value]) => ids.has(value))
+    .map(([name]) => ({ in: 'query' as const, name })),
+  ...Object.entries(example.body ?? {})
+    .filter(([, value]) => typeof value === 'string' && ids.has(value))
+    .map(([name]) => ({ in: 'body' as const, name })),
+];
+
+describe('the route matrix (every declared route)', () => {
+  let client: ApiClient;
+  let a: Seeded;
+  let b: Seeded;
+
+  const send = (
+    route: { method: string; path: string },
+    example: Example,
+    key?: string,
+  ) => {
+    clock.advance(1000);
+    return client.call(route.method, pathOf(route.path, example.params), {
+      ...(key ? { key } : {}),
+      ...(example.query ? { query: example.query } : {}),
+      ...(example.body !== undefined ? { body: example.body } : {}),
+    });
+  };
+
+  beforeAll(async () => {
+    client = await createApiClient({ clock });
+    a = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org A'),
+      'orga',
+    );
+    b = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org B'),
+      'orgb',
+    );
+  }, 60_000);
+
+  afterAll(() => {
+    console.log(
+      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.noKey} no-key cases`,
+    );
+  });
+
+  it('has an example for every declared route', () => {
+    const missing = routes
+      .map((route) => route.key)
+      .filter((key) => !(key in ROUTE_EXAMPLES));
+    expect(missing, 'add them to test/support/route-examples.ts').toEqual([]);
+  });
+
+  it.each(keyed.map((route) => [route.key, route] as const))(
+    'Tenancy: %s answers another organization’s id exactly as an unknown id, and writes nothing',
+    async (_, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      const ownIds = new Set([
+        b.listId,
+        b.contactId,
+        b.tagId,
+        b.templateId,
+        b.topicId,
+        b.identityId,
+        b.domainId,
+      ]);
+      const foreignOf: Record<string, string> = {
+        [b.listId]: a.listId,
+        [b.contactId]: a.contactId,
+        [b.tagId]: a.tagId,
+        [b.templateId]: a.templateId,
+        [b.topicId]: a.topicId,
+        [b.identityId]: a.identityId,
+        [b.domainId]: a.domainId,
+      };
+      for (const field of idFieldsOf(example, ownIds)) {
+        const swap = (value: string) => ({
+          ...example,
+          [field.in]: { ...example[field.in], [field.name]: value },
+        });
+        const own = String(example[field.in]?.[field.name]);
+        const foreign = foreignOf[own] ?? '';
+        const unknown = randomUUID();
+        const before = await client.scan();
+        // Act
+        const answerForeign = await send(route, swap(foreign), b.ownerKey);
+        const answerUnknown = await send(route, swap(unknown), b.ownerKey);
+        // Assert
+        const where = `${route.key} with another organization's ${field.in}.${field.name}`;
+        expect(answerForeign.status, where).toBe(answerUnknown.status);
+        expect(
+          JSON.stringify(answerForeign.json).replaceAll(foreign, unknown),
+          where,
+        ).toBe(JSON.stringify(answerUnknown.json));
+        if (field.in === 'params')
+          expect(answerForeign.status, where).toBe(404);
+        if (answerForeign.status >= 400) {
+          expect(await client.scan(), where).toEqual(before);
+        }
+        cases.foreign++;
+      }
+    },
+  );
+
+  it.each(adminOnly.map((route) => [route.key, route] as const))(
+    'Roles: a member key on %s answers 403 and the table is unchanged',
+    async (_, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      const before = await client.scan();
+      const answer = await send(route, example, b.memberKey);
+      expect(answer.status).toBe(403);
+      expect(answer.json.code).toBe('auth.roleTooLow');
+      expect(await client.scan()).toEqual(before);
+      cases.role++;
+    },
+  );
+
+  it.each(keyed.map((route) => [route.key, route] as const))(
+    'Authentication: %s answers 401 without a key, or with a forged one, and writes nothing',
+    async (_, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      const before = await client.scan();
+      const missing = await send(route, example);
+      const forged = await send(
+        route,
+        example,
+        `emk_${'0'.repeat(32)}_${'A'.repeat(43)}`,
+      );
+      expect(missing.status).toBe(401);
+      expect(forged.status).toBe(401);
+      expect(await client.scan()).toEqual(before);
+      cases.noKey += 2;
+    },
+  );
+});
