@@ -1,0 +1,127 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import {
+  hasLoneSurrogate,
+  lineText,
+  multilineText,
+  parse,
+  utf8Bytes,
+} from '../../shared/validation.ts';
+
+/** The messages valibot gives for `input`, or [] when it passes. */
+const messagesOf = (schema: v.GenericSchema, input: unknown): string[] => {
+  const result = v.safeParse(schema, input);
+  return result.success ? [] : result.issues.map((issue) => issue.message);
+};
+
+describe('text primitives (limits in UTF-8 bytes)', () => {
+  it('utf8Bytes counts what a stored item costs, not UTF-16 units', () => {
+    expect(utf8Bytes('abc')).toBe(3);
+    expect(utf8Bytes('é')).toBe(2);
+    expect(utf8Bytes('€')).toBe(3);
+    expect(utf8Bytes('😀')).toBe(4);
+  });
+
+  it('hasLoneSurrogate finds a surrogate without its pair, wherever it stands', () => {
+    expect(hasLoneSurrogate('a\uD83D')).toBe(true);
+    expect(hasLoneSurrogate('\uDE00a')).toBe(true);
+    expect(hasLoneSurrogate('a\uDE00\uD83Db')).toBe(true);
+    expect(hasLoneSurrogate('a😀b')).toBe(false);
+    expect(hasLoneSurrogate('')).toBe(false);
+  });
+
+  it('A4: no CR, LF or NUL in a mail header: lineText refuses every line break and control character', () => {
+    // Arrange
+    const schema = lineText(100);
+    const refused = [
+      'a\rb',
+      'a\nb',
+      'a\r\nBcc: x@evil.test',
+      'a\u0000',
+      'a\tb',
+      'a\u007f',
+      'a\u0085b',
+      'a\u009b',
+      'a\u2028b',
+      'a\u2029b',
+    ];
+    // Act
+    const messages = refused.map((text) => messagesOf(schema, text));
+    // Assert
+    for (const message of messages) {
+      expect(message).toEqual([
+        'must not contain control characters or line breaks',
+      ]);
+    }
+    expect(messagesOf(schema, 'Ann O’Brien — 😀 ünïcode')).toEqual([]);
+  });
+
+  it('lineText and multilineText refuse a lone surrogate (it would alias in reservations)', () => {
+    expect(messagesOf(lineText(100), 'a\uD800')).toEqual([
+      'must be valid Unicode (no lone surrogate)',
+    ]);
+    expect(messagesOf(multilineText(100), '\uDFFFa')).toEqual([
+      'must be valid Unicode (no lone surrogate)',
+    ]);
+  });
+
+  it('A7: sizes in bytes: a limit counts UTF-8 bytes, up to and including the limit', () => {
+    // Arrange: 100 × "€" is 100 characters but 300 bytes.
+    const line = lineText(300);
+    const multiline = multilineText(300);
+    // Act, Assert
+    expect(messagesOf(line, '€'.repeat(100))).toEqual([]);
+    expect(messagesOf(line, `${'€'.repeat(100)}a`)).toEqual([
+      'must be at most 300 bytes of UTF-8',
+    ]);
+    expect(messagesOf(multiline, '😀'.repeat(75))).toEqual([]);
+    expect(messagesOf(multiline, '😀'.repeat(76))).toEqual([
+      'must be at most 300 bytes of UTF-8',
+    ]);
+  });
+
+  it('multilineText keeps tabs and line breaks, and refuses other control characters', () => {
+    const schema = multilineText(1000);
+    expect(messagesOf(schema, '<p>\r\n\tHello\n</p>')).toEqual([]);
+    for (const text of [
+      'a\u0000',
+      'a\u0008',
+      'a\u000bb',
+      'a\u000cb',
+      'a\u007f',
+    ]) {
+      expect(messagesOf(schema, text)).toEqual([
+        'must not contain control characters',
+      ]);
+    }
+  });
+
+  it('refuses what is not a string', () => {
+    expect(messagesOf(lineText(10), 42)).toEqual(['must be a string']);
+    expect(messagesOf(multilineText(10), null)).toEqual(['must be a string']);
+  });
+
+  it('parse names the field of each issue, with its location', () => {
+    // Arrange
+    const schema = v.object({ name: lineText(10), note: multilineText(10) });
+    // Act
+    const error = (() => {
+      try {
+        parse(schema, { name: 'a\nb', note: 'x'.repeat(11) }, 'body');
+      } catch (e) {
+        return e;
+      }
+    })();
+    // Assert
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).details).toEqual([
+      {
+        field: 'body.name',
+        message: 'must not contain control characters or line breaks',
+      },
+      { field: 'body.note', message: 'must be at most 10 bytes of UTF-8' },
+    ]);
+    expect(() => parse(schema, {})).toThrow('name: is required');
+  });
+});
