@@ -58,6 +58,7 @@ export interface EmailProvider {
   /**
    * Creates the domain identity (Easy DKIM, RSA 2048) and sets its custom
    * MAIL FROM domain; when it exists already, only reads it. Idempotent.
+   * A name the provider refuses: `RuleViolationError`.
    */
   createDomain(domain: string, mailFromDomain: string): Promise<ProviderDomain>;
   /**
@@ -78,7 +79,10 @@ export interface EmailProvider {
   ensureTenant(tenantName: string): Promise<void>;
   /** The tenant; undefined when the provider has none. */
   getTenant(tenantName: string): Promise<ProviderTenant | undefined>;
-  /** Associates a domain's identity with a tenant; idempotent. */
+  /**
+   * Associates a domain's identity with a tenant; idempotent. A missing
+   * tenant or identity: `NotFoundError` (code `provider.resourceMissing`).
+   */
   associateDomain(tenantName: string, domain: string): Promise<void>;
   /** Removes that association; idempotent. */
   dissociateDomain(tenantName: string, domain: string): Promise<void>;

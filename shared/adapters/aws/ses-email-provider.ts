@@ -20,7 +20,11 @@ import {
   type SESv2Client,
   type DkimStatus as SesDkimStatus,
 } from '@aws-sdk/client-sesv2';
-import { RuleViolationError, ServiceUnavailableError } from '../../errors.ts';
+import {
+  NotFoundError,
+  RuleViolationError,
+  ServiceUnavailableError,
+} from '../../errors.ts';
 import type {
   DkimStatus,
   DnsRecord,
@@ -313,7 +317,17 @@ export class SesEmailProvider implements EmailProvider {
           ResourceArn: arn,
         }),
       ),
-    ).catch(tolerate('AlreadyExistsException'));
+    )
+      .catch(tolerate('AlreadyExistsException'))
+      .catch((error: unknown) => {
+        // The tenant or the resource does not exist (the port's contract).
+        if (!isNamed(error, 'NotFoundException')) throw error;
+        throw new NotFoundError(
+          'provider.resourceMissing',
+          `Cannot associate ${arn} with ${tenantName}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      });
   }
 
   private identityArn(domain: string): string {

@@ -7,7 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { ServiceUnavailableError } from '../../errors.ts';
+import {
+  NotFoundError,
+  RuleViolationError,
+  ServiceUnavailableError,
+} from '../../errors.ts';
 import type {
   DnsRecord,
   DnsResolver,
@@ -109,6 +113,13 @@ const dkimTokens = (domain: string): string[] =>
     createHash('sha256').update(`${domain}${i}`).digest('hex').slice(0, 32),
   );
 
+/** What SES takes as a domain identity's name. */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+const missing = (message: string) =>
+  new NotFoundError('provider.resourceMissing', message);
+
 const unavailable = () =>
   new ServiceUnavailableError(
     'provider.unavailable',
@@ -127,6 +138,13 @@ export class LocalEmailProvider implements EmailProvider {
     mailFromDomain: string,
   ): Promise<ProviderDomain> {
     const name = normalize(domain);
+    if (!DOMAIN_NAME.test(name)) {
+      // SES answers BadRequestException to a name that is not a domain.
+      throw new RuleViolationError(
+        'domain.refusedByProvider',
+        `The email provider refused ${domain}: not a domain name`,
+      );
+    }
     await this.update((state) => {
       state.domains[name] ??= {
         mailFromDomain: normalize(mailFromDomain),
@@ -221,8 +239,8 @@ export class LocalEmailProvider implements EmailProvider {
     await this.update((state) => {
       // SES refuses an association with a missing tenant or identity.
       const tenant = state.tenants[tenantName];
-      if (!tenant) throw new Error(`no tenant ${tenantName}`);
-      if (!state.domains[name]) throw new Error(`no identity ${name}`);
+      if (!tenant) throw missing(`no tenant ${tenantName}`);
+      if (!state.domains[name]) throw missing(`no identity ${name}`);
       if (!tenant.domains.includes(name)) tenant.domains.push(name);
     });
   }
