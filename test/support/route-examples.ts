@@ -135,10 +135,18 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'POST /public/topic-opt-out': () => ({ query: { token: 'a.b.c' } }),
 };
 
-/** Fills `{name}` path parameters. */
+/**
+ * Fills `{name}` path parameters, percent-encoded as a client's URL
+ * encoder would (which sends a lone surrogate as U+FFFD).
+ */
 export const pathOf = (path: string, params: Record<string, string> = {}) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    encodeURIComponent(params[name] ?? name),
+    encodeURIComponent(
+      String(params[name] ?? name).replace(
+        /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+        '\uFFFD',
+      ),
+    ),
   );
 
 const idOf = (answer: { status: number; json: { data?: { id?: string } } }) => {
