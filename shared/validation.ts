@@ -86,7 +86,8 @@ export const lineText = (maxBytes: number) =>
 
 /**
  * A multi-line text (HTML, a description): tabs and line breaks allowed,
- * other control characters and lone surrogates refused, at most `maxBytes`
+ * the other C0 controls, DEL and lone surrogates refused (C1 controls are
+ * left to the HTML: they never reach a header from here), at most `maxBytes`
  * bytes of UTF-8 (limits are in bytes: a DynamoDB item holds 400 KB).
  */
 export const multilineText = (maxBytes: number) =>
