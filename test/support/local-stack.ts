@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import getPort from 'get-port';
+import { parseInvocation } from '../../infra/admin/commands.ts';
+import { localFilesOf, localStackDeps } from '../../infra/admin/targets.ts';
 import type { StackInfo } from '../../infra/local/stack-file.ts';
 
 const run = promisify(execFile);
@@ -14,8 +16,13 @@ export interface RunningStack {
   info: StackInfo;
   demoKey: string;
   output: () => string;
-  /** `npm run --silent admin -- …` against this stack; its one JSON object. */
+  /**
+   * An admin command against this stack, run in process (the same command
+   * objects the CLI runs): for arranging, where the process is not the point.
+   */
   admin(...args: string[]): Promise<Record<string, string>>;
+  /** `npm run --silent admin -- …` against this stack; its one JSON object. */
+  adminCli(...args: string[]): Promise<Record<string, string>>;
   /** The admin command's failure: exit code and stderr. */
   adminFailure(...args: string[]): Promise<{ code: number; stderr: string }>;
   /** fetch below the API base URL. */
@@ -86,6 +93,14 @@ export const startStack = async (
     demoKey: demo.apiKey,
     output: () => output,
     admin: async (...args) => {
+      const { command, flags } = parseInvocation(args);
+      const result = command.local
+        ? await command.run(localFilesOf(dataDir), flags)
+        : await command.run(await localStackDeps(dataDir), flags);
+      // What the CLI prints is this object as JSON: keep to that shape.
+      return JSON.parse(JSON.stringify(result));
+    },
+    adminCli: async (...args) => {
       const { stdout } = await run(
         'npm',
         ['run', '--silent', 'admin', '--', ...args],
