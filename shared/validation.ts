@@ -106,3 +106,15 @@ export const multilineText = (maxBytes: number) =>
       `must be at most ${maxBytes} bytes of UTF-8`,
     ),
   );
+
+/**
+ * A required name (of a list, tag, topic, organization): one line, trimmed,
+ * 1 to `maxChars` characters and at most 4 bytes of UTF-8 a character.
+ */
+export const requiredName = (maxChars: number) =>
+  v.pipe(
+    lineText(maxChars * 4),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(maxChars, `must be at most ${maxChars} characters`),
+  );

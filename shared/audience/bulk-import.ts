@@ -12,6 +12,7 @@ import {
   ImportEntry,
   type ImportEntryInput,
   MAX_IMPORT_ENTRIES,
+  MAX_TAGS_PER_CONTACT,
 } from './contact.schema.ts';
 import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
 import { resolveTags } from './tags.ts';
@@ -75,14 +76,34 @@ export const importContacts = async (
   }
   await requireList(deps, orgId, listId);
 
-  // 2. Each line on its own: a bad line rejects only itself.
+  // 2. Each line on its own: a bad line rejects only itself. What the
+  // lines will meet is read first (read only: nothing is created yet), so
+  // that the tag cap of a contact is judged line by line, in order.
+  const checkedLines = lines.map(checkLine);
+  const valid = checkedLines.flatMap((c) => ('entry' in c ? [c.entry] : []));
+  const existingTags = await deps.contacts.getMany(
+    orgId,
+    listId,
+    valid.map((entry) => entry.email),
+  );
+  const knownTags = await deps.tags.findByNames(orgId, [
+    ...new Set(valid.flatMap((entry) => entry.tags ?? [])),
+  ]);
+  // A tag as the contact will carry it: its id, or its name while new.
+  const tagIdentity = (name: string) =>
+    knownTags.get(tagNameKey(name))?.id ?? `new:${tagNameKey(name)}`;
+  const carried = new Map<string, Set<string>>();
+
   const errors: ImportError[] = [];
   const merged = new Map<string, MergedLine>();
   const tagKeys = new Set<string>();
-  lines.forEach((line, index) => {
-    const checked = checkLine(line);
+  checkedLines.forEach((checked, index) => {
     if ('reason' in checked) {
-      errors.push({ index, email: rawEmail(line), reason: checked.reason });
+      errors.push({
+        index,
+        email: rawEmail(lines[index]),
+        reason: checked.reason,
+      });
       return;
     }
     const entry = checked.entry;
@@ -98,6 +119,20 @@ export const importContacts = async (
       });
       return;
     }
+    // The contact's tags after this line: at most MAX_TAGS_PER_CONTACT.
+    const before =
+      carried.get(entry.email) ??
+      new Set(existingTags.get(entry.email)?.tagIds ?? []);
+    const after = new Set([...before, ...(entry.tags ?? []).map(tagIdentity)]);
+    if (after.size > MAX_TAGS_PER_CONTACT && after.size > before.size) {
+      errors.push({
+        index,
+        email: entry.email,
+        reason: `tags: a contact carries at most ${MAX_TAGS_PER_CONTACT} tags; this line would bring ${entry.email} to ${after.size}`,
+      });
+      return;
+    }
+    carried.set(entry.email, after);
     for (const key of newKeys) tagKeys.add(key);
     const previous = merged.get(entry.email);
     merged.set(

@@ -104,3 +104,22 @@ export const withStatus = (
     ...(status === 'unsubscribed' ? { unsubscribedAt: now } : {}),
   };
 };
+
+/**
+ * A status change a caller asks for (PATCH, resubscribe): the status rules,
+ * and one more — a pending contact becomes subscribed only by confirming
+ * its link (409 `contact.awaitingConfirmation`), whichever call asks.
+ */
+export const requestStatus = (
+  contact: Contact,
+  status: ContactStatus,
+  now: string,
+): Contact => {
+  if (contact.status === 'pending' && status === 'subscribed') {
+    throw new ConflictError(
+      'contact.awaitingConfirmation',
+      `${contact.email} has not confirmed the subscription yet: only its confirmation link subscribes it`,
+    );
+  }
+  return withStatus(contact, status, now);
+};

@@ -3,27 +3,41 @@
  */
 import * as v from 'valibot';
 import { Id, PageQuery } from '../http/schemas.ts';
-import { EmailAddress } from '../validation.ts';
+import { EmailAddress, lineText } from '../validation.ts';
 import { CONTACT_STATUSES } from './model.ts';
 
 /** Longest first or last name (spec, Limits). */
 export const MAX_NAME_LENGTH = 100;
-/** Most tags one contact line may carry. */
-export const MAX_TAGS_PER_LINE = 50;
+/**
+ * Most tags one contact may carry, on every path (single add, tag call,
+ * bulk line). With it, any change of one contact writes at most 53 items
+ * (the contact, its id pointer, its list's counters, 50 tag counters), so it
+ * always fits one 100-item transaction.
+ */
+export const MAX_TAGS_PER_CONTACT = 50;
+/** Most tags one request line may name. */
+export const MAX_TAGS_PER_LINE = MAX_TAGS_PER_CONTACT;
+/** Longest name in UTF-8 bytes (100 characters of any script fit). */
+export const MAX_NAME_BYTES = 400;
 
-const Name = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.maxLength(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
-);
+/**
+ * A person's or a tag's name: one line (no control character, no line
+ * break, no lone surrogate), at most 100 characters and 400 bytes.
+ */
+const nameText = () =>
+  v.pipe(
+    lineText(MAX_NAME_BYTES),
+    v.trim(),
+    v.maxLength(
+      MAX_NAME_LENGTH,
+      `must be at most ${MAX_NAME_LENGTH} characters`,
+    ),
+  );
 
-/** A tag name: 1 to 100 characters once trimmed. */
-export const TagName = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(100, 'must be at most 100 characters'),
-);
+const Name = nameText();
+
+/** A tag name: 1 to 100 characters once trimmed, one line. */
+export const TagName = v.pipe(nameText(), v.minLength(1, 'must not be empty'));
 
 const TagNames = v.pipe(
   v.array(TagName, 'must be an array of tag names'),
@@ -91,7 +105,7 @@ export const ContactQuery = v.object({
   tagId: v.optional(Id),
   search: v.optional(
     v.pipe(
-      v.string(),
+      lineText(MAX_NAME_BYTES),
       v.trim(),
       v.minLength(1, 'must not be empty'),
       v.maxLength(100, 'must be at most 100 characters'),

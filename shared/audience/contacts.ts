@@ -16,6 +16,7 @@ import {
   changeContact,
   eventsOf,
   MAX_ATTEMPTS,
+  requestStatus,
   withStatus,
 } from './contact-changes.ts';
 import {
@@ -24,7 +25,7 @@ import {
   contactViews,
 } from './contact-view.ts';
 import type { Contact } from './model.ts';
-import { resolveTags } from './tags.ts';
+import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
 const byId =
   (deps: Pick<Deps, 'contacts'>, orgId: string, contactId: string) => () =>
@@ -53,6 +54,15 @@ export const addContact = async (
   await requireList(deps, orgId, listId);
   const optin = await deps.optinSettings.get(orgId);
   const doubleOptIn = optin.required || input.doubleOptIn === true;
+  // The tag cap before any write: no tag is created for a refused add.
+  const existing = await deps.contacts.get(orgId, listId, input.email);
+  const wanted = await tagsWith(
+    deps,
+    orgId,
+    existing?.tagIds ?? [],
+    input.tags ?? [],
+  );
+  checkTagCap(input.email, existing?.tagIds.length ?? 0, wanted.size, 'tags');
   const tags = await resolveTags(deps, orgId, input.tags ?? []);
   const tagIds = tags.map((t) => t.id);
 
@@ -82,6 +92,13 @@ export const addContact = async (
           updatedAt: now,
           version: 0,
         };
+
+    checkTagCap(
+      input.email,
+      before?.tagIds.length ?? 0,
+      after.tagIds.length,
+      'tags',
+    );
 
     // 3. Store conditionally; a concurrent add means: read again.
     try {
@@ -195,7 +212,7 @@ export const updateContact = async (
         if (value === null || value === '') delete named[field];
         else if (value !== undefined) named[field] = value;
       }
-      return input.status ? withStatus(named, input.status, now) : named;
+      return input.status ? requestStatus(named, input.status, now) : named;
     },
   );
   return contactViewOf(deps, orgId, after);
@@ -229,15 +246,7 @@ export const resubscribeContact = async (
     deps,
     orgId,
     byId(deps, orgId, contactId),
-    (contact, now) => {
-      if (contact.status === 'pending') {
-        throw new ConflictError(
-          'contact.awaitingConfirmation',
-          `${contact.email} has not confirmed the subscription yet`,
-        );
-      }
-      return withStatus(contact, 'subscribed', now);
-    },
+    (contact, now) => requestStatus(contact, 'subscribed', now),
   );
   return contactViewOf(deps, orgId, after);
 };

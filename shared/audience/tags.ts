@@ -2,8 +2,9 @@
  * Application logic of tags: create, list, get-or-create by name, put on and
  * take off a contact.
  */
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
+import { MAX_TAGS_PER_CONTACT } from './contact.schema.ts';
 import { changeContact } from './contact-changes.ts';
 import { contactViewOf } from './contact-view.ts';
 import { type Tag, type TagRef, tagNameKey } from './model.ts';
@@ -84,6 +85,46 @@ export const resolveTags = async (
   });
 };
 
+/**
+ * Refuses a change that would bring a contact past the tag cap: a 400
+ * naming `field`, raised before anything is written (tags included). A
+ * change that adds no tag is never refused, so a contact stored over the
+ * cap by older code can still be changed, untagged and unsubscribed.
+ */
+export const checkTagCap = (
+  email: string,
+  carried: number,
+  count: number,
+  field: string,
+): void => {
+  if (count <= MAX_TAGS_PER_CONTACT || count <= carried) return;
+  const message = `a contact carries at most ${MAX_TAGS_PER_CONTACT} tags; this would bring ${email} to ${count}`;
+  throw new ValidationError(`Invalid request: ${field}: ${message}`, [
+    { field, message },
+  ]);
+};
+
+/**
+ * The tags a contact would carry with `names` added: ids of known tags,
+ * and a stand-in for each name not yet a tag. Reads only.
+ */
+export const tagsWith = async (
+  deps: Pick<Deps, 'tags'>,
+  orgId: string,
+  carried: string[],
+  names: string[],
+): Promise<Set<string>> => {
+  const known = names.length
+    ? await deps.tags.findByNames(orgId, names)
+    : new Map<string, TagRef>();
+  return new Set([
+    ...carried,
+    ...names.map(
+      (name) => known.get(tagNameKey(name))?.id ?? `new:${tagNameKey(name)}`,
+    ),
+  ]);
+};
+
 /** Puts a tag (by name, get-or-create) on a contact; `added` false if it had it. */
 export const tagContact = async (
   deps: Pick<Deps, 'tags' | 'contacts' | 'audienceEvents' | 'ids' | 'clock'>,
@@ -91,24 +132,35 @@ export const tagContact = async (
   contactId: string,
   input: { name: string },
 ) => {
-  // The contact first: a missing contact must not leave a new tag behind.
-  if (!(await deps.contacts.findById(orgId, contactId))) {
+  // The contact first: a missing contact, or one at the tag cap, must not
+  // leave a new tag behind.
+  const found = await deps.contacts.findById(orgId, contactId);
+  if (!found) {
     throw new NotFoundError('contact.notFound', `No contact ${contactId}`);
   }
+  const wanted = await tagsWith(deps, orgId, found.tagIds, [input.name]);
+  checkTagCap(found.email, found.tagIds.length, wanted.size, 'name');
   const [tag] = await resolveTags(deps, orgId, [input.name]);
   if (!tag) throw new Error('tag resolution returned nothing');
   const { before, after } = await changeContact(
     deps,
     orgId,
     () => deps.contacts.findById(orgId, contactId),
-    (contact, now) =>
-      contact.tagIds.includes(tag.id)
-        ? contact
-        : {
-            ...contact,
-            tagIds: [...contact.tagIds, tag.id].sort(),
-            updatedAt: now,
-          },
+    (contact, now) => {
+      if (contact.tagIds.includes(tag.id)) return contact;
+      // Tagged meanwhile by others: the cap holds all the same.
+      checkTagCap(
+        contact.email,
+        contact.tagIds.length,
+        contact.tagIds.length + 1,
+        'name',
+      );
+      return {
+        ...contact,
+        tagIds: [...contact.tagIds, tag.id].sort(),
+        updatedAt: now,
+      };
+    },
   );
   return {
     added: before !== after,

@@ -6,16 +6,12 @@ import * as v from 'valibot';
 import { CONTACT_STATUSES, type ContactStatus } from '../audience/model.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
+import { requiredName } from '../validation.ts';
 import type { List } from './model.ts';
 
 /** Body of POST /lists. */
 export const CreateListBody = v.object({
-  name: v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(100, 'must be at most 100 characters'),
-  ),
+  name: requiredName(100),
 });
 
 /** A list as the API shows it, without its count. */

@@ -11,16 +11,11 @@ import {
   type ReadinessDeps,
   readinessOf,
 } from '../sending/readiness.ts';
-import { parse } from '../validation.ts';
+import { parse, requiredName } from '../validation.ts';
 import { type Organization, slugify } from './model.ts';
 
 const CreateOrganizationInput = v.object({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(100, 'must be at most 100 characters'),
-  ),
+  name: requiredName(100),
 });
 
 const OrgId = v.object({

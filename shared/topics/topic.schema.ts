@@ -3,16 +3,12 @@
  */
 import * as v from 'valibot';
 import { Id } from '../http/schemas.ts';
+import { multilineText, requiredName } from '../validation.ts';
 
-const Name = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(100, 'must be at most 100 characters'),
-);
+const Name = requiredName(100);
 
 const Description = v.pipe(
-  v.string('must be a string'),
+  multilineText(2_000),
   v.trim(),
   v.maxLength(500, 'must be at most 500 characters'),
 );

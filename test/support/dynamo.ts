@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import {
   type LocalDnsRecord,
@@ -113,4 +114,32 @@ export const createTestDeps = async (
     gatewayKeys: noEdgeKeyRegistry,
   };
   return { deps, admin, tableName, providerStateFile, events };
+};
+
+/**
+ * Every item of a test table but the rate-limit logs, in key order: compare
+ * two scans to prove a call wrote nothing.
+ */
+export const scanTable = async (
+  tableName: string,
+): Promise<Record<string, unknown>[]> => {
+  const client = localDynamo(inject('dynamodbEndpoint'));
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items
+    .filter((item) => !String(item.PK).startsWith('RATE#'))
+    .sort((a, b) =>
+      `${a.PK}\u0000${a.SK}`.localeCompare(`${b.PK}\u0000${b.SK}`),
+    );
 };

@@ -176,7 +176,7 @@ export const seedOrganization = async (
     key,
     body: { email: `ada@${label}.example`, tags: ['seed'], doubleOptIn: false },
   });
-  const contactId = String(added.json?.data?.contact?.id ?? idOf(added));
+  const contactId = idOf(added);
   const tagId = idOf(
     await client.post('/tags', { key, body: { name: `${label} tag` } }),
   );

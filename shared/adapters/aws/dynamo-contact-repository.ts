@@ -94,14 +94,30 @@ const fromItem = (item: Record<string, unknown>): Contact => {
   return contact;
 };
 
-/** How many transaction items a group of changes needs. */
+/**
+ * How many transaction items a group of changes writes: each contact (and
+ * the id pointer of a new one), one counter item per list, and one per tag
+ * whose carrier count really moves. Tags a contact keeps write nothing, so
+ * an unsubscribe of a contact with many tags stays small.
+ */
 const itemsNeeded = (changes: ContactChange[]) => {
   const lists = new Set(changes.map((c) => c.after.listId));
-  const tags = new Set(
-    changes.flatMap((c) => [...c.after.tagIds, ...(c.before?.tagIds ?? [])]),
-  );
+  const tagDeltas = new Map<string, number>();
+  for (const { before, after } of changes) {
+    for (const tagId of after.tagIds) {
+      if (!before?.tagIds.includes(tagId)) {
+        tagDeltas.set(tagId, (tagDeltas.get(tagId) ?? 0) + 1);
+      }
+    }
+    for (const tagId of before?.tagIds ?? []) {
+      if (!after.tagIds.includes(tagId)) {
+        tagDeltas.set(tagId, (tagDeltas.get(tagId) ?? 0) - 1);
+      }
+    }
+  }
+  const tags = [...tagDeltas.values()].filter((by) => by !== 0).length;
   const contacts = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
-  return contacts + lists.size + tags.size;
+  return contacts + lists.size + tags;
 };
 
 /** Contacts, their id pointers, and the counters they move. */
@@ -151,9 +167,11 @@ export class DynamoContactRepository implements ContactRepository {
   }
 
   async save(orgId: string, changes: ContactChange[]): Promise<void> {
+    // The domain caps the tags of a contact so that one contact's change
+    // always fits; more than one transaction here is a programming error.
     if (itemsNeeded(changes) > MAX_TRANSACTION_ITEMS) {
       throw new Error(
-        `${changes.length} contact changes do not fit one transaction`,
+        `${changes.length} contact changes write ${itemsNeeded(changes)} items, more than one transaction holds`,
       );
     }
     await this.saveChunk(orgId, changes);

@@ -23,6 +23,7 @@ import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {
   createTestDeps,
   fixedClock,
+  scanTable,
   TEST_PUBLIC_API_URL,
 } from '../../support/dynamo.ts';
 import { confirmationLinkOf, mailTo, tokenOf } from '../../support/mailbox.ts';
@@ -319,12 +320,13 @@ describe('contact status and tags', () => {
     ).toHaveLength(1);
   });
 
-  it('answers 404 for another organization’s contact, and tags nothing then', async () => {
-    const { deps, orgId, listId } = await setup();
+  it('answers 404 for another organization’s contact, and writes nothing then (no tag, no counter)', async () => {
+    const { deps, orgId, tableName } = await setup();
     const other = await orgWithList(deps);
     const { contact } = await addContact(deps, other.orgId, other.listId, {
       email: uniqueEmail(),
     });
+    const before = await scanTable(tableName);
     await expect(getContact(deps, orgId, contact.id)).rejects.toThrow(
       NotFoundError,
     );
@@ -334,7 +336,7 @@ describe('contact status and tags', () => {
     await expect(unsubscribeContact(deps, orgId, contact.id)).rejects.toThrow(
       NotFoundError,
     );
-    expect(listId).toBeDefined();
+    expect(await scanTable(tableName)).toEqual(before);
   });
 });
 
