@@ -11,7 +11,7 @@ import {
   type ReadinessDeps,
   sendingStateOf,
 } from '../sending/readiness.ts';
-import { EmailAddress, lineText } from '../validation.ts';
+import { EmailAddress, lineText, multilineText } from '../validation.ts';
 import { changeBook, refuseIfCampaignsUse } from './identities.ts';
 import type { Identity } from './model.ts';
 import type { OptinSettings } from './optin.ts';
@@ -35,8 +35,9 @@ export const UpdateSendingBody = v.pipe(
     senderName: v.optional(v.nullable(SenderName)),
     postalAddress: v.optional(
       v.nullable(
+        // Multi-line (it is printed in mail footers), at most 2,000 bytes.
         v.pipe(
-          v.string('must be a string'),
+          multilineText(2_000),
           v.trim(),
           v.maxLength(500, 'must be at most 500 characters'),
         ),
