@@ -243,13 +243,18 @@ export const provedNames = async (deps: Pick<Deps, 'domains'>, orgId: string) =>
     .filter((d) => d.ownershipProved)
     .map((d) => d.domain);
 
-/** Every declared domain, refreshed from the provider when it answers. */
+/**
+ * Every declared domain, refreshed from the provider when it answers. With
+ * none declared it reads one Query and writes nothing (the challenge token
+ * is created by the first declaration, not by a read).
+ */
 export const listDomains = async (
   deps: DomainDeps,
   orgId: string,
 ): Promise<DomainView[]> => {
-  const challenge = await challengeValue(deps, orgId);
   const domains = await deps.domains.list(orgId);
+  if (domains.length === 0) return [];
+  const challenge = await challengeValue(deps, orgId);
   const results = await Promise.all(
     domains.map((d) => refreshed(deps, orgId, d)),
   );

@@ -401,6 +401,24 @@ const countingDynamo = () => {
 };
 
 describe('A13: GET /domains writes only when a status really changed', () => {
+  it('A13: GET /domains of an organization that declared no domain writes nothing', async () => {
+    // Arrange: a fresh organization (no challenge token yet), counted writes.
+    const test = await createTestDeps({ providerStatusTtlSeconds: 60 });
+    const orgId = await newOrg(test.deps);
+    const { client, writes } = countingDynamo();
+    const table = { client, tableName: test.tableName };
+    const deps: Deps = {
+      ...test.deps,
+      domains: new DynamoDomainRepository(table),
+      organizations: new DynamoOrganizationRepository(table),
+    };
+    // Act
+    const listed = await listDomains(deps, orgId);
+    // Assert
+    expect(listed).toEqual([]);
+    expect(writes).toEqual([]);
+  });
+
   it('A13: GET /domains reuses the provider’s answer within the freshness and writes only a domain whose status changed', async () => {
     // Arrange: two domains, counted provider calls and table writes.
     const clock = fixedClock();
