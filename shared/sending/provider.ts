@@ -57,7 +57,9 @@ export interface ProviderAccount {
 export interface EmailProvider {
   /**
    * Creates the domain identity (Easy DKIM, RSA 2048) and sets its custom
-   * MAIL FROM domain; when it exists already, only reads it. Idempotent.
+   * MAIL FROM domain; when it exists already, only reads it (its MAIL FROM
+   * stays; only one missing after an interrupted creation is set).
+   * Idempotent.
    * A name the provider refuses: `RuleViolationError`.
    */
   createDomain(domain: string, mailFromDomain: string): Promise<ProviderDomain>;

@@ -158,8 +158,9 @@ export class SesEmailProvider implements EmailProvider {
     );
     if (existed) {
       const current = await this.getDomain(domain);
-      // Only read it, unless an earlier attempt stopped before the MAIL FROM.
-      if (current?.mailFromDomain === mailFromDomain) return current;
+      // Only read it (another organization may share it: its MAIL FROM
+      // stays), unless an earlier attempt stopped before the MAIL FROM.
+      if (current?.mailFromDomain) return current;
     }
     await this.call(() =>
       this.client.send(

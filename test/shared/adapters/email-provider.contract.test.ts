@@ -313,6 +313,19 @@ describe.each([
     expect(read).toEqual(created);
   });
 
+  it('creating an existing domain only reads it: another MAIL FROM does not replace its own', async () => {
+    // Arrange
+    const { provider } = subjectOf();
+    const created = await provider.createDomain(DOMAIN, MAIL_FROM);
+    // Act
+    const again = await provider.createDomain(DOMAIN, `mail.${DOMAIN}`);
+    // Assert
+    expect(again).toEqual(created);
+    expect(await provider.getDomain(DOMAIN)).toMatchObject({
+      mailFromDomain: MAIL_FROM,
+    });
+  });
+
   it('reports DKIM and MAIL FROM SUCCESS once their records are published', async () => {
     const { provider, publish } = subjectOf();
     const created = await provider.createDomain(DOMAIN, MAIL_FROM);
