@@ -81,6 +81,7 @@ const sesSubject = (): Subject => {
   >();
   const configurationSets = new Set<string>();
   const tenants = new Map<string, { status: string; arns: Set<string> }>();
+  const published = new Set<string>();
   let outage = false;
 
   /** Every handler meets the outage first, as every SES call would. */
@@ -215,16 +216,21 @@ const sesSubject = (): Subject => {
       region: REGION,
       accountId: ACCOUNT,
     }),
-    // SES reads public DNS: the records of a domain make its statuses SUCCESS.
+    // SES reads public DNS: DKIM succeeds once all three CNAMEs of Easy DKIM
+    // are found, the MAIL FROM once its MX is.
     publish: async (records) => {
       for (const record of records) {
-        const domain = record.name.split('._domainkey.')[1];
-        const dkimOf = domain && identities.get(domain);
-        if (dkimOf) dkimOf.dkim = 'SUCCESS';
+        if (record.type === 'CNAME') published.add(record.name);
         for (const identity of identities.values()) {
           if (record.type === 'MX' && identity.mailFrom === record.name) {
             identity.mailFromOk = true;
           }
+        }
+      }
+      for (const [domain, identity] of identities) {
+        const names = identity.tokens.map((t) => `${t}._domainkey.${domain}`);
+        if (names.every((name) => published.has(name))) {
+          identity.dkim = 'SUCCESS';
         }
       }
     },
@@ -333,6 +339,18 @@ describe.each([
     expect(await provider.getDomain(DOMAIN)).toMatchObject({
       dkimStatus: 'SUCCESS',
       mailFromStatus: 'SUCCESS',
+    });
+  });
+
+  it('keeps DKIM PENDING while only some of its three CNAMEs are published', async () => {
+    // Arrange
+    const { provider, publish } = subjectOf();
+    const created = await provider.createDomain(DOMAIN, MAIL_FROM);
+    // Act
+    await publish(created.records.slice(0, 2));
+    // Assert
+    expect(await provider.getDomain(DOMAIN)).toMatchObject({
+      dkimStatus: 'PENDING',
     });
   });
 
