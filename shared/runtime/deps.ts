@@ -21,7 +21,6 @@ import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
-import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 import type {
   AdminDeps,
   AudienceEvents,
@@ -33,6 +32,7 @@ import type {
   GatewayKeyRegistry,
   Ids,
 } from '../ports.ts';
+import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 
 /** What differs between runtimes. */
 export interface DepsOptions {
