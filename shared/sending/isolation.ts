@@ -17,9 +17,15 @@ export const mailFromDomainOf = (domain: string): string => `bounce.${domain}`;
 
 /**
  * Makes sure the organization's tenant exists with its configuration set and
- * the given domains associated, then stores what the provider reports. A
- * provider outage leaves the isolation `incomplete`, never an error: a later
- * declaration or verification completes it.
+ * exactly the given domains associated, then stores what the provider
+ * reports:
+ * 1. the tenant and its configuration set;
+ * 2. each given domain associated;
+ * 3. any other domain taken out (one transferred to another organization
+ *    while the provider was unreachable), so the tenant holds no identity
+ *    its organization has not proved.
+ * A provider outage leaves the isolation `incomplete`, never an error: a
+ * later declaration or verification completes it.
  */
 export const provisionIsolation = async (
   deps: Pick<Deps, 'provider' | 'organizations' | 'clock'>,
@@ -33,7 +39,19 @@ export const provisionIsolation = async (
     for (const domain of domains) {
       await deps.provider.associateDomain(tenantName, domain);
     }
-    state = stateOf(await deps.provider.getTenant(tenantName), domains, deps);
+    const tenant = await deps.provider.getTenant(tenantName);
+    const others = (tenant?.domains ?? []).filter((d) => !domains.includes(d));
+    for (const domain of others) {
+      await deps.provider.dissociateDomain(tenantName, domain);
+    }
+    state = stateOf(
+      tenant && {
+        ...tenant,
+        domains: tenant.domains.filter((d) => domains.includes(d)),
+      },
+      domains,
+      deps,
+    );
   } catch (error) {
     if (!(error instanceof ServiceUnavailableError)) throw error;
     state = {
@@ -51,9 +69,11 @@ const stateOf = (
   domains: string[],
   deps: Pick<Deps, 'clock'>,
 ): IsolationState => ({
+  // Exactly the proved domains: one too many is as incomplete as one missing.
   provisioning:
     tenant?.configurationSetAssociated &&
-    domains.every((domain) => tenant.domains.includes(domain))
+    domains.every((domain) => tenant.domains.includes(domain)) &&
+    tenant.domains.every((domain) => domains.includes(domain))
       ? 'provisioned'
       : 'incomplete',
   sendingStatus: tenant?.sendingStatus ?? 'ENABLED',

@@ -365,6 +365,46 @@ describe('A8: declaring a domain reveals nothing about other tenants', () => {
   });
 });
 
+describe('A8: no tenant holds an identity its organization has not proved', () => {
+  it('A8: a domain transferred while the provider could not dissociate it leaves the previous owner’s tenant at its next provisioning', async () => {
+    // Arrange: A proves the domain; B proves it while dissociating fails.
+    const { deps: base, orgId: a, domain } = await setup();
+    let failDissociate = true;
+    const provider = new Proxy(base.provider, {
+      get(target, name, receiver) {
+        if (name === 'dissociateDomain' && failDissociate) {
+          return async () => {
+            throw new ServiceUnavailableError('provider.unavailable', 'down');
+          };
+        }
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const deps: Deps = { ...base, provider };
+    const b = await newOrg(deps);
+    const ofA = await declareDomain(deps, a, { domain });
+    await publishProviderRecords(ofA.dnsRecords);
+    await publishChallenge(ofA.dnsRecords);
+    await verifyDomain(deps, a, ofA.id);
+    const ofB = await declareDomain(deps, b, { domain });
+    await publishChallenge(ofB.dnsRecords);
+    await verifyDomain(deps, b, ofB.id);
+    const stale = await deps.provider.getTenant(tenantNameOf(a));
+    // Act: the provider answers again; A declares another domain.
+    failDissociate = false;
+    await declareDomain(deps, a, { domain: `other-${domain}` });
+    // Assert
+    expect(stale?.domains).toEqual([domain]);
+    expect((await deps.provider.getTenant(tenantNameOf(a)))?.domains).toEqual(
+      [],
+    );
+    expect((await deps.provider.getTenant(tenantNameOf(b)))?.domains).toEqual([
+      domain,
+    ]);
+  });
+});
+
 /** Counts the calls of each method of a provider. */
 const countingProvider = (provider: EmailProvider) => {
   const calls: string[] = [];
