@@ -4,14 +4,11 @@
  * invoked with the REST proxy event API Gateway sends, over test deps on the
  * embedded DynamoDB engine. No server, no spawned process.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { parseInvocation } from '../../infra/admin/commands.ts';
 import { buildRouteTable, matchRoute } from '../../infra/local/gateway.ts';
 import type { AdminDeps, Deps } from '../../shared/ports.ts';
-import { localDynamo } from '../../shared/runtime/local.ts';
-import { createTestDeps, type fixedClock } from './dynamo.ts';
+import { createTestDeps, type fixedClock, scanTable } from './dynamo.ts';
 import { lambdaContext, restEvent } from './events.ts';
 
 /** What a call answers: status, headers and the parsed body. */
@@ -81,7 +78,6 @@ export const createApiClient = async (
   });
   const { deps, admin, tableName } = created;
   const table = buildRouteTable(options.groups ?? endpointGroups, deps);
-  const dynamo = localDynamo(inject('dynamodbEndpoint'));
 
   const call = async (
     method: string,
@@ -156,26 +152,7 @@ export const createApiClient = async (
       }
       return (await command.run(admin, flags)) as Record<string, string>;
     },
-    scan: async () => {
-      const items: Record<string, unknown>[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await dynamo.send(
-          new ScanCommand({
-            TableName: tableName,
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items
-        .filter((item) => !String(item.PK).startsWith('RATE#'))
-        .sort((a, b) =>
-          `${a.PK}\u0000${a.SK}`.localeCompare(`${b.PK}\u0000${b.SK}`),
-        );
-    },
+    scan: () => scanTable(tableName),
   };
 };
 
