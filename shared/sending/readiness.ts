@@ -177,6 +177,7 @@ export const sendingStateOf = async (
     book,
     domains,
     provisioned: isolation?.provisioning === 'provisioned',
+    paused: isolation?.sendingStatus === 'DISABLED',
     appFromAddress: deps.endpoints.appFromAddress,
   });
   return { readiness, book, sender };

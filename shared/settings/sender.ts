@@ -55,10 +55,13 @@ export interface Sender {
 /**
  * What really goes out (`effectiveSender` is its From):
  * 1. the default identity, when it is on one of the organization's verified
- *    domains (or a subdomain); the tenant goes with it once the isolation
- *    is provisioned (SES sends through a tenant only with its identities);
+ *    domains (or a subdomain) and the provider does not pause the
+ *    organization; the tenant goes with it once the isolation is
+ *    provisioned (SES sends through a tenant only with its identities);
  * 2. otherwise the application address, with the default identity's name
- *    as display name and its address as Reply-To (no tenant);
+ *    as display name and its address as Reply-To (no tenant): while paused,
+ *    only test sends go out, and the spec sends them under the application
+ *    address, never as the paused organization's domain;
  * 3. the bare application address when the book is empty.
  */
 export const senderOf = (facts: {
@@ -66,13 +69,17 @@ export const senderOf = (facts: {
   book: IdentityBook;
   domains: SendingDomain[];
   provisioned: boolean;
+  /** The provider suspended the organization (tenant DISABLED). */
+  paused?: boolean;
   appFromAddress: string;
 }): Sender => {
   const identity = defaultIdentityOf(facts.book);
   if (!identity) return { from: facts.appFromAddress };
-  const onOwnDomain = facts.domains.some(
-    (d) => isVerified(d) && isOnDomain(identity.senderEmail, d.domain),
-  );
+  const onOwnDomain =
+    !facts.paused &&
+    facts.domains.some(
+      (d) => isVerified(d) && isOnDomain(identity.senderEmail, d.domain),
+    );
   if (onOwnDomain) {
     return {
       from: formatSender(identity),
@@ -154,14 +161,16 @@ export const checkSenderAddress = async (
 /**
  * The From and Reply-To of a test send: those of every send (see
  * `senderOf`), without the tenant, so a test stays available while the
- * provider pauses the organization. Reads the domains and the address book
- * only; writes nothing.
+ * provider pauses the organization (it then goes out under the application
+ * address, as the last known isolation state says). Reads the
+ * organization, its domains and its address book only; writes nothing.
  */
 export const testSenderOf = async (
-  deps: Pick<Deps, 'domains' | 'identities' | 'endpoints'>,
+  deps: Pick<Deps, 'domains' | 'identities' | 'endpoints' | 'organizations'>,
   orgId: string,
 ): Promise<Omit<Sender, 'tenantName'>> => {
-  const [domains, book] = await Promise.all([
+  const [org, domains, book] = await Promise.all([
+    deps.organizations.get(orgId),
     deps.domains.list(orgId),
     deps.identities.getBook(orgId),
   ]);
@@ -170,6 +179,7 @@ export const testSenderOf = async (
     book,
     domains,
     provisioned: false,
+    paused: org?.isolation?.sendingStatus === 'DISABLED',
     appFromAddress: deps.endpoints.appFromAddress,
   });
   return sender;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { setTenantStatus } from '../../../shared/adapters/local/local-email-provider.ts';
 import { addContact } from '../../../shared/audience/contacts.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import {
@@ -21,6 +22,7 @@ import {
   declareDomain,
   verifyDomain,
 } from '../../../shared/sending/domains.ts';
+import { tenantNameOf } from '../../../shared/sending/isolation.ts';
 import {
   createIdentity,
   deleteIdentity,
@@ -294,6 +296,39 @@ describe('A2: no organization sends as an address it has not proved', () => {
     expect(sending).toMatchObject({
       effectiveSender: expected.from,
       effectiveReplyTo: null,
+    });
+  });
+
+  it('A2: while the provider pauses the organization, its test sends go out under the application address, as effectiveSender says', async () => {
+    // Arrange: an address on a verified domain; the provider pauses the org.
+    const { deps, orgId, providerStateFile } = await setup();
+    const domain = await verifiedDomain(deps, orgId);
+    await updateSendingSettings(deps, orgId, {
+      senderEmail: `news@${domain}`,
+      senderName: 'Acme',
+    });
+    await setTenantStatus(providerStateFile, tenantNameOf(orgId), 'DISABLED');
+    const template = await createTemplate(deps, orgId, {
+      name: `T ${randomUUID()}`,
+      defaultSubject: 'Hello',
+      content: '<p>Hi <a href="{{unsubscribeUrl}}">unsubscribe</a></p>',
+    });
+    const to = uniqueEmail('a2-paused');
+    // Act: the settings read sees the suspension; then a test send.
+    const { sending, readiness } = await getSettings(deps, orgId);
+    const result = await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables: {},
+    });
+    const [mail] = await mailTo(to);
+    // Assert
+    const expected = { from: `"Acme" <${APP}>`, replyTo: [`news@${domain}`] };
+    expect(readiness.blockers).toContain('sending_paused');
+    expect(result.status).toBe('sent');
+    expect({ from: mail?.from, replyTo: mail?.replyTo }).toEqual(expected);
+    expect(sending).toMatchObject({
+      effectiveSender: expected.from,
+      effectiveReplyTo: `news@${domain}`,
     });
   });
 
