@@ -6,11 +6,20 @@
  * (providerUnavailable true) and verify answers 503.
  */
 import * as v from 'valibot';
-import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
+import {
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import { logger } from '../observability.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
 import type { Deps } from '../ports.ts';
-import { isVerified, type SendingDomain } from '../settings/model.ts';
+import {
+  hostOf,
+  isVerified,
+  type SendingDomain,
+  selfAndParents,
+} from '../settings/model.ts';
 import {
   mailFromDomainOf,
   provisionIsolation,
@@ -67,6 +76,7 @@ type DomainDeps = Pick<
   | 'clock'
   | 'ids'
   | 'providerStatusTtlSeconds'
+  | 'endpoints'
 >;
 
 const requireDomain = async (
@@ -188,6 +198,28 @@ const refreshed = async (
 };
 
 /**
+ * The application's own sending domain (that of `appFromAddress`), its
+ * subdomains and its parents are nobody's to declare: the provider's
+ * identity there is the application's, and deleting a declaration may
+ * delete the identity it found.
+ */
+const refuseApplicationDomain = (
+  deps: Pick<Deps, 'endpoints'>,
+  name: string,
+) => {
+  const appDomain = hostOf(deps.endpoints.appFromAddress);
+  const taken =
+    name === appDomain ||
+    name.endsWith(`.${appDomain}`) ||
+    selfAndParents(appDomain).includes(name);
+  if (!taken) return;
+  const message = `${name} is the application's own domain ${appDomain}, one of its subdomains or parents: declare a domain of your organization`;
+  throw new ValidationError(message, [{ field: 'domain', message }], {
+    code: 'domain.applicationDomain',
+  });
+};
+
+/**
  * Declares a domain: creates its identity at the provider (Easy DKIM, a
  * custom MAIL FROM), stores the declaration and associates the identity with
  * the organization's sending isolation. A provider outage answers 503 and
@@ -200,6 +232,7 @@ export const declareDomain = async (
 ): Promise<DomainView> => {
   const org = await requireOrganization(deps, orgId);
   const name = input.domain;
+  refuseApplicationDomain(deps, name);
   // 1. The provider first: nothing is stored if it is unreachable.
   const provider = await deps.provider.createDomain(
     name,

@@ -45,6 +45,16 @@ export const isVerified = (
   domain: Pick<SendingDomain, 'dkimStatus' | 'ownershipProved'>,
 ): boolean => domain.dkimStatus === 'SUCCESS' && domain.ownershipProved;
 
+/** The domain part of an address, lower-cased. */
+export const hostOf = (email: string): string =>
+  email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/** `a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`. */
+export const selfAndParents = (host: string): string[] => {
+  const labels = host.split('.');
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+};
+
 /** True when `email` is on `domain` or one of its subdomains. */
 export const isOnDomain = (email: string, domain: string): boolean => {
   const host = email.slice(email.lastIndexOf('@') + 1).toLowerCase();

@@ -10,11 +10,13 @@ import { RuleViolationError, ValidationError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { tenantNameOf } from '../sending/isolation.ts';
 import {
+  hostOf,
   type Identity,
   type IdentityBook,
   isOnDomain,
   isVerified,
   type SendingDomain,
+  selfAndParents,
 } from './model.ts';
 
 // Printable ASCII: a name beyond it is encoded (RFC 2047), as SES requires.
@@ -93,16 +95,6 @@ export const senderOf = (facts: {
     }),
     replyTo: identity.senderEmail,
   };
-};
-
-/** The domain part of an address, lower-cased. */
-const hostOf = (email: string) =>
-  email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-
-/** `a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`. */
-const selfAndParents = (host: string): string[] => {
-  const labels = host.split('.');
-  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 };
 
 const refused = (field: string, message: string, code: string) =>

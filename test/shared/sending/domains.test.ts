@@ -12,6 +12,7 @@ import {
   ConflictError,
   NotFoundError,
   ServiceUnavailableError,
+  ValidationError,
 } from '../../../shared/errors.ts';
 import {
   createOrganization,
@@ -366,6 +367,30 @@ describe('A8: declaring a domain reveals nothing about other tenants', () => {
 });
 
 describe('A8: no tenant holds an identity its organization has not proved', () => {
+  it('A8: the application’s own domain, its subdomains and parents cannot be declared: 400 naming the field, nothing written', async () => {
+    // Arrange: the application sends from no-reply@mail.localhost.test.
+    const { deps, orgId } = await setup();
+    const names = [
+      'mail.localhost.test',
+      'eu.mail.localhost.test',
+      'localhost.test',
+    ];
+    // Act
+    const errors = await Promise.all(
+      names.map((domain) =>
+        declareDomain(deps, orgId, { domain }).catch((e: unknown) => e),
+      ),
+    );
+    // Assert
+    for (const [i, error] of errors.entries()) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as Error).message).toContain(names[i]);
+      expect((error as ValidationError).details[0]?.field).toBe('domain');
+      expect(await deps.provider.getDomain(names[i] ?? '')).toBeUndefined();
+    }
+    expect(await deps.domains.list(orgId)).toEqual([]);
+  });
+
   it('A8: a domain transferred while the provider could not dissociate it leaves the previous owner’s tenant at its next provisioning', async () => {
     // Arrange: A proves the domain; B proves it while dissociating fails.
     const { deps: base, orgId: a, domain } = await setup();
