@@ -284,21 +284,29 @@ export interface DomainRepository {
   get(orgId: string, domainId: string): Promise<SendingDomain | undefined>;
   /**
    * Declares a domain, noting whether another organization declared the
-   * name first (`declaredAfterAnother`, decided atomically with the claim);
-   * returns the declaration stored. `ConflictError` when the organization
-   * already did.
+   * name first or the provider's identity was already there
+   * (`foundIdentity`): either sets `declaredAfterAnother`, decided
+   * atomically with the claim. A found identity nobody declares is marked
+   * on the claim until someone proves the domain. Returns the declaration
+   * stored; `ConflictError` when the organization already did.
    */
-  declare(orgId: string, domain: SendingDomain): Promise<SendingDomain>;
+  declare(
+    orgId: string,
+    domain: SendingDomain,
+    options?: { foundIdentity?: boolean },
+  ): Promise<SendingDomain>;
   /** Stores the last known statuses of a domain. */
   saveState(orgId: string, domain: SendingDomain): Promise<void>;
   /**
    * Removes a declaration. Returns whether another organization still
-   * declares the name (then the provider's identity must stay).
+   * declares the name, and whether the provider's identity must stay: it
+   * is still declared, or a declaration found it (not ours to delete) and
+   * nobody proved the domain since.
    */
   remove(
     orgId: string,
     domain: SendingDomain,
-  ): Promise<{ stillDeclared: boolean }>;
+  ): Promise<{ stillDeclared: boolean; keepIdentity: boolean }>;
   /** Which organization (and declaration) holds the proved domain, if any. */
   owner(
     domain: string,

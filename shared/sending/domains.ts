@@ -122,10 +122,11 @@ const view = (
 });
 
 /**
- * The provider's statuses, merged into the stored declaration. A name
- * another organization declared first shares that organization's identity:
- * until this one proves ownership, its statuses stay PENDING, so declaring
- * reveals nothing of the other's setup.
+ * The provider's statuses, merged into the stored declaration. A
+ * declaration that found the identity already there (another organization
+ * declared the name first, or it was made outside the service) shares it:
+ * until this organization proves ownership, its statuses stay PENDING, so
+ * declaring reveals nothing of another's setup.
  */
 const withProviderState = (
   domain: SendingDomain,
@@ -233,13 +234,17 @@ export const declareDomain = async (
   const org = await requireOrganization(deps, orgId);
   const name = input.domain;
   refuseApplicationDomain(deps, name);
-  // 1. The provider first: nothing is stored if it is unreachable.
+  // 1. The provider first: nothing is stored if it is unreachable. An
+  // identity already there (another organization's, or one made outside
+  // the service) is not this organization's to see or delete.
+  const found = await deps.provider.getDomain(name);
   const provider = await deps.provider.createDomain(
     name,
     mailFromDomainOf(name),
   );
   // 2. The declaration, stored with hidden (pending) statuses; the
-  // provider's own are shown, and stored, only if nobody declared it first.
+  // provider's own are shown, and stored, only if this declaration created
+  // the identity.
   const now = deps.clock.now().toISOString();
   const declared = await deps.domains.declare(
     orgId,
@@ -258,6 +263,7 @@ export const declareDomain = async (
       provider,
       now,
     ),
+    { foundIdentity: found !== undefined },
   );
   const shown = withProviderState(declared, provider, now);
   if (changed(declared, shown)) await deps.domains.saveState(orgId, shown);
@@ -371,7 +377,8 @@ const leaveTenant = async (deps: DomainDeps, orgId: string, domain: string) => {
 
 /**
  * Removes the declaration. The provider's identity goes too, unless another
- * organization still declares the domain.
+ * organization still declares the domain, or the identity was there before
+ * any declaration (made outside the service) and nobody proved the domain.
  */
 export const deleteDomain = async (
   deps: DomainDeps,
@@ -379,9 +386,9 @@ export const deleteDomain = async (
   domainId: string,
 ): Promise<{ id: string }> => {
   const domain = await requireDomain(deps, orgId, domainId);
-  const { stillDeclared } = await deps.domains.remove(orgId, domain);
+  const { keepIdentity } = await deps.domains.remove(orgId, domain);
   await leaveTenant(deps, orgId, domain.domain);
-  if (!stillDeclared) {
+  if (!keepIdentity) {
     try {
       await deps.provider.deleteDomain(domain.domain);
     } catch (error) {

@@ -32,9 +32,10 @@ export interface SendingDomain {
   /** Proved once by the challenge TXT; lost only to a transfer. */
   ownershipProved: boolean;
   /**
-   * Another organization had declared the name first: the provider's
-   * identity is shared, so its statuses are not this organization's to see
-   * until it proves ownership.
+   * The provider's identity was there before this declaration (another
+   * organization declared the name first, or it was made outside the
+   * service): its statuses are not this organization's to see until it
+   * proves ownership.
    */
   declaredAfterAnother: boolean;
   lastCheckedAt: string | null;

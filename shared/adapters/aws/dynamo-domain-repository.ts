@@ -84,14 +84,23 @@ export class DynamoDomainRepository implements DomainRepository {
     return Item ? fromItem(Item) : undefined;
   }
 
-  async declare(orgId: string, domain: SendingDomain): Promise<SendingDomain> {
+  async declare(
+    orgId: string,
+    domain: SendingDomain,
+    options: { foundIdentity?: boolean } = {},
+  ): Promise<SendingDomain> {
     const { tableName: TableName } = this.table;
     for (let attempt = 1; ; attempt++) {
       // Who declared the name before: the transaction holds only if still so.
       const claim = await this.claim(domain.domain);
       if (claim.declaredBy.includes(orgId)) throw alreadyDeclared(domain);
-      const declaredAfterAnother = claim.declaredBy.length > 0;
-      const declared = { ...domain, declaredAfterAnother };
+      const first = claim.declaredBy.length === 0;
+      // The first declaration that found the identity marks it as found.
+      const markFound = first && options.foundIdentity === true;
+      const declared = {
+        ...domain,
+        declaredAfterAnother: !first || options.foundIdentity === true,
+      };
       try {
         await this.table.client.send(
           new TransactWriteCommand({
@@ -100,15 +109,18 @@ export class DynamoDomainRepository implements DomainRepository {
                 Update: {
                   TableName,
                   Key: keys.domainClaim(domain.domain),
-                  UpdateExpression: 'ADD declaredBy :org SET #type = :type',
-                  ConditionExpression: declaredAfterAnother
-                    ? 'NOT contains(declaredBy, :orgId)'
-                    : 'attribute_not_exists(declaredBy)',
+                  UpdateExpression: markFound
+                    ? 'ADD declaredBy :org SET #type = :type, identityFound = :true'
+                    : 'ADD declaredBy :org SET #type = :type',
+                  ConditionExpression: first
+                    ? 'attribute_not_exists(declaredBy)'
+                    : 'NOT contains(declaredBy, :orgId)',
                   ExpressionAttributeNames: { '#type': '_type' },
                   ExpressionAttributeValues: {
                     ':org': new Set([orgId]),
                     ':type': 'DomainClaim',
-                    ...(declaredAfterAnother ? { ':orgId': orgId } : {}),
+                    ...(first ? {} : { ':orgId': orgId }),
+                    ...(markFound ? { ':true': true } : {}),
                   },
                 },
               },
@@ -177,7 +189,7 @@ export class DynamoDomainRepository implements DomainRepository {
   async remove(
     orgId: string,
     domain: SendingDomain,
-  ): Promise<{ stillDeclared: boolean }> {
+  ): Promise<{ stillDeclared: boolean; keepIdentity: boolean }> {
     const { tableName: TableName } = this.table;
     const { Item: claim } = await this.table.client.send(
       new GetCommand({
@@ -217,7 +229,11 @@ export class DynamoDomainRepository implements DomainRepository {
       if (failedConditions(error)?.includes(0)) throw gone(domain.id, error);
       throw error;
     }
-    return { stillDeclared: declaredBy.some((id) => id !== orgId) };
+    const stillDeclared = declaredBy.some((id) => id !== orgId);
+    return {
+      stillDeclared,
+      keepIdentity: stillDeclared || claim?.identityFound === true,
+    };
   }
 
   async owner(
@@ -257,7 +273,9 @@ export class DynamoDomainRepository implements DomainRepository {
         Update: {
           TableName,
           Key: keys.domainClaim(domain.domain),
-          UpdateExpression: 'SET ownerOrgId = :org, ownerDomainId = :domainId',
+          // A proved domain's identity is its owner's: no longer "found".
+          UpdateExpression:
+            'SET ownerOrgId = :org, ownerDomainId = :domainId REMOVE identityFound',
           // Nobody else took it since we read the previous owner.
           ConditionExpression: previous
             ? 'ownerOrgId = :previousOrg AND ownerDomainId = :previousDomain'

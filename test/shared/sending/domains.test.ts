@@ -366,6 +366,51 @@ describe('A8: declaring a domain reveals nothing about other tenants', () => {
   });
 });
 
+describe('A8: an identity made outside the service is nobody’s until proved', () => {
+  it('A8: an identity the provider had before any declaration shows the declarer its own pending state, and removing the declaration keeps it', async () => {
+    // Arrange: an identity made outside the service, DKIM and MAIL FROM SUCCESS.
+    const { deps, orgId, domain } = await setup();
+    const outside = await deps.provider.createDomain(
+      domain,
+      `bounce.${domain}`,
+    );
+    await publishProviderRecords(outside.records);
+    // Act
+    const declared = await declareDomain(deps, orgId, { domain });
+    const listed = await listDomains(deps, orgId);
+    await deleteDomain(deps, orgId, declared.id);
+    // Assert
+    for (const view of [declared, listed[0]]) {
+      expect(view).toMatchObject({
+        dkimStatus: 'PENDING',
+        mailFromStatus: 'PENDING',
+        verified: false,
+      });
+    }
+    expect(await deps.provider.getDomain(domain)).toMatchObject({
+      dkimStatus: 'SUCCESS',
+    });
+  });
+
+  it('A8: once the declarer proves the domain of a found identity, it sees its state, and removing its declaration deletes the identity', async () => {
+    // Arrange
+    const { deps, orgId, domain } = await setup();
+    const outside = await deps.provider.createDomain(
+      domain,
+      `bounce.${domain}`,
+    );
+    await publishProviderRecords(outside.records);
+    const declared = await declareDomain(deps, orgId, { domain });
+    await publishChallenge(declared.dnsRecords);
+    // Act
+    const proved = await verifyDomain(deps, orgId, declared.id);
+    await deleteDomain(deps, orgId, declared.id);
+    // Assert
+    expect(proved).toMatchObject({ dkimStatus: 'SUCCESS', verified: true });
+    expect(await deps.provider.getDomain(domain)).toBeUndefined();
+  });
+});
+
 describe('A8: no tenant holds an identity its organization has not proved', () => {
   it('A8: the application’s own domain, its subdomains and parents cannot be declared: 400 naming the field, nothing written', async () => {
     // Arrange: the application sends from no-reply@mail.localhost.test.
