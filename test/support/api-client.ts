@@ -4,11 +4,18 @@
  * invoked with the REST proxy event API Gateway sends, over test deps on the
  * embedded DynamoDB engine. No server, no spawned process.
  */
+
+import { inject } from 'vitest';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { parseInvocation } from '../../infra/admin/commands.ts';
 import { buildRouteTable, matchRoute } from '../../infra/local/gateway.ts';
 import type { AdminDeps, Deps } from '../../shared/ports.ts';
-import { createTestDeps, type fixedClock, scanTable } from './dynamo.ts';
+import {
+  createTestDeps,
+  type fixedClock,
+  scanTable,
+  TEST_PUBLIC_API_URL,
+} from './dynamo.ts';
 import { lambdaContext, restEvent } from './events.ts';
 
 /** What a call answers: status, headers and the parsed body. */
@@ -210,5 +217,87 @@ export const createOrganizationWithKeys = async (
     orgId,
     ownerKey: String(ownerKey.apiKey),
     memberKey: String(memberKey.apiKey),
+  };
+};
+
+/**
+ * The shape of a running local stack (test/support/local-stack.ts) served
+ * in process: the same `call`, `admin` and `fetch` of public links, so a
+ * test written against the HTTP API runs without a server.
+ */
+export interface InProcessStack {
+  client: ApiClient;
+  /** The organization's id, and an owner key (as the demo key). */
+  orgId: string;
+  demoKey: string;
+  info: { api: string; mailbox: string };
+  call(
+    path: string,
+    options?: { key?: string; method?: string; body?: unknown },
+    // biome-ignore lint/suspicious/noExplicitAny: tests walk response JSON freely and assert its shape
+  ): Promise<{ status: number; headers: Headers; json: any }>;
+  admin(...args: string[]): Promise<Record<string, string>>;
+  /** A request to an absolute URL of the API (a link from an email). */
+  fetch(
+    url: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string },
+  ): Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
+}
+
+/** An organization allowed to send, with an owner key, served in process. */
+export const createInProcessStack = async (
+  name = 'In-process stack',
+): Promise<InProcessStack> => {
+  const client = await createApiClient();
+  const org = await createOrganizationWithKeys(client, name);
+  const base = TEST_PUBLIC_API_URL;
+  const headersOf = (answer: ApiAnswer) => new Headers(answer.headers);
+  return {
+    client,
+    orgId: org.orgId,
+    demoKey: org.ownerKey,
+    info: { api: base, mailbox: inject('mailboxUrl') },
+    call: async (path, { key, method = 'GET', body } = {}) => {
+      const url = new URL(`${base}${path}`);
+      const answer = await client.call(method, url.pathname.slice(7), {
+        ...(key ? { key } : {}),
+        ...(body === undefined
+          ? {}
+          : typeof body === 'string'
+            ? { rawBody: body }
+            : { body }),
+        ...(url.search ? { query: Object.fromEntries(url.searchParams) } : {}),
+        sourceIp: '127.0.0.1',
+      });
+      return {
+        status: answer.status,
+        headers: headersOf(answer),
+        json: answer.json,
+      };
+    },
+    admin: (...args) => client.admin(...args),
+    fetch: async (link, init = {}) => {
+      if (!link.startsWith(base)) throw new Error(`not an API URL: ${link}`);
+      const url = new URL(link);
+      const answer = await client.call(
+        init.method ?? 'GET',
+        url.pathname.slice(new URL(base).pathname.length),
+        {
+          ...(url.search
+            ? { query: Object.fromEntries(url.searchParams) }
+            : {}),
+          ...(init.body !== undefined ? { rawBody: init.body } : {}),
+          ...(init.headers?.['content-type']
+            ? { contentType: init.headers['content-type'] }
+            : {}),
+          sourceIp: '127.0.0.1',
+        },
+      );
+      return {
+        status: answer.status,
+        headers: headersOf(answer),
+        text: async () => answer.body,
+      };
+    },
   };
 };

@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { JoseLinkSigner } from '../../shared/adapters/jose-link-signer.ts';
 import { systemClock } from '../../shared/adapters/system.ts';
 import {
@@ -8,14 +6,21 @@ import {
   MESSAGE_LINK_TTL_SECONDS,
   publicLinkUrl,
 } from '../../shared/links/public-links.ts';
-import { type RunningStack, startStack } from '../support/local-stack.ts';
+import {
+  createInProcessStack,
+  type InProcessStack,
+} from '../support/api-client.ts';
+import { TEST_LINK_SECRET } from '../support/dynamo.ts';
 import { mailTo } from '../support/mailbox.ts';
+
+// The mailbox is shared by the run: an address of this run only.
+const qa = `qa-${Date.now()}@demo.test`;
 
 const CONTENT =
   '<p>Hi {{firstName}} *|FNAME|*</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>';
 
-describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', () => {
-  let stack: RunningStack;
+describe('templates, rendering, unsubscribe and topics through the pipeline (in process)', () => {
+  let stack: InProcessStack;
   let key: string;
   let orgId: string;
   let memberKey: string;
@@ -23,12 +28,9 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
   let listId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await createInProcessStack('Messaging');
     key = stack.demoKey;
-    const demo = JSON.parse(
-      await readFile(join(stack.dataDir, 'demo.json'), 'utf8'),
-    ) as { orgId: string };
-    orgId = demo.orgId;
+    orgId = stack.orgId;
     await stack.admin(
       'member',
       'add',
@@ -50,10 +52,7 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
           'reader@demo.test',
         )
       ).apiKey ?? '';
-    const secrets = JSON.parse(
-      await readFile(join(stack.dataDir, 'secrets.json'), 'utf8'),
-    ) as { linkSigning: string };
-    links = new JoseLinkSigner(async () => secrets.linkSigning, systemClock);
+    links = new JoseLinkSigner(async () => TEST_LINK_SECRET, systemClock);
     listId = (
       await stack.call('/lists', {
         key,
@@ -61,10 +60,6 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
         body: { name: 'Messaging e2e' },
       })
     ).json.data.id;
-  }, 90_000);
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   /** A link of a real message for a contact, signed as the composer signs. */
@@ -84,7 +79,7 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
     );
 
   const oneClick = (url: string) =>
-    fetch(url, {
+    stack.fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'List-Unsubscribe=One-Click',
@@ -198,15 +193,15 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
         {
           key,
           method: 'POST',
-          body: { email: 'qa@demo.test', variables: { firstName: 'Q' } },
+          body: { email: qa, variables: { firstName: 'Q' } },
         },
       );
-      const [mail] = await mailTo('qa@demo.test', stack.info.mailbox);
+      const [mail] = await mailTo(qa, stack.info.mailbox);
       const header =
         mail?.headers?.find((h) => h.name === 'List-Unsubscribe')?.value ?? '';
       const url = /^<(.+)>$/.exec(header)?.[1] ?? '';
       const page = await oneClick(url);
-      expect(sent.json.data).toEqual({ status: 'sent', to: 'qa@demo.test' });
+      expect(sent.json.data).toEqual({ status: 'sent', to: qa });
       expect(mail?.subject).toBe('[Test] Issue Q');
       expect(
         url.startsWith(`${stack.info.api}/public/unsubscribe?token=`),
@@ -226,7 +221,7 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
       const id = added.json.data.id;
       const url = await linkFor('unsubscribe', id);
       // Act
-      const get = await fetch(url);
+      const get = await stack.fetch(url);
       const getHtml = await get.text();
       const afterGet = await stack.call(`/contacts/${id}`, { key });
       const post = await oneClick(url);
@@ -259,7 +254,7 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
           'unsubscribe',
         ),
       );
-      const missing = await fetch(`${stack.info.api}/public/unsubscribe`);
+      const missing = await stack.fetch(`${stack.info.api}/public/unsubscribe`);
       expect(tampered.status).toBe(400);
       expect(await tampered.text()).toContain('This link is not valid');
       expect(wrongPurpose.status).toBe(400);
@@ -344,7 +339,7 @@ describe('templates, rendering, unsubscribe and topics over HTTP (end to end)', 
         body: { contactId: a.id },
       });
       const link = await linkFor('topicOptOut', b.id, { t: topic.id });
-      const page = await (await fetch(link)).text();
+      const page = await (await stack.fetch(link)).text();
       const afterGet = await stack.call(`/topics/${topic.id}/opt-outs`, {
         key,
       });

@@ -1,14 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningStack, startStack } from '../support/local-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createInProcessStack,
+  type InProcessStack,
+} from '../support/api-client.ts';
 import { confirmationLinkOf, mailTo } from '../support/mailbox.ts';
 
-describe('audience over HTTP on the local stack (end to end)', () => {
-  let stack: RunningStack;
+describe('audience through the pipeline (in process)', () => {
+  let stack: InProcessStack;
   let key: string;
   let listId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await createInProcessStack('Audience');
     key = stack.demoKey;
     const list = await stack.call('/lists', {
       key,
@@ -16,10 +19,6 @@ describe('audience over HTTP on the local stack (end to end)', () => {
       body: { name: 'Audience e2e' },
     });
     listId = list.json.data.id;
-  }, 90_000);
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   const add = (body: object, list = listId) =>
@@ -48,7 +47,8 @@ describe('audience over HTTP on the local stack (end to end)', () => {
 
     it('runs double opt-in: pending, a mail in the local mailbox, a link that confirms once', async () => {
       // Arrange
-      const email = 'optin@example.test';
+      // The mailbox is shared by the run: an address of this run only.
+      const email = `optin-${Date.now()}@example.test`;
       const added = await add({ email, doubleOptIn: true });
       expect(added.status).toBe(201);
       expect(added.json.data).toMatchObject({
@@ -61,9 +61,9 @@ describe('audience over HTTP on the local stack (end to end)', () => {
         true,
       );
       // Act
-      const first = await fetch(link);
+      const first = await stack.fetch(link);
       const firstPage = await first.text();
-      const second = await fetch(link);
+      const second = await stack.fetch(link);
       const contact = await stack.call(`/contacts/${added.json.data.id}`, {
         key,
       });
@@ -80,10 +80,10 @@ describe('audience over HTTP on the local stack (end to end)', () => {
     });
 
     it('shows a clear page, not a 500, for a tampered or missing token', async () => {
-      const tampered = await fetch(
+      const tampered = await stack.fetch(
         `${stack.info.api}/public/confirm?token=eyJhbGciOiJIUzI1NiJ9.e30.AAAA`,
       );
-      const missing = await fetch(`${stack.info.api}/public/confirm`);
+      const missing = await stack.fetch(`${stack.info.api}/public/confirm`);
       expect(tampered.status).toBe(400);
       expect(await tampered.text()).toContain('This link is not valid');
       expect(missing.status).toBe(400);
