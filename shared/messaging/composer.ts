@@ -31,6 +31,11 @@ export interface ComposeInput {
   html: string;
   /** The From header: the sender identity, or the application address. */
   from: string;
+  /**
+   * The organization's own address while mail goes out From the
+   * application's (`senderOf` gives both): the Reply-To.
+   */
+  replyTo?: string;
   /** The legal mention of the organization, if any. */
   postalAddress?: string;
   /** The topic of the campaign or step: required by {{topicOptOutUrl}}. */
@@ -107,6 +112,7 @@ export const composeMessage = async (
 
   return {
     from: input.from,
+    ...(input.replyTo ? { replyTo: input.replyTo } : {}),
     to: input.contact.email,
     subject,
     html,

@@ -267,6 +267,7 @@ export const testSendTemplate = async (
     subject: template.defaultSubject,
     html: template.content,
     from,
+    ...(replyTo ? { replyTo } : {}),
     topicId: 'test',
     test: true,
     variables: input.variables,
@@ -274,7 +275,6 @@ export const testSendTemplate = async (
   try {
     await deps.mailer.send({
       ...message,
-      ...(replyTo ? { replyTo } : {}),
       subject: `[Test] ${message.subject}`,
     });
     return { status: 'sent', to };

@@ -57,6 +57,29 @@ describe('the message composer', () => {
     });
   });
 
+  it('A2: carries the Reply-To senderOf gives (the organization’s address while the From is the application’s)', async () => {
+    const message = await composeMessage(deps, {
+      orgId: 'org-1',
+      contact,
+      subject: 'News',
+      html,
+      from: '"Acme" <no-reply@example.test>',
+      replyTo: 'news@acme.test',
+    });
+    const withoutReplyTo = await composeMessage(deps, {
+      orgId: 'org-1',
+      contact,
+      subject: 'News',
+      html,
+      from: 'Acme <news@acme.test>',
+    });
+    expect(message).toMatchObject({
+      from: '"Acme" <no-reply@example.test>',
+      replyTo: 'news@acme.test',
+    });
+    expect(withoutReplyTo).not.toHaveProperty('replyTo');
+  });
+
   it('renders subject, escaped HTML and a text part with the contact and organization values', async () => {
     const message = await composeMessage(deps, {
       orgId: 'org-1',
