@@ -53,7 +53,11 @@ export interface ApiClient {
   post(path: string, options?: CallOptions): Promise<ApiAnswer>;
   patch(path: string, options?: CallOptions): Promise<ApiAnswer>;
   delete(path: string, options?: CallOptions): Promise<ApiAnswer>;
-  /** An admin CLI command run in process, e.g. `admin('org', 'create', '--name', 'Acme')`. */
+  /**
+   * An admin CLI command run in process, e.g. `admin('org', 'create', '--name', 'Acme')`.
+   * `local …` commands act on this client's provider state file and on the
+   * DNS server shared by the run (`local dns clear` is refused).
+   */
   admin(...argv: string[]): Promise<Record<string, string>>;
   /** Every item of the table, sorted by key: to prove a call wrote nothing. */
   scan(): Promise<Record<string, unknown>[]>;
@@ -155,7 +159,18 @@ export const createApiClient = async (
     admin: async (...argv) => {
       const { command, flags } = parseInvocation(argv);
       if (command.local) {
-        throw new Error(`"${command.words}" acts on local files, not a stack`);
+        // The DNS server is shared by the run: clearing it would remove
+        // the records of other test files.
+        if (command.words === 'local dns clear') {
+          throw new Error(`"${command.words}" would clear the shared DNS`);
+        }
+        return (await command.run(
+          {
+            dnsRecordsFile: inject('dnsRecordsFile'),
+            providerStateFile: created.providerStateFile,
+          },
+          flags,
+        )) as unknown as Record<string, string>;
       }
       return (await command.run(admin, flags)) as Record<string, string>;
     },
