@@ -27,12 +27,22 @@ const routes = endpointGroups.flatMap((group) =>
   })),
 );
 const keyed = routes.filter((route) => route.role !== 'public');
-const adminOnly = keyed.filter((route) => route.role === 'admin');
+// Every role above member (admin today): a member key must be refused.
+const adminOnly = keyed.filter((route) => route.role !== 'member');
 
 // A clock in the future (DynamoDB Local deletes items whose TTL is past),
 // moved on a second per call so no key reaches the rate limit.
 const clock = fixedClock('2030-03-04T09:00:00.000Z');
 const cases = { foreign: 0, role: 0, noKey: 0 };
+
+/**
+ * Query ids that only filter what a route reads: an unknown or another
+ * organization's id matches nothing (an empty page), it is not a 404. Every
+ * other id (path, body, a query id naming what is read) must be a 404.
+ */
+const FILTER_IDS: Record<string, string[]> = {
+  'GET /contacts': ['tagId'],
+};
 
 /** Every id-valued field of an example, where it sits. */
 const idFieldsOf = (example: Example, ids: Set<string>) => [
@@ -51,6 +61,7 @@ describe('the route matrix (every declared route)', () => {
   let client: ApiClient;
   let a: Seeded;
   let b: Seeded;
+  let revokedKey: string;
 
   const send = (
     route: { method: string; path: string },
@@ -77,11 +88,21 @@ describe('the route matrix (every declared route)', () => {
       await createOrganizationWithKeys(client, 'Org B'),
       'orgb',
     );
+    const revoked = await client.admin(
+      'key',
+      'create',
+      '--org',
+      b.orgId,
+      '--email',
+      `owner-${b.orgId.slice(-12)}@example.test`,
+    );
+    await client.admin('key', 'revoke', '--key', String(revoked.keyId));
+    revokedKey = String(revoked.apiKey);
   }, 60_000);
 
   afterAll(() => {
     console.log(
-      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.noKey} no-key cases`,
+      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.noKey} missing, malformed, forged or revoked key cases`,
     );
   });
 
@@ -92,8 +113,22 @@ describe('the route matrix (every declared route)', () => {
     expect(missing, 'add them to test/support/route-examples.ts').toEqual([]);
   });
 
+  it('has examples whose path parameters are ids of seeded resources (so the tenancy cases cover every one)', () => {
+    const seededIds = new Set(
+      [b.listId, b.contactId, b.tagId, b.templateId, b.topicId]
+        .concat([b.identityId, b.domainId])
+        .map(String),
+    );
+    const loose = keyed.flatMap((route) =>
+      Object.entries(ROUTE_EXAMPLES[route.key]?.(b).params ?? {})
+        .filter(([, value]) => !seededIds.has(value))
+        .map(([name]) => `${route.key} {${name}}`),
+    );
+    expect(loose, 'seed the resource in route-examples.ts').toEqual([]);
+  });
+
   it.each(keyed.map((route) => [route.key, route] as const))(
-    'Tenancy: %s answers another organization’s id exactly as an unknown id, and writes nothing',
+    'Tenancy: %s answers another organization’s id exactly as an unknown id (404, or an empty page for a filter), and writes nothing',
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
@@ -134,11 +169,17 @@ describe('the route matrix (every declared route)', () => {
           JSON.stringify(answerForeign.json).replaceAll(foreign, unknown),
           where,
         ).toBe(JSON.stringify(answerUnknown.json));
-        if (field.in === 'params')
-          expect(answerForeign.status, where).toBe(404);
-        if (answerForeign.status >= 400) {
-          expect(await client.scan(), where).toEqual(before);
+        if (
+          field.in === 'query' &&
+          FILTER_IDS[route.key]?.includes(field.name)
+        ) {
+          expect(answerUnknown.status, where).toBe(200);
+          expect(answerUnknown.json.pagination.total, where).toBe(0);
+        } else {
+          expect(answerUnknown.status, where).toBe(404);
+          expect(answerUnknown.json.code, where).toMatch(/\.notFound$/);
         }
+        expect(await client.scan(), where).toEqual(before);
         cases.foreign++;
       }
     },
@@ -159,21 +200,30 @@ describe('the route matrix (every declared route)', () => {
   );
 
   it.each(keyed.map((route) => [route.key, route] as const))(
-    'Authentication: %s answers 401 without a key, or with a forged one, and writes nothing',
+    'Authentication: %s answers 401 without a key, with a malformed, a forged or a revoked one, and writes nothing',
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
       const before = await client.scan();
+      // Act
       const missing = await send(route, example);
+      const malformed = await send(route, example, 'hello');
       const forged = await send(
         route,
         example,
         `emk_${'0'.repeat(32)}_${'A'.repeat(43)}`,
       );
+      const revoked = await send(route, example, revokedKey);
+      // Assert
       expect(missing.status).toBe(401);
+      expect(missing.json.code).toBe('auth.missingKey');
+      expect(malformed.status).toBe(401);
       expect(forged.status).toBe(401);
+      // A revoked key reads exactly as one that never existed.
+      expect(revoked.status).toBe(401);
+      expect(revoked.json).toEqual(forged.json);
       expect(await client.scan()).toEqual(before);
-      cases.noKey += 2;
+      cases.noKey += 4;
     },
   );
 });
