@@ -1,14 +1,22 @@
 /**
  * The in-process test client: the whole pipeline of each endpoint group
  * (the real `createHandler`, as the Lambda and the local gateway run it),
- * invoked with the REST proxy event API Gateway sends, over test deps on the
- * embedded DynamoDB engine. No server, no spawned process.
+ * invoked with the REST proxy event API Gateway sends, built field for field
+ * as the local gateway builds it (and answering what the gateway answers
+ * itself: 400 for a path that does not decode, 404 for no route, 413), over
+ * test deps on the embedded DynamoDB engine. No server, no spawned process.
  */
 
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { parseInvocation } from '../../infra/admin/commands.ts';
-import { buildRouteTable, matchRoute } from '../../infra/local/gateway.ts';
+import {
+  buildRouteTable,
+  matchRoute,
+  rawPathOf,
+} from '../../infra/local/gateway.ts';
 import type { AdminDeps, Deps } from '../../shared/ports.ts';
 import {
   createTestDeps,
@@ -16,7 +24,7 @@ import {
   scanTable,
   TEST_PUBLIC_API_URL,
 } from './dynamo.ts';
-import { lambdaContext, restEvent } from './events.ts';
+import { lambdaContext } from './events.ts';
 
 /** What a call answers: status, headers and the parsed body. */
 export interface ApiAnswer {
@@ -70,6 +78,125 @@ export interface TestOrganization {
   memberKey: string;
 }
 
+/** API Gateway's payload limit (and the local gateway's). */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const gatewayJson = (status: number, json: Record<string, unknown>) => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  json,
+  body: JSON.stringify(json),
+});
+
+/**
+ * The route of a request target, or what the gateway answers itself (as
+ * infra/local/gateway.ts does): 400 for a path that does not decode, 404
+ * for no declared route, 413 for a body over 10 MB.
+ */
+const gatewayAnswer = (
+  table: ReturnType<typeof buildRouteTable>,
+  method: string,
+  target: string,
+  bodyBytes: number,
+): ApiAnswer | NonNullable<ReturnType<typeof matchRoute>> => {
+  const path = rawPathOf(target);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return gatewayJson(400, {
+      error: 'The path has a malformed percent-encoding',
+      code: 'request.invalid',
+      details: [{ field: 'path', message: 'malformed percent-encoding' }],
+    });
+  }
+  const match = matchRoute(table, method, path);
+  if (!match) {
+    return gatewayJson(404, {
+      error: `No route ${method} ${path}`,
+      code: 'route.notFound',
+    });
+  }
+  if (bodyBytes > MAX_BODY_BYTES) {
+    return gatewayJson(413, {
+      error: 'Request body over 10 MB',
+      code: 'request.tooLarge',
+    });
+  }
+  return match;
+};
+
+/**
+ * The REST proxy event of a request, field for field as the local gateway
+ * builds it (and API Gateway sends it): headers as sent and their
+ * multi-value form, the decoded query and its multi-value form, the path as
+ * sent, the request context with the caller's address.
+ */
+const gatewayEvent = (request: {
+  method: string;
+  target: string;
+  resource: string;
+  params: Record<string, string>;
+  headers: Record<string, string>;
+  body: Buffer;
+  sourceIp: string;
+}): APIGatewayProxyEvent => {
+  const path = rawPathOf(request.target);
+  const url = new URL(request.target, 'http://localhost');
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const requestId = randomUUID();
+  return {
+    resource: request.resource,
+    path,
+    httpMethod: request.method,
+    headers: { ...request.headers },
+    multiValueHeaders: Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, [value]]),
+    ),
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(request.params).length ? request.params : null,
+    stageVariables: null,
+    body: request.body.length ? request.body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method,
+      path,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: request.resource,
+      resourcePath: request.resource,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: request.headers['x-api-key'] ?? null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: request.sourceIp,
+        user: null,
+        userAgent: request.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+    },
+  };
+};
+
 /**
  * A client over a fresh table. With `groups`, only those groups are served
  * (default: every group of the API).
@@ -95,37 +222,42 @@ export const createApiClient = async (
     path: string,
     o: CallOptions = {},
   ): Promise<ApiAnswer> => {
-    const fullPath = `/api/v1${path}`;
-    const match = matchRoute(table, method, fullPath);
-    if (!match) {
-      // What API Gateway answers for an undeclared resource or method.
-      return {
-        status: 404,
-        headers: {},
-        json: {
-          error: `No route ${method} ${fullPath}`,
-          code: 'route.notFound',
-        },
-        body: '',
-      };
-    }
-    const event = restEvent({
-      method,
-      resource: match.route.resource,
-      path: fullPath,
-      ...(o.key ? { apiKey: o.key } : {}),
-      ...(o.body !== undefined ? { body: o.body } : {}),
-      ...(o.rawBody !== undefined ? { rawBody: o.rawBody } : {}),
-      ...(o.contentType ? { contentType: o.contentType } : {}),
-      ...(o.query ? { query: o.query } : {}),
-      ...(Object.keys(match.params).length ? { params: match.params } : {}),
-    });
-    Object.assign(event.headers, o.headers ?? {});
-    event.requestContext.identity = {
-      ...event.requestContext.identity,
-      sourceIp: o.sourceIp ?? '203.0.113.7',
+    // The request as a client puts it on the wire: the query encoded by
+    // URLSearchParams, the body as UTF-8 (a lone surrogate becomes U+FFFD).
+    const search = o.query ? new URLSearchParams(o.query).toString() : '';
+    const target = `/api/v1${path}${search ? `?${search}` : ''}`;
+    const text =
+      o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+    const bytes = Buffer.from(text ?? '', 'utf8');
+    const headers: Record<string, string> = {
+      host: 'api.example.test',
+      accept: '*/*',
+      'user-agent': 'in-process-client',
+      ...(o.key ? { 'x-api-key': o.key } : {}),
+      ...(text !== undefined || o.contentType
+        ? { 'content-type': o.contentType ?? 'application/json' }
+        : {}),
+      ...(text !== undefined ? { 'content-length': String(bytes.length) } : {}),
     };
-    const result = await match.route.invoke(event, lambdaContext());
+    for (const [name, value] of Object.entries(o.headers ?? {})) {
+      for (const sent of Object.keys(headers)) {
+        if (sent.toLowerCase() === name.toLowerCase()) delete headers[sent];
+      }
+      headers[name] = value;
+    }
+    // What the gateway answers itself, or the route it invokes.
+    const answered = gatewayAnswer(table, method, target, bytes.length);
+    if ('status' in answered) return answered;
+    const event = gatewayEvent({
+      method,
+      target,
+      resource: answered.route.resource,
+      params: answered.params,
+      headers,
+      body: bytes,
+      sourceIp: o.sourceIp ?? '203.0.113.7',
+    });
+    const result = await answered.route.invoke(event, lambdaContext());
     let json: unknown;
     try {
       json = JSON.parse(result.body);
