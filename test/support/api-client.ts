@@ -136,30 +136,35 @@ const gatewayEvent = (request: {
   target: string;
   resource: string;
   params: Record<string, string>;
-  headers: Record<string, string>;
+  headers: Map<string, string>;
   body: Buffer;
   sourceIp: string;
 }): APIGatewayProxyEvent => {
   const path = rawPathOf(request.target);
   const url = new URL(request.target, 'http://localhost');
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  // Own properties for any name, `__proto__` and `constructor` included,
+  // as API Gateway's JSON gives them.
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
+  const query = Object.fromEntries(
+    [...multiQuery].map(([name, values]) => [name, values.at(-1) ?? '']),
+  );
   const hasQuery = Object.keys(query).length > 0;
   const requestId = randomUUID();
   return {
     resource: request.resource,
     path,
     httpMethod: request.method,
-    headers: { ...request.headers },
+    headers: Object.fromEntries(request.headers),
     multiValueHeaders: Object.fromEntries(
-      Object.entries(request.headers).map(([name, value]) => [name, [value]]),
+      [...request.headers].map(([name, value]) => [name, [value]]),
     ),
     queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    multiValueQueryStringParameters: hasQuery
+      ? Object.fromEntries(multiQuery)
+      : null,
     pathParameters: Object.keys(request.params).length ? request.params : null,
     stageVariables: null,
     body: request.body.length ? request.body.toString('utf8') : null,
@@ -179,7 +184,7 @@ const gatewayEvent = (request: {
       identity: {
         accessKey: null,
         accountId: null,
-        apiKey: request.headers['x-api-key'] ?? null,
+        apiKey: request.headers.get('x-api-key') ?? null,
         apiKeyId: null,
         caller: null,
         clientCert: null,
@@ -190,7 +195,7 @@ const gatewayEvent = (request: {
         principalOrgId: null,
         sourceIp: request.sourceIp,
         user: null,
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: request.headers.get('user-agent') ?? null,
         userArn: null,
       },
     },
@@ -229,21 +234,22 @@ export const createApiClient = async (
     const text =
       o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
     const bytes = Buffer.from(text ?? '', 'utf8');
-    const headers: Record<string, string> = {
-      host: 'api.example.test',
-      accept: '*/*',
-      'user-agent': 'in-process-client',
-      ...(o.key ? { 'x-api-key': o.key } : {}),
-      ...(text !== undefined || o.contentType
-        ? { 'content-type': o.contentType ?? 'application/json' }
-        : {}),
-      ...(text !== undefined ? { 'content-length': String(bytes.length) } : {}),
-    };
+    const headers = new Map<string, string>([
+      ['host', 'api.example.test'],
+      ['accept', '*/*'],
+      ['user-agent', 'in-process-client'],
+    ]);
+    if (o.key) headers.set('x-api-key', o.key);
+    if (text !== undefined || o.contentType) {
+      headers.set('content-type', o.contentType ?? 'application/json');
+    }
+    if (text !== undefined) headers.set('content-length', String(bytes.length));
+    // A header of the options replaces the one of the same name, any case.
     for (const [name, value] of Object.entries(o.headers ?? {})) {
-      for (const sent of Object.keys(headers)) {
-        if (sent.toLowerCase() === name.toLowerCase()) delete headers[sent];
+      for (const sent of [...headers.keys()]) {
+        if (sent.toLowerCase() === name.toLowerCase()) headers.delete(sent);
       }
-      headers[name] = value;
+      headers.set(name, value);
     }
     // What the gateway answers itself, or the route it invokes.
     const answered = gatewayAnswer(table, method, target, bytes.length);
