@@ -17,6 +17,7 @@ import {
   pathOf,
   ROUTE_EXAMPLES,
   type Seeded,
+  seededIds,
   seedOrganization,
 } from '../support/route-examples.ts';
 
@@ -114,17 +115,45 @@ describe('the route matrix (every declared route)', () => {
   });
 
   it('has examples whose path parameters are ids of seeded resources (so the tenancy cases cover every one)', () => {
-    const seededIds = new Set(
-      [b.listId, b.contactId, b.tagId, b.templateId, b.topicId]
-        .concat([b.identityId, b.domainId])
-        .map(String),
-    );
+    const ids = new Set(Object.values(seededIds(b)));
     const loose = keyed.flatMap((route) =>
       Object.entries(ROUTE_EXAMPLES[route.key]?.(b).params ?? {})
-        .filter(([, value]) => !seededIds.has(value))
+        .filter(([, value]) => !ids.has(value))
         .map(([name]) => `${route.key} {${name}}`),
     );
     expect(loose, 'seed the resource in route-examples.ts').toEqual([]);
+  });
+
+  it('has examples that are valid requests: each answers its owner a 2xx (deletions last)', async () => {
+    // Arrange: an organization of its own, as the examples change it.
+    const c = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org C'),
+      'orgc',
+    );
+    // Deletions last, the deepest resource first.
+    const ordered = [
+      ...routes.filter((route) => route.method !== 'DELETE'),
+      ...routes
+        .filter((route) => route.method === 'DELETE')
+        .sort((x, y) => y.path.length - x.path.length),
+    ];
+    // Act
+    const refused: string[] = [];
+    for (const route of ordered) {
+      const example = ROUTE_EXAMPLES[route.key]?.(c);
+      if (!example) continue;
+      const answer = await send(
+        route,
+        example,
+        route.role === 'public' ? undefined : c.ownerKey,
+      );
+      if (answer.status >= 300) {
+        refused.push(`${route.key} → ${answer.status} ${answer.body}`);
+      }
+    }
+    // Assert
+    expect(refused).toEqual([]);
   });
 
   it.each(keyed.map((route) => [route.key, route] as const))(
@@ -132,24 +161,13 @@ describe('the route matrix (every declared route)', () => {
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
-      const ownIds = new Set([
-        b.listId,
-        b.contactId,
-        b.tagId,
-        b.templateId,
-        b.topicId,
-        b.identityId,
-        b.domainId,
-      ]);
-      const foreignOf: Record<string, string> = {
-        [b.listId]: a.listId,
-        [b.contactId]: a.contactId,
-        [b.tagId]: a.tagId,
-        [b.templateId]: a.templateId,
-        [b.topicId]: a.topicId,
-        [b.identityId]: a.identityId,
-        [b.domainId]: a.domainId,
-      };
+      const ownIds = new Set(Object.values(seededIds(b)));
+      const foreignOf = Object.fromEntries(
+        Object.entries(seededIds(b)).map(([name, id]) => [
+          id,
+          seededIds(a)[name] ?? '',
+        ]),
+      );
       for (const field of idFieldsOf(example, ownIds)) {
         const swap = (value: string) => ({
           ...example,

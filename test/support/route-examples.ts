@@ -4,6 +4,7 @@
  * a route added without an example fails the matrix loudly, so the next
  * developer adds one here (and gets the matrix's checks for free).
  */
+import { LINK_PURPOSES } from '../../shared/links/public-links.ts';
 import type { ApiClient, TestOrganization } from './api-client.ts';
 
 /** The resources of one organization, one of each kind. */
@@ -14,7 +15,16 @@ export interface Seeded extends TestOrganization {
   templateId: string;
   topicId: string;
   identityId: string;
+  /** A second address of the book, not the default: it can be deleted. */
+  spareIdentityId: string;
   domainId: string;
+  /** A contact awaiting its confirmation (double opt-in). */
+  pendingContactId: string;
+  /**
+   * Valid signed tokens of the public links: confirm for the pending
+   * contact, the others for the subscribed one.
+   */
+  tokens: { confirm: string; unsubscribe: string; topicOptOut: string };
 }
 
 /** A request's inputs, without its key. */
@@ -36,15 +46,27 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'GET /contacts/{contactId}': (s) => ({ params: { contactId: s.contactId } }),
   'PATCH /contacts/{contactId}': (s) => ({
     params: { contactId: s.contactId },
-    body: { firstName: 'Ada' },
+    body: { firstName: 'Ada', lastName: 'Lovelace' },
   }),
   'POST /lists/{listId}/contacts': (s) => ({
     params: { listId: s.listId },
-    body: { email: 'new@example.test', tags: ['vip'] },
+    body: {
+      email: 'new@example.test',
+      firstName: 'New',
+      lastName: 'Contact',
+      tags: ['vip', 'gold'],
+      doubleOptIn: false,
+      optinIp: '198.51.100.7',
+    },
   }),
   'POST /lists/{listId}/contacts/bulk': (s) => ({
     params: { listId: s.listId },
-    body: { contacts: [{ email: 'bulk@example.test', tags: ['vip'] }] },
+    body: {
+      contacts: [
+        { email: 'bulk@example.test', firstName: 'Bulk', tags: ['vip'] },
+        { email: 'bulk2@example.test', tags: ['gold'] },
+      ],
+    },
   }),
   'POST /contacts/{contactId}/unsubscribe': (s) => ({
     params: { contactId: s.contactId },
@@ -74,24 +96,30 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   }),
   'PATCH /templates/{templateId}': (s) => ({
     params: { templateId: s.templateId },
-    body: { name: 'Renamed' },
+    body: {
+      name: 'Renamed',
+      defaultSubject: 'Hi {{ firstName | default: "there" }}',
+      content: '<p>Hi</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+    },
   }),
   'DELETE /templates/{templateId}': (s) => ({
     params: { templateId: s.templateId },
   }),
   'POST /templates/{templateId}/test-send': (s) => ({
     params: { templateId: s.templateId },
-    body: { email: 'test@example.test' },
+    body: { email: 'test@example.test', variables: { firstName: 'Ada' } },
   }),
   'POST /render': (s) => ({
     body: { templateId: s.templateId, variables: { firstName: 'Ada' } },
   }),
-  'POST /topics': () => ({ body: { name: 'Matrix topic' } }),
+  'POST /topics': () => ({
+    body: { name: 'Matrix topic', description: 'News of the matrix' },
+  }),
   'GET /topics': () => ({}),
   'GET /topics/{topicId}': (s) => ({ params: { topicId: s.topicId } }),
   'PATCH /topics/{topicId}': (s) => ({
     params: { topicId: s.topicId },
-    body: { description: 'News' },
+    body: { name: 'Renamed topic', description: 'News' },
   }),
   'DELETE /topics/{topicId}': (s) => ({ params: { topicId: s.topicId } }),
   'GET /topics/{topicId}/opt-outs': (s) => ({
@@ -105,21 +133,41 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     params: { topicId: s.topicId, contactId: s.contactId },
   }),
   'GET /settings': () => ({}),
-  'PATCH /settings/sending': () => ({ body: { senderName: 'Acme' } }),
+  'PATCH /settings/sending': () => ({
+    body: {
+      senderEmail: 'hello@matrix.example',
+      senderName: 'Acme',
+      postalAddress: '1 Main Street\nSpringfield',
+    },
+  }),
   'GET /settings/identities': () => ({}),
   'POST /settings/identities': () => ({
-    body: { senderEmail: 'news@matrix.example', senderName: 'News' },
+    body: {
+      senderEmail: 'news@matrix.example',
+      senderName: 'News',
+      isDefault: false,
+    },
   }),
   'PATCH /settings/identities/{identityId}': (s) => ({
-    params: { identityId: s.identityId },
+    params: { identityId: s.spareIdentityId },
     body: { senderName: 'Renamed' },
   }),
   'DELETE /settings/identities/{identityId}': (s) => ({
-    params: { identityId: s.identityId },
+    params: { identityId: s.spareIdentityId },
   }),
-  'PATCH /settings/optin': () => ({ body: { required: false } }),
+  'PATCH /settings/optin': () => ({
+    body: {
+      required: false,
+      subject: 'Please confirm',
+      content: '<p><a href="{{confirmationUrl}}">Confirm</a></p>',
+    },
+  }),
   'POST /settings/optin/test-send': () => ({
-    body: { email: 'test@example.test' },
+    body: {
+      email: 'test@example.test',
+      subject: 'Please confirm',
+      content: '<p><a href="{{confirmationUrl}}">Confirm</a></p>',
+    },
   }),
   'POST /domains': () => ({ body: { domain: 'matrix-new.example' } }),
   'GET /domains': () => ({}),
@@ -128,11 +176,19 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'POST /domains/{domainId}/verify': (s) => ({
     params: { domainId: s.domainId },
   }),
-  'GET /public/confirm': () => ({ query: { token: 'a.b.c' } }),
-  'GET /public/unsubscribe': () => ({ query: { token: 'a.b.c' } }),
-  'POST /public/unsubscribe': () => ({ query: { token: 'a.b.c' } }),
-  'GET /public/topic-opt-out': () => ({ query: { token: 'a.b.c' } }),
-  'POST /public/topic-opt-out': () => ({ query: { token: 'a.b.c' } }),
+  'GET /public/confirm': (s) => ({ query: { token: s.tokens.confirm } }),
+  'GET /public/unsubscribe': (s) => ({
+    query: { token: s.tokens.unsubscribe },
+  }),
+  'POST /public/unsubscribe': (s) => ({
+    query: { token: s.tokens.unsubscribe },
+  }),
+  'GET /public/topic-opt-out': (s) => ({
+    query: { token: s.tokens.topicOptOut },
+  }),
+  'POST /public/topic-opt-out': (s) => ({
+    query: { token: s.tokens.topicOptOut },
+  }),
 };
 
 /**
@@ -207,20 +263,77 @@ export const seedOrganization = async (
       body: { senderEmail: `news@${label}.example`, senderName: label },
     }),
   );
+  const spareIdentityId = idOf(
+    await client.post('/settings/identities', {
+      key,
+      body: { senderEmail: `spare@${label}.example`, isDefault: false },
+    }),
+  );
+  const pendingContactId = idOf(
+    await client.post(`/lists/${listId}/contacts`, {
+      key,
+      body: { email: `pending@${label}.example`, doubleOptIn: true },
+    }),
+  );
+  const pending = await client.deps.contacts.findById(
+    org.orgId,
+    pendingContactId,
+  );
   const domainId = idOf(
     await client.post('/domains', {
       key,
       body: { domain: `${label}-${org.orgId.slice(-8)}.example` },
     }),
   );
+  // Signed as the emails sign them (shared/audience/confirmation.ts,
+  // shared/messaging/composer.ts).
+  const claims = { o: org.orgId, c: contactId };
+  const year = 365 * 24 * 3600;
+  const tokens = {
+    confirm: await client.deps.links.sign(
+      LINK_PURPOSES.confirm,
+      {
+        o: org.orgId,
+        c: pendingContactId,
+        n: pending?.confirmationNonce ?? '',
+      },
+      year,
+    ),
+    unsubscribe: await client.deps.links.sign(
+      LINK_PURPOSES.unsubscribe,
+      claims,
+      year,
+    ),
+    topicOptOut: await client.deps.links.sign(
+      LINK_PURPOSES.topicOptOut,
+      { ...claims, t: topicId },
+      year,
+    ),
+  };
   return {
     ...org,
+    tokens,
     listId,
     contactId,
     tagId,
     templateId,
     topicId,
     identityId,
+    spareIdentityId,
     domainId,
+    pendingContactId,
   };
 };
+
+/** The ids of a seeded organization, by the name of their field. */
+export const seededIds = (s: Seeded): Record<string, string> => ({
+  listId: s.listId,
+  contactId: s.contactId,
+  pendingContactId: s.pendingContactId,
+  tagId: s.tagId,
+  templateId: s.templateId,
+  topicId: s.topicId,
+  identityId: s.identityId,
+  spareIdentityId: s.spareIdentityId,
+  domainId: s.domainId,
+});
