@@ -154,6 +154,84 @@ const withField = (
   return copy;
 };
 
+/**
+ * A copy of a value told apart by `i`: strings get a suffix (an address a
+ * `+i` tag, unless `sameAddresses`), so grown arrays hold distinct items.
+ */
+const varied = (value: unknown, i: number, sameAddresses: boolean): unknown => {
+  if (typeof value === 'string') {
+    if (!value.includes('@')) return `${value} ${i}`;
+    return sameAddresses ? value : value.replace('@', `+${i}@`);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item) => varied(item, i, sameAddresses));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, item]) => [
+        name,
+        varied(item, i, sameAddresses),
+      ]),
+    );
+  }
+  return value;
+};
+
+/** Sizes around the limits (50 tags, 100 names, 500 lines). */
+const counts = fc.constantFrom(2, 3, 49, 50, 51, 99, 100, 101, 500, 501);
+
+/**
+ * A valid value made hostile while keeping its shape: a string with
+ * something hostile around it or grown past a size, an array grown past a
+ * limit (distinct items, or the same addresses), a field of an object
+ * changed in turn.
+ */
+const derived = (value: unknown, depth = 0): fc.Arbitrary<unknown> => {
+  if (depth > 3) return anyValue;
+  if (typeof value === 'string') {
+    return fc.oneof(
+      hostileString.map((h) => `${value}${h}`),
+      hostileString.map((h) => `${h}${value}`),
+      fc.constantFrom(
+        value.toUpperCase(),
+        ` ${value} `,
+        `${value}\r\n${value}`,
+        `${value}${'€'.repeat(150_000)}`,
+        value.repeat(1_000),
+      ),
+    );
+  }
+  if (Array.isArray(value) && value.length > 0) {
+    return fc.oneof(
+      fc
+        .tuple(counts, derived(value[0], depth + 1), fc.boolean())
+        .map(([n, item, sameAddresses]) =>
+          Array.from({ length: n }, (_, i) => varied(item, i, sameAddresses)),
+        ),
+      fc
+        .tuple(fc.nat(value.length - 1), fc.constant(value))
+        .chain(([i]) =>
+          derived(value[i], depth + 1).map((item) =>
+            value.map((old, j) => (i === j ? item : old)),
+          ),
+        ),
+      fc.constant([]),
+    );
+  }
+  if (typeof value === 'object' && value !== null) {
+    const names = Object.keys(value);
+    if (names.length === 0) return anyValue;
+    return fc
+      .constantFrom(...names)
+      .chain((name) =>
+        derived((value as Record<string, unknown>)[name], depth + 1).map(
+          (item) => withField(value as Record<string, unknown>, name, item),
+        ),
+      );
+  }
+  return anyValue;
+};
+
 /** A fuzzed input: any values where the example has its own, or a raw body. */
 interface Input {
   params?: Record<string, unknown>;
@@ -176,15 +254,24 @@ const mutated = (route: Route, example: Example): fc.Arbitrary<Input> => {
   const targets = (['params', 'query', 'body'] as const).flatMap((place) =>
     fieldsOf(place).map((name) => ({ place, name })),
   );
-  const change = (place: Place) =>
-    fc.oneof(
-      { weight: 4, arbitrary: place === 'body' ? anyValue : hostileString },
+  const change = (place: Place, name: string) => {
+    const current = (example[place] as Record<string, unknown> | undefined)?.[
+      name
+    ];
+    const hostile = place === 'body' ? anyValue : hostileString;
+    return fc.oneof(
+      { weight: 2, arbitrary: hostile },
+      {
+        weight: current === undefined ? 0 : 3,
+        arbitrary: current === undefined ? hostile : derived(current),
+      },
       // Left out (a path parameter cannot be: an empty segment is no route).
       {
         weight: 1,
         arbitrary: fc.constant(place === 'params' ? ' ' : undefined),
       },
     );
+  };
   const one = fc.record({
     place: fc.constantFrom<Place>('params', 'query', 'body'),
     name: fc.string({ maxLength: 8 }),
@@ -200,7 +287,10 @@ const mutated = (route: Route, example: Example): fc.Arbitrary<Input> => {
       fc
         .tuple(
           ...[...chosen, extra].map((target) =>
-            change(target.place).map((value) => ({ ...target, value })),
+            change(target.place, target.name).map((value) => ({
+              ...target,
+              value,
+            })),
           ),
         )
         .map((changes) => {
