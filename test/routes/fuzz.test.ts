@@ -17,7 +17,7 @@ import {
   createApiClient,
   createOrganizationWithKeys,
 } from '../support/api-client.ts';
-import { fixedClock } from '../support/dynamo.ts';
+import { fixedClock, restoreTable } from '../support/dynamo.ts';
 import {
   type Example,
   pathOf,
@@ -28,6 +28,18 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+/** With -t naming one route: replays the failure fast-check reported. */
+const REPLAY_PATH = process.env.FUZZ_PATH;
+
+/** An error's message with every long run of one character cut. */
+const shorten = (error: unknown): string =>
+  String(error instanceof Error ? error.message : error)
+    .replace(
+      /(.)\1{40,}/gsu,
+      (run, c: string) =>
+        `${c.repeat(8)}…(${run.length} × ${JSON.stringify(c)})`,
+    )
+    .slice(0, 3_000);
 
 const routes = endpointGroups.flatMap((group) =>
   group.routes.map((route) => ({
@@ -190,15 +202,24 @@ const derived = (value: unknown, depth = 0): fc.Arbitrary<unknown> => {
   if (depth > 3) return anyValue;
   if (typeof value === 'string') {
     return fc.oneof(
-      hostileString.map((h) => `${value}${h}`),
-      hostileString.map((h) => `${h}${value}`),
-      fc.constantFrom(
-        value.toUpperCase(),
-        ` ${value} `,
-        `${value}\r\n${value}`,
-        `${value}${'€'.repeat(150_000)}`,
-        value.repeat(1_000),
-      ),
+      { weight: 2, arbitrary: hostileString.map((h) => `${value}${h}`) },
+      { weight: 1, arbitrary: hostileString.map((h) => `${h}${value}`) },
+      // Past a limit in characters or in UTF-8 bytes (3 bytes a "€").
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom(34, 67, 100, 134, 1_000, 70_000, 100_001, 150_000)
+          .map((n) => `${value}${'€'.repeat(n)}`),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          value.toUpperCase(),
+          ` ${value} `,
+          `${value}\r\n${value}`,
+          value.repeat(1_000),
+        ),
+      },
     );
   }
   if (Array.isArray(value) && value.length > 0) {
@@ -231,6 +252,81 @@ const derived = (value: unknown, depth = 0): fc.Arbitrary<unknown> => {
   }
   return anyValue;
 };
+
+/** The hostile endings every string field is tried with. */
+const ENDINGS = [
+  '€'.repeat(150_000),
+  '\r\nBcc: victim@example.test',
+  '\u0000',
+  '\uD800',
+  ' \uE0000\uE001 ',
+];
+
+/**
+ * Each value one step past a rule, field by field, nested fields
+ * included: every string with each hostile ending, every array grown past
+ * 50, 100 and 500 (distinct items), and an array of objects as two items
+ * of the same address, each with its own arrays grown to 50.
+ */
+const boundaryVariants = (value: unknown, depth = 0): unknown[] => {
+  if (depth > 3) return [];
+  if (typeof value === 'string') return ENDINGS.map((end) => value + end);
+  if (Array.isArray(value) && value.length > 0) {
+    const [first, ...rest] = value;
+    const grown = [51, 101, 501].map((n) =>
+      Array.from({ length: n }, (_, i) => varied(first, i, false)),
+    );
+    const nested =
+      typeof first === 'object' && first !== null && !Array.isArray(first)
+        ? [
+            [0, 1].map((i) =>
+              varied(
+                Object.fromEntries(
+                  Object.entries(first).map(([name, item]) => [
+                    name,
+                    Array.isArray(item) && item.length > 0
+                      ? Array.from({ length: 50 }, (_, j) =>
+                          varied(item[0], j, true),
+                        )
+                      : item,
+                  ]),
+                ),
+                i,
+                true,
+              ),
+            ),
+          ]
+        : [];
+    return [
+      ...grown,
+      ...nested,
+      ...boundaryVariants(first, depth + 1).map((item) => [item, ...rest]),
+    ];
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([name, item]) =>
+      boundaryVariants(item, depth + 1).map((variant) =>
+        withField(value as Record<string, unknown>, name, variant),
+      ),
+    );
+  }
+  return [];
+};
+
+/** The example past each rule, one field at a time (fast-check examples). */
+const boundaryInputs = (example: Example): Input[] => [
+  ...(['params', 'query'] as const).flatMap((place) =>
+    Object.entries(example[place] ?? {}).flatMap(([name, value]) =>
+      ['\r\n', '\uD800', '€'.repeat(1_000)].map((end) => ({
+        ...example,
+        [place]: { ...example[place], [name]: value + end },
+      })),
+    ),
+  ),
+  ...(example.body
+    ? boundaryVariants(example.body).map((body) => ({ ...example, body }))
+    : []),
+];
 
 /** A fuzzed input: any values where the example has its own, or a raw body. */
 interface Input {
@@ -276,17 +372,19 @@ const mutated = (route: Route, example: Example): fc.Arbitrary<Input> => {
     place: fc.constantFrom<Place>('params', 'query', 'body'),
     name: fc.string({ maxLength: 8 }),
   });
+  // Mostly one field at a time (a defect shows alone), sometimes several.
+  const chosenTargets = targets.length
+    ? fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...targets).map((t) => [t]) },
+        { weight: 1, arbitrary: fc.subarray(targets, { minLength: 1 }) },
+      )
+    : fc.constant([] as typeof targets);
   return fc
-    .tuple(
-      targets.length
-        ? fc.subarray(targets, { minLength: 1 })
-        : fc.constant([] as typeof targets),
-      one,
-    )
+    .tuple(chosenTargets, fc.option(one, { freq: 3 }))
     .chain(([chosen, extra]) =>
       fc
         .tuple(
-          ...[...chosen, extra].map((target) =>
+          ...[...chosen, ...(extra ? [extra] : [])].map((target) =>
             change(target.place, target.name).map((value) => ({
               ...target,
               value,
@@ -333,12 +431,13 @@ const raw = (example: Example): fc.Arbitrary<Input> =>
 const clock = fixedClock('2030-05-06T08:00:00.000Z');
 let calls = 0;
 let fourHundreds = 0;
+let boundaryCases = 0;
 
 describe('fuzzing every declared route', () => {
   let client: ApiClient;
   let seeded: Seeded;
-  /** The table as the last case left it. */
-  let table: Record<string, unknown>[];
+  /** The seeded table: every case starts from it. */
+  let seededTable: Record<string, unknown>[];
 
   beforeAll(async () => {
     client = await createApiClient({ clock });
@@ -347,12 +446,12 @@ describe('fuzzing every declared route', () => {
       await createOrganizationWithKeys(client, 'Fuzz'),
       'fuzz',
     );
-    table = await client.scan();
+    seededTable = await client.scan();
   }, 60_000);
 
   afterAll(() => {
     console.log(
-      `route fuzzing: ${routes.length} routes, ${calls} cases (${fourHundreds} answered 4xx), ${RUNS} runs a route, seed ${SEED} (FUZZ_RUNS, FUZZ_SEED)`,
+      `route fuzzing: ${routes.length} routes, ${calls} cases (${fourHundreds} answered 4xx): ${boundaryCases} past each rule, field by field, and ${RUNS} random runs a route, seed ${SEED} (FUZZ_RUNS, FUZZ_SEED)`,
     );
   });
 
@@ -361,7 +460,9 @@ describe('fuzzing every declared route', () => {
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(seeded);
       if (!example) throw new Error(`no example for ${route.key}`);
-      await fc.assert(
+      const boundaries = REPLAY_PATH ? [] : boundaryInputs(example);
+      boundaryCases += boundaries.length;
+      const details = await fc.check(
         fc.asyncProperty(
           fc.oneof(
             { weight: 3, arbitrary: mutated(route, example) },
@@ -391,20 +492,39 @@ describe('fuzzing every declared route', () => {
               },
             );
             calls++;
-            // One scan a case: the table before this call is the one after
-            // the previous call.
-            const before = table;
-            table = await client.scan();
-            const seen = `${route.key} ${JSON.stringify(input)?.slice(0, 300)} → ${answer.status} ${answer.body.slice(0, 200)}`;
-            expect(answer.status, seen).toBeLessThan(500);
+            // Every case starts from the seeded table (put back after a
+            // write): cases do not depend on each other, and the table
+            // stays small to scan.
+            const table = await client.scan();
+            const seen = () =>
+              `${route.key} ${JSON.stringify(input)?.slice(0, 300)} → ${answer.status} ${answer.body.slice(0, 200)}`;
+            if (answer.status >= 500) expect.fail(seen());
             if (answer.status >= 400) {
               fourHundreds++;
-              expect(table, seen).toEqual(before);
+              expect(table, seen()).toEqual(seededTable);
+            } else if (
+              (await restoreTable(client.tableName, seededTable, table)) > 0
+            ) {
+              expect(await client.scan()).toEqual(seededTable);
             }
           },
         ),
-        { numRuns: RUNS, seed: SEED },
+        {
+          // fast-check counts the examples among the runs.
+          numRuns: RUNS + boundaries.length,
+          seed: SEED,
+          examples: boundaries.map((input) => [input] as [Input]),
+          ...(REPLAY_PATH ? { path: REPLAY_PATH, endOnFailure: true } : {}),
+        },
       );
+      // Reported short (a counterexample can hold 450 KB strings), with
+      // what replays it.
+      expect(
+        details.failed,
+        details.failed
+          ? `${shorten(details.errorInstance)}\nreplay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} npx vitest run test/routes/fuzz.test.ts -t '${route.key} '`
+          : '',
+      ).toBe(false);
     },
   );
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import {
   type LocalDnsRecord,
@@ -116,6 +116,14 @@ export const createTestDeps = async (
   return { deps, admin, tableName, providerStateFile, events };
 };
 
+let engine: ReturnType<typeof localDynamo> | undefined;
+
+/** One client of the shared engine for the scans of a test file. */
+const engineClient = () => {
+  engine ??= localDynamo(inject('dynamodbEndpoint'));
+  return engine;
+};
+
 /**
  * Every item of a test table but the rate-limit logs, in key order: compare
  * two scans to prove a call wrote nothing.
@@ -123,7 +131,7 @@ export const createTestDeps = async (
 export const scanTable = async (
   tableName: string,
 ): Promise<Record<string, unknown>[]> => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = engineClient();
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -143,3 +151,51 @@ export const scanTable = async (
       `${a.PK}\u0000${a.SK}`.localeCompare(`${b.PK}\u0000${b.SK}`),
     );
 };
+
+const keyOf = (item: Record<string, unknown>) => `${item.PK}\u0000${item.SK}`;
+
+/**
+ * Puts a test table back to `snapshot` (a `scanTable` result), given what
+ * it holds now (another): deletes the items added, writes back the items
+ * changed or deleted. Rate-limit logs are left as they are. Lets a long
+ * run of cases each start from the same seeded table, small to scan.
+ * Answers how many items it wrote.
+ */
+export const restoreTable = async (
+  tableName: string,
+  snapshot: Record<string, unknown>[],
+  current: Record<string, unknown>[],
+): Promise<number> => {
+  const wanted = new Map(snapshot.map((item) => [keyOf(item), item]));
+  const present = new Map(current.map((item) => [keyOf(item), item]));
+  const requests = [
+    ...current
+      .filter((item) => !wanted.has(keyOf(item)))
+      .map((item) => ({
+        DeleteRequest: { Key: { PK: item.PK, SK: item.SK } },
+      })),
+    ...snapshot
+      .filter(
+        (item) =>
+          JSON.stringify(present.get(keyOf(item)), setsAsArrays) !==
+          JSON.stringify(item, setsAsArrays),
+      )
+      .map((item) => ({ PutRequest: { Item: item } })),
+  ];
+  const client = engineClient();
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: Record<string, (typeof requests)[number][]> | undefined = {
+      [tableName]: requests.slice(i, i + 25),
+    };
+    while (pending && Object.keys(pending).length > 0) {
+      const { UnprocessedItems } = await client.send(
+        new BatchWriteCommand({ RequestItems: pending }),
+      );
+      pending = UnprocessedItems as typeof pending;
+    }
+  }
+  return requests.length;
+};
+
+const setsAsArrays = (_: string, value: unknown) =>
+  value instanceof Set ? [...value].sort() : value;
