@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetAccountCommand } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointGroups } from '../../functions/groups.ts';
 import { NodeDnsResolver } from '../../shared/adapters/node-dns-resolver.ts';
 import { localSes } from '../../shared/runtime/local.ts';
 import { type RunningStack, startStack } from '../support/local-stack.ts';
@@ -102,6 +103,41 @@ describe('the local stack, over HTTP (end to end)', () => {
   // A request without a key, or with a malformed or unknown one: in process
   // (test/functions/authentication.test.ts). Here, keys changed by the CLI
   // while the process runs, past its key cache.
+  describe('every endpoint group (smoke)', () => {
+    it.each(
+      endpointGroups.map((group) => {
+        // Its first route without a path parameter (every group has one).
+        const route = group.routes.find((r) => !r.path.includes('{'));
+        if (!route) throw new Error(`group ${group.name} has no such route`);
+        return [group.name, route] as const;
+      }),
+    )('serves the %s group through the running gateway', async (_, route) => {
+      // Act
+      const response = await fetch(`${stack.info.api}${route.path}`, {
+        method: route.method,
+        headers: {
+          'x-api-key': stack.demoKey,
+          ...(route.method === 'GET'
+            ? {}
+            : { 'content-type': 'application/json' }),
+        },
+        ...(route.method === 'GET' ? {} : { body: '{}' }),
+      });
+      const text = await response.text();
+      // Assert: the group's function answered (its pipeline, not the
+      // gateway's 404): a page or the JSON envelope, never a 5xx.
+      expect(response.status, text).toBeLessThan(500);
+      if (route.role === 'public') {
+        expect(response.headers.get('content-type')).toContain('text/html');
+      } else {
+        expect(response.headers.get('ratelimit-limit')).toBe('120');
+        expect(JSON.parse(text)).toHaveProperty(
+          response.ok ? 'success' : 'code',
+        );
+      }
+    });
+  });
+
   describe('401 (Authentication 1 and 3)', () => {
     it('refuses a key once it is revoked', async () => {
       const { keyId, apiKey } = await newOrgWithKey('admin');
