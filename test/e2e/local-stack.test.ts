@@ -179,6 +179,22 @@ describe('the local stack, over HTTP (end to end)', () => {
       ]);
     });
 
+    // FINDING (infra/local/gateway.ts, toEvent): a query parameter or a
+    // header named like an Object.prototype member (constructor, toString,
+    // __proto__) makes the local gateway answer 500 "Local gateway
+    // failure" (`(multiQuery[name] ?? []) is not iterable`). API Gateway
+    // passes such names as any other. Flip to `it` once the gateway is fixed.
+    it.fails('passes a query parameter or header named constructor or __proto__ like any other', async () => {
+      const byQuery = await fetch(
+        `${stack.info.api}/lists?constructor=1&__proto__=2`,
+        { headers: { 'x-api-key': stack.demoKey } },
+      );
+      const byHeader = await fetch(`${stack.info.api}/lists`, {
+        headers: { 'x-api-key': stack.demoKey, constructor: 'x' },
+      });
+      expect([byQuery.status, byHeader.status]).toEqual([200, 200]);
+    });
+
     it('answers 404 for a path that is not a route', async () => {
       const { status } = await stack.call('/nothing-here', {
         key: stack.demoKey,
