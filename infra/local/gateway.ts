@@ -135,16 +135,18 @@ const toEvent = (
   params: Record<string, string>,
   body: Buffer,
 ): APIGatewayProxyEvent => {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Maps without a prototype: a header or parameter may be named
+  // `constructor` or `__proto__`, which API Gateway passes like any other.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i] ?? '';
     const value = request.rawHeaders[i + 1] ?? '';
     headers[name] = value;
     multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
