@@ -30,6 +30,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 /** With -t naming one route: replays the failure fast-check reported. */
 const REPLAY_PATH = process.env.FUZZ_PATH;
+/** A route's runs may take long on a busy machine: never cut them short. */
+const TIMEOUT = 30_000 + RUNS * 1_000;
 
 /** An error's message with every long run of one character cut. */
 const shorten = (error: unknown): string =>
@@ -526,5 +528,6 @@ describe('fuzzing every declared route', () => {
           : '',
       ).toBe(false);
     },
+    TIMEOUT,
   );
 });
