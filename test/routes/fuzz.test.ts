@@ -1,12 +1,16 @@
 /**
  * Property-based fuzzing of every declared route (fast-check): whatever a
  * client sends in path, query and body, the answer is never a 5xx, and a
- * 4xx leaves the table exactly as it was. Runs start from each route's
- * example (test/support/route-examples.ts) with some of its declared fields
- * (read from the route's valibot schemas) made hostile, or from inputs of
- * any shape, or from a raw body that is not the JSON a client would build.
+ * 4xx leaves the table exactly as it was. Each route first runs its
+ * example (test/support/route-examples.ts) past every rule, field by field
+ * (hostile endings, sizes in UTF-8 bytes, arrays past their caps), then
+ * random runs: some of its declared fields (read from the route's valibot
+ * schemas) made hostile or pushed past a limit, inputs of any shape, raw
+ * bodies no JSON encoder builds. Every case starts from the same seeded
+ * table (put back after a write), so a failure replays on its own.
  *
  * Deeper runs: FUZZ_RUNS=500 FUZZ_SEED=<n> npx vitest run test/routes/fuzz.test.ts
+ * A failure prints the FUZZ_SEED, FUZZ_PATH and -t that replay it.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
