@@ -4,16 +4,19 @@
 import * as v from 'valibot';
 import { Id } from '../http/schemas.ts';
 import { HtmlContent, Subject } from '../rendering/content.schema.ts';
-import { EmailAddress, lineText } from '../validation.ts';
+import {
+  EmailAddress,
+  lineText,
+  multilineText,
+  requiredName,
+} from '../validation.ts';
 
-/** Largest template name, in UTF-8 bytes. */
-export const MAX_TEMPLATE_NAME_BYTES = 200;
+/** Longest template name, in characters (at most 4 bytes of UTF-8 each). */
+export const MAX_TEMPLATE_NAME_CHARS = 100;
 
-const Name = v.pipe(
-  lineText(MAX_TEMPLATE_NAME_BYTES),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-);
+// A template's item holds name (400 bytes), subject (400) and content
+// (300,000): far below DynamoDB's 400 KB for all its attributes together.
+const Name = requiredName(MAX_TEMPLATE_NAME_CHARS);
 
 /** Body of POST /templates. */
 export const CreateTemplateBody = v.object({
@@ -37,12 +40,19 @@ export const UpdateTemplateBody = v.pipe(
 );
 export type UpdateTemplateInput = v.InferOutput<typeof UpdateTemplateBody>;
 
-/** Merge values given for a preview or a test send. */
+/** Largest merge value of a preview or a test send, in UTF-8 bytes. */
+export const MAX_MERGE_VALUE_BYTES = 10_000;
+
+/**
+ * Merge values given for a preview or a test send: names one line, values
+ * text without control characters (line breaks allowed: a value may fill
+ * the HTML; one the subject uses is checked against it, see templates.ts).
+ */
 export const MergeValues = v.pipe(
   v.record(
-    v.pipe(v.string(), v.maxLength(100)),
+    lineText(100),
     v.union(
-      [v.pipe(v.string(), v.maxLength(10_000)), v.number(), v.boolean()],
+      [multilineText(MAX_MERGE_VALUE_BYTES), v.number(), v.boolean()],
       'must be a string, a number or a boolean',
     ),
   ),
@@ -51,6 +61,12 @@ export const MergeValues = v.pipe(
     'must hold at most 100 values',
   ),
 );
+
+/**
+ * A merge value the subject uses: one line, since the subject becomes a
+ * mail header (a value with a line break is refused, naming it).
+ */
+export const SubjectMergeValue = lineText(MAX_MERGE_VALUE_BYTES);
 
 /** Body of POST /render. */
 export const RenderBody = v.object({

@@ -2,7 +2,12 @@
  * Application logic of templates: CRUD, the preview (POST /render) and the
  * test send. Agnostic to how it is called and where data is stored.
  */
-import { NotFoundError, RuleViolationError } from '../errors.ts';
+import * as v from 'valibot';
+import {
+  NotFoundError,
+  RuleViolationError,
+  ValidationError,
+} from '../errors.ts';
 import { composeMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
@@ -18,9 +23,10 @@ import {
 } from '../rendering/variables.ts';
 import { testSenderOf } from '../settings/sender.ts';
 import type { Template, TemplateSummary } from './model.ts';
-import type {
-  CreateTemplateInput,
-  UpdateTemplateInput,
+import {
+  type CreateTemplateInput,
+  SubjectMergeValue,
+  type UpdateTemplateInput,
 } from './template.schema.ts';
 
 /** A template as the API shows it, with what its content uses. */
@@ -48,7 +54,34 @@ const analyze = (template: Pick<Template, 'content' | 'defaultSubject'>) => {
       MESSAGE_VARIABLES,
     ),
     usesUnsubscribe: content.variables.includes('unsubscribeUrl'),
+    subjectVariables: subject.variables,
   };
+};
+
+/**
+ * Refuses merge values the subject uses that hold a line break or another
+ * control character: 400 naming `variables.<name>`, before anything is
+ * rendered or sent. (Whatever gets past, stored names included, is folded
+ * to one line when the subject renders.)
+ */
+const checkSubjectValues = (
+  subjectVariables: readonly string[],
+  values: Record<string, unknown>,
+) => {
+  const details = subjectVariables
+    .filter((name) => {
+      const value = Object.hasOwn(values, name) ? values[name] : undefined;
+      return typeof value === 'string' && !v.is(SubjectMergeValue, value);
+    })
+    .map((name) => ({
+      field: `variables.${name}`,
+      message:
+        'is used by the subject: must not contain control characters or line breaks',
+    }));
+  if (details.length > 0) {
+    const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
+    throw new ValidationError(`Invalid request: ${summary}`, details);
+  }
 };
 
 /**
@@ -183,7 +216,8 @@ export interface RenderedTemplate {
 /**
  * Renders a template with merge values, as a send would (its links lead to
  * a test page). Writes nothing. A template without {{unsubscribeUrl}} is a
- * 400: no email may go out without a way to unsubscribe.
+ * 400: no email may go out without a way to unsubscribe; so is a value the
+ * subject uses that holds a line break (see `checkSubjectValues`).
  */
 export const renderPreview = async (
   deps: Pick<Deps, 'templates' | 'links' | 'endpoints' | 'clock'>,
@@ -192,6 +226,7 @@ export const renderPreview = async (
 ): Promise<RenderedTemplate> => {
   const template = await requireTemplate(deps, orgId, input.templateId);
   const analysis = analyze(template);
+  checkSubjectValues(analysis.subjectVariables, input.variables);
   if (!analysis.usesUnsubscribe) {
     throw new RuleViolationError(
       'template.unsubscribeMissing',
@@ -233,6 +268,7 @@ export type TestSendResult =
  * with "[Test]" before the subject. Writes nothing. Refused while
  * sending is off application-wide (blocked) or the organization is not on
  * the allowlist (not_allowed); a provider refusal answers send_refused.
+ * A value the subject uses that holds a line break is a 400 naming it.
  */
 export const testSendTemplate = async (
   deps: Pick<
@@ -252,6 +288,7 @@ export const testSendTemplate = async (
   input: { email: string; variables: Record<string, unknown> },
 ): Promise<TestSendResult> => {
   const template = await requireTemplate(deps, orgId, templateId);
+  checkSubjectValues(analyze(template).subjectVariables, input.variables);
   const to = input.email;
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { status: 'blocked', to };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { keys } from '../../../shared/db/keys.ts';
@@ -13,6 +14,11 @@ import {
 } from '../../../shared/organizations/organizations.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
+  CreateTemplateBody,
+  RenderBody,
+  TestSendBody,
+} from '../../../shared/templates/template.schema.ts';
+import {
   createTemplate,
   deleteTemplate,
   getTemplate,
@@ -21,12 +27,24 @@ import {
   testSendTemplate,
   updateTemplate,
 } from '../../../shared/templates/templates.ts';
+import { parse } from '../../../shared/validation.ts';
 import { uniqueEmail } from '../../support/audience.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 const CONTENT =
   '<p>Hello {{ firstName | default: "friend" }} *|FNAME|*</p><p>{{ coupon }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>';
+
+/** The fields and messages `schema` refuses `input` with ([] when valid). */
+const issuesOf = (schema: Parameters<typeof parse>[0], input: unknown) => {
+  try {
+    parse(schema, input);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.details;
+    throw error;
+  }
+  return [];
+};
 
 const setup = async () => {
   const { deps, tableName } = await createTestDeps();
@@ -195,6 +213,90 @@ describe('templates (Templates and rendering)', () => {
   });
 });
 
+describe('template bodies: one-line names and subjects, limits in UTF-8 bytes', () => {
+  it('A4: no CR, LF or NUL in a mail header: a name or defaultSubject with a control character is refused naming it; merge values refuse NUL', () => {
+    // Arrange
+    const content = '<a href="{{unsubscribeUrl}}">Unsubscribe</a>';
+    const templateId = randomUUID();
+    // Act
+    const issues = [
+      issuesOf(CreateTemplateBody, {
+        name: 'News\u2028Bcc: x',
+        defaultSubject: 'Hi\u0085there\r\nBcc: x@evil.test',
+        content,
+      }),
+      issuesOf(RenderBody, { templateId, variables: { coupon: 'a\u0000' } }),
+      issuesOf(TestSendBody, {
+        email: 'qa@example.test',
+        variables: { 'co\r\nupon': 'a' },
+      }),
+    ];
+    // Assert
+    const oneLine = 'must not contain control characters or line breaks';
+    expect(issues).toEqual([
+      [
+        { field: 'name', message: oneLine },
+        { field: 'defaultSubject', message: oneLine },
+      ],
+      [
+        {
+          field: 'variables.coupon',
+          message: 'must not contain control characters',
+        },
+      ],
+      [{ field: 'variables.co\r\nupon', message: oneLine }],
+    ]);
+  });
+
+  it('A7: sizes in bytes: a defaultSubject of 134 × "€" (402 bytes), content of 100,001 × "€" and a merge value of 3,334 × "€" are refused naming them', () => {
+    // Arrange: the subject and the value are within the old limits counted
+    // in characters (200 and 10,000).
+    const templateId = randomUUID();
+    const unsubscribe = '<a href="{{unsubscribeUrl}}">Unsubscribe</a>';
+    // Act
+    const tooLarge = [
+      issuesOf(CreateTemplateBody, {
+        name: 'a'.repeat(101),
+        defaultSubject: '€'.repeat(134),
+        content: `${unsubscribe}${'€'.repeat(100_001)}`,
+      }),
+      issuesOf(RenderBody, {
+        templateId,
+        variables: { coupon: '€'.repeat(3_334) },
+      }),
+    ];
+    const atTheLimits = [
+      issuesOf(CreateTemplateBody, {
+        name: '€'.repeat(100),
+        defaultSubject: '€'.repeat(133),
+        content: `${unsubscribe}${'€'.repeat(99_000)}`,
+      }),
+      issuesOf(RenderBody, {
+        templateId,
+        variables: { coupon: '€'.repeat(3_333) },
+      }),
+    ];
+    // Assert
+    expect(tooLarge).toEqual([
+      [
+        { field: 'name', message: 'must be at most 100 characters' },
+        {
+          field: 'defaultSubject',
+          message: 'must be at most 400 bytes of UTF-8',
+        },
+        { field: 'content', message: 'must be at most 300000 bytes of UTF-8' },
+      ],
+      [
+        {
+          field: 'variables.coupon',
+          message: 'must be at most 10000 bytes of UTF-8',
+        },
+      ],
+    ]);
+    expect(atTheLimits).toEqual([[], []]);
+  });
+});
+
 describe('POST /render (preview)', () => {
   it('renders subject, escaped HTML and text with the merge values given', async () => {
     const { deps, orgId } = await setup();
@@ -237,6 +339,45 @@ describe('POST /render (preview)', () => {
     );
     expect(preview.html).not.toContain('<script>');
     expect(preview.html.split('{% include "footer" %}')).toHaveLength(2);
+  });
+
+  it('A4: no CR, LF or NUL in a mail header: a merge value the subject uses must be one line (400 naming it), one only the HTML uses may hold line breaks', async () => {
+    // Arrange
+    const { deps, orgId } = await setup();
+    const template = await createTemplate(deps, orgId, {
+      name: 'Subject values',
+      defaultSubject: 'Hi {{ firstName | append: coupon }}',
+      content: `${CONTENT}<p>{{ note }}</p>`,
+    });
+    const to = uniqueEmail('crlf');
+    const variables = {
+      firstName: 'a\r\nBcc: x@evil.test',
+      coupon: 'b\u2028c',
+      note: 'two\r\nlines',
+    };
+    // Act
+    const preview = await renderPreview(deps, orgId, {
+      templateId: template.id,
+      variables,
+    }).catch((e: unknown) => e);
+    const testSend = await testSendTemplate(deps, orgId, template.id, {
+      email: to,
+      variables,
+    }).catch((e: unknown) => e);
+    const multiline = await renderPreview(deps, orgId, {
+      templateId: template.id,
+      variables: { note: variables.note },
+    });
+    // Assert
+    for (const error of [preview, testSend]) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).details.map((d) => d.field)).toEqual([
+        'variables.coupon',
+        'variables.firstName',
+      ]);
+    }
+    expect(await mailTo(to)).toEqual([]);
+    expect(multiline.html).toContain('<p>two\r\nlines</p>');
   });
 
   it('answers 400 when the HTML has no {{unsubscribeUrl}}', async () => {
