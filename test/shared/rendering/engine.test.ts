@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/errors.ts';
 import {
@@ -66,6 +67,94 @@ describe('the rendering engine (Liquid)', () => {
     );
     expect(subject).toBe(
       `Hi ${coupon} <a title="${coupon}">{% include "footer" %}</a> *|FNAME|* ${coupon}`,
+    );
+  });
+
+  it('A6: an escaped merge value stays inert, whatever it holds and wherever the template’s foreign constructs stand (property)', async () => {
+    // Arrange: templates of plain text, foreign constructs and outputs of
+    // one value; values of markers, construct pieces, quotes and any text.
+    const entities: Record<string, string> = {
+      '&': '&amp;',
+      '<': '&lt;',
+      '>': '&gt;',
+      '"': '&#34;',
+      "'": '&#39;',
+    };
+    const escapeHtml = (raw: string) =>
+      raw.replace(/[&<>"']/g, (c) => entities[c] ?? c);
+    const text = fc.string({
+      unit: fc.constantFrom(
+        'a',
+        ' ',
+        '<',
+        '>',
+        '"',
+        "'",
+        '=',
+        '/',
+        '&',
+        '\u{E000}',
+        '\u{E001}',
+        '0',
+        '1',
+      ),
+    });
+    const construct = fc.constantFrom(
+      '*|FNAME|*',
+      '*|IF:VIP|*',
+      '{{#if vip}}',
+      '{{/if}}',
+      '{{{raw}}}',
+      '%%=v(@x)=%%',
+      '%%[ set @a = "{%" ]%%',
+      '{% include "footer" %}',
+      '{% render "a{% endraw %}" %}',
+    );
+    const value = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom(
+          // The old engine's placeholders of constructs 0 and 1, whole.
+          '\u{E000}0\u{E001}',
+          '\u{E000}1\u{E001}',
+          '\u{E000}',
+          '\u{E001}',
+          '0',
+          '1',
+          '2',
+          '"',
+          "'",
+          '>',
+          '<',
+          '&',
+          '*',
+          '|',
+          '{',
+          '}',
+          '%',
+          ' ',
+        ),
+      }),
+      fc.string({ unit: 'binary' }),
+    );
+    const part = fc.oneof(
+      text.map((t) => ({ source: t, kind: 'text' as const })),
+      construct.map((c) => ({ source: c, kind: 'construct' as const })),
+      fc.constant({ source: '{{ v }}', kind: 'value' as const }),
+    );
+    // Act, Assert: the output is the template with each value escaped in
+    // place; nothing else appears, nothing is put back.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(part, { maxLength: 8 }),
+        value,
+        async (parts, v) => {
+          const source = parts.map((p) => p.source).join('');
+          const expected = parts
+            .map((p) => (p.kind === 'value' ? escapeHtml(v) : p.source))
+            .join('');
+          expect(await renderTemplate(source, { v })).toBe(expected);
+        },
+      ),
     );
   });
 
