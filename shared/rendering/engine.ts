@@ -96,15 +96,19 @@ const asRaw = (construct: string): string =>
 interface Protected {
   source: string;
   constructs: string[];
+  /** The template's own Liquid markup only, in order (see `analyzeTemplate`). */
+  markup: string[];
 }
 
 /**
  * Scans the template once, left to right: a foreign construct is wrapped in
- * a raw block, Liquid markup is stepped over, the rest is copied. Linear in
- * the template's length (every pattern has a bounded length).
+ * a raw block, Liquid markup is stepped over (and kept aside), the rest is
+ * copied. Linear in the template's length (every pattern has a bounded
+ * length).
  */
 const protect = (source: string): Protected => {
   const constructs: string[] = [];
+  const markup: string[] = [];
   const parts: string[] = [];
   let copied = 0;
   let at = 0;
@@ -123,11 +127,50 @@ const protect = (source: string): Protected => {
       continue;
     }
     const end = liquidMarkupEnd(source, at);
-    if (end === -1) break;
+    if (end === -1) {
+      // Never closed: Liquid reports it; the rest is analysed as it stands.
+      markup.push(source.slice(at));
+      break;
+    }
+    if (end > at) markup.push(source.slice(at, end));
     at = Math.max(end, at + 1);
   }
   parts.push(source.slice(copied));
-  return { source: parts.join(''), constructs };
+  return { source: parts.join(''), constructs, markup };
+};
+
+/**
+ * Most Liquid tags and outputs, foreign constructs included, in one
+ * template: parsing time grows faster than their number.
+ */
+export const MAX_MARKUP_COUNT = 5_000;
+
+/**
+ * Most characters of Liquid markup (tags and outputs, raw blocks included)
+ * in one template: the static analysis costs about their length times the
+ * number of variables they name.
+ */
+export const MAX_MARKUP_CHARS = 30_000;
+
+/** Refuses a template past the limits above, naming `field`. */
+const checkCost = (
+  { constructs, markup }: Protected,
+  field: string,
+  what: string,
+) => {
+  const count = constructs.length + markup.length;
+  const chars = markup.reduce((sum, part) => sum + part.length, 0);
+  const problem =
+    count > MAX_MARKUP_COUNT
+      ? `must hold at most ${MAX_MARKUP_COUNT} Liquid tags, outputs and foreign constructs (it holds ${count})`
+      : chars > MAX_MARKUP_CHARS
+        ? `must hold at most ${MAX_MARKUP_CHARS} characters of Liquid tags and outputs (it holds ${chars})`
+        : undefined;
+  if (problem) {
+    throw new ValidationError(`The ${what} is too complex: ${problem}`, [
+      { field, message: problem },
+    ]);
+  }
 };
 
 /** Templates never touch the file system: every include is set aside above. */
@@ -183,12 +226,20 @@ export const analyzeTemplate = (
   field = 'content',
   what = 'content',
 ): TemplateAnalysis => {
-  const { source: text, constructs } = protect(source);
+  const scanned = protect(source);
+  checkCost(scanned, field, what);
   try {
-    const parsed = htmlEngine.parse(text);
+    // Parsed whole first, so that a syntax error tells its real place.
+    htmlEngine.parse(scanned.source);
+    // liquidjs finds each variable's line by reading the template from its
+    // start: analysing only the markup (the HTML between names no variable)
+    // keeps that cost to the markup's length, not the whole content's.
+    const markupOnly = htmlEngine.parse(scanned.markup.join(''));
     return {
-      variables: [...new Set(htmlEngine.globalVariablesSync(parsed))].sort(),
-      unsupportedTags: [...new Set(constructs)],
+      variables: [
+        ...new Set(htmlEngine.globalVariablesSync(markupOnly)),
+      ].sort(),
+      unsupportedTags: [...new Set(scanned.constructs)],
     };
   } catch (error) {
     throw invalid(field, what, error);
@@ -202,9 +253,10 @@ const render = async (
   field: string,
   what: string,
 ) => {
-  const { source: text } = protect(source);
+  const scanned = protect(source);
+  checkCost(scanned, field, what);
   try {
-    return await liquid.parseAndRender(text, variables);
+    return await liquid.parseAndRender(scanned.source, variables);
   } catch (error) {
     throw invalid(field, what, error);
   }

@@ -5,6 +5,8 @@ import {
   analyzeTemplate,
   foldToLine,
   htmlToText,
+  MAX_MARKUP_CHARS,
+  MAX_MARKUP_COUNT,
   renderTemplate,
   renderText,
 } from '../../../shared/rendering/engine.ts';
@@ -203,6 +205,59 @@ describe('the rendering engine (Liquid)', () => {
     // Assert
     expect(subject).toBe('Hi a Bcc: x@evil.test | | | | | ');
     expect(foldToLine('one\r\n\r\ntwo')).toBe('one two');
+  });
+
+  it('finds the variables of the markup alone as in the whole template: in comments, raw blocks, loops and after long HTML', () => {
+    // Arrange
+    const source = `${'<p>text</p>'.repeat(1000)}{% comment %}{{ hidden }}{% endcomment %}{% raw %}{{ notAVariable }}{% endraw %}<p>{% for item in items %}{{ item.name }} {{ firstName }}{% endfor %}</p>{% assign x = lastName %}{{ x }}`;
+    // Act
+    const { variables } = analyzeTemplate(source);
+    // Assert
+    expect(variables).toEqual(['firstName', 'items', 'lastName']);
+  });
+
+  it('a template holds at most 5,000 Liquid tags, outputs and foreign constructs, and 30,000 characters of Liquid markup: past either, a 400 naming the field', async () => {
+    // Arrange
+    const atCount = `${'{{x}}'.repeat(MAX_MARKUP_COUNT - 1)}*|X|*`;
+    const pastCount = `${atCount}*|Y|*`;
+    const atChars = `{{ ${'x'.repeat(MAX_MARKUP_CHARS - 6)} }}`;
+    const pastChars = `<p>${atChars}{{}}</p>`;
+    // Act
+    const refused = [
+      () => analyzeTemplate(pastCount, 'content'),
+      () => analyzeTemplate(pastChars, 'defaultSubject'),
+    ].map((run) => {
+      try {
+        run();
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    });
+    const rendering = await renderText(pastCount, {}, 'subject').catch(
+      (e: unknown) => e,
+    );
+    // Assert
+    expect(analyzeTemplate(atCount).unsupportedTags).toEqual(['*|X|*']);
+    expect(analyzeTemplate(atChars).variables).toHaveLength(1);
+    expect(refused.map((e) => (e as ValidationError).details)).toEqual([
+      [
+        {
+          field: 'content',
+          message:
+            'must hold at most 5000 Liquid tags, outputs and foreign constructs (it holds 5001)',
+        },
+      ],
+      [
+        {
+          field: 'defaultSubject',
+          message:
+            'must hold at most 30000 characters of Liquid tags and outputs (it holds 30004)',
+        },
+      ],
+    ]);
+    expect(rendering).toBeInstanceOf(ValidationError);
+    expect((rendering as ValidationError).details[0]?.field).toBe('subject');
   });
 
   it('answers a syntax error with a ValidationError naming the field and the problem', () => {
