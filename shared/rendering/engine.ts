@@ -16,6 +16,7 @@
 import { convert } from 'html-to-text';
 import { Liquid } from 'liquidjs';
 import { ValidationError } from '../errors.ts';
+import { utf8Bytes } from '../validation.ts';
 
 /** Patterns of constructs that stay raw, most specific first. */
 const FOREIGN_CONSTRUCTS: RegExp[] = [
@@ -246,29 +247,57 @@ export const analyzeTemplate = (
   }
 };
 
+/**
+ * Largest rendered HTML, in UTF-8 bytes. The engine's limits bound memory
+ * it allocates and time, not output: a loop may print tens of megabytes,
+ * more than a Lambda answer (6 MB) or a mailbox (Gmail clips at 102 KB)
+ * takes.
+ */
+export const MAX_RENDERED_HTML_BYTES = 1_000_000;
+
+/** Largest rendered subject, in UTF-8 bytes. */
+export const MAX_RENDERED_SUBJECT_BYTES = 2_000;
+
 const render = async (
   liquid: Liquid,
   source: string,
   variables: Record<string, unknown>,
-  field: string,
-  what: string,
+  target: { field: string; what: string; maxBytes: number },
 ) => {
+  const { field, what, maxBytes } = target;
   const scanned = protect(source);
   checkCost(scanned, field, what);
+  let output: string;
   try {
-    return await liquid.parseAndRender(scanned.source, variables);
+    output = await liquid.parseAndRender(scanned.source, variables);
   } catch (error) {
     throw invalid(field, what, error);
   }
+  const bytes = utf8Bytes(output);
+  if (bytes > maxBytes) {
+    const problem = `renders to ${bytes} bytes, more than ${maxBytes}`;
+    throw new ValidationError(`The ${what} ${problem}`, [
+      { field, message: problem },
+    ]);
+  }
+  return output;
 };
 
-/** Renders an HTML template; every output value is HTML-escaped. */
+/**
+ * Renders an HTML template; every output value is HTML-escaped. Output
+ * past `MAX_RENDERED_HTML_BYTES` is a `ValidationError` naming `field`.
+ */
 export const renderTemplate = (
   source: string,
   variables: Record<string, unknown>,
   what = 'content',
   field = 'content',
-): Promise<string> => render(htmlEngine, source, variables, field, what);
+): Promise<string> =>
+  render(htmlEngine, source, variables, {
+    field,
+    what,
+    maxBytes: MAX_RENDERED_HTML_BYTES,
+  });
 
 // Every line break (CR, LF, NEL, U+2028, U+2029) and every other C0 or C1
 // control: none may reach a mail header, where a line break starts a header.
@@ -286,7 +315,8 @@ export const foldToLine = (text: string): string =>
 /**
  * Renders a one-line plain-text template (a subject): nothing is escaped,
  * and the result is folded to one line (`foldToLine`), so a merge value
- * holding "\r\nBcc: …" cannot add a header.
+ * holding "\r\nBcc: …" cannot add a header; at most
+ * `MAX_RENDERED_SUBJECT_BYTES`.
  */
 export const renderText = async (
   source: string,
@@ -294,7 +324,13 @@ export const renderText = async (
   what = 'subject',
   field = 'subject',
 ): Promise<string> =>
-  foldToLine(await render(textEngine, source, variables, field, what));
+  foldToLine(
+    await render(textEngine, source, variables, {
+      field,
+      what,
+      maxBytes: MAX_RENDERED_SUBJECT_BYTES,
+    }),
+  );
 
 /** The plain-text alternative of an HTML email. */
 export const htmlToText = (html: string): string =>

@@ -7,6 +7,8 @@ import {
   htmlToText,
   MAX_MARKUP_CHARS,
   MAX_MARKUP_COUNT,
+  MAX_RENDERED_HTML_BYTES,
+  MAX_RENDERED_SUBJECT_BYTES,
   renderTemplate,
   renderText,
 } from '../../../shared/rendering/engine.ts';
@@ -258,6 +260,46 @@ describe('the rendering engine (Liquid)', () => {
     ]);
     expect(rendering).toBeInstanceOf(ValidationError);
     expect((rendering as ValidationError).details[0]?.field).toBe('subject');
+  });
+
+  it('HTML renders to at most 1,000,000 bytes and a subject to 2,000: more is a 400 naming the field, not an answer Lambda cannot carry', async () => {
+    // Arrange: a loop whose output the engine's memory limit does not count.
+    const loop = (times: number, body: string) =>
+      `{% for i in (1..${times}) %}${body}{% endfor %}`;
+    const kilobyte = { v: `${'€'.repeat(333)}x` };
+    // Act
+    const atLimits = [
+      await renderTemplate(loop(1000, '{{ v }}'), kilobyte),
+      await renderText(loop(1000, 'é'), {}),
+    ];
+    const refused = await Promise.all([
+      renderTemplate(loop(1001, '{{ v }}'), kilobyte).catch((e: unknown) => e),
+      renderText(
+        loop(1001, 'é'),
+        {},
+        'default subject',
+        'defaultSubject',
+      ).catch((e: unknown) => e),
+    ]);
+    // Assert
+    expect(atLimits.map((text) => Buffer.byteLength(text))).toEqual([
+      MAX_RENDERED_HTML_BYTES,
+      MAX_RENDERED_SUBJECT_BYTES,
+    ]);
+    expect(refused.map((e) => (e as ValidationError).details)).toEqual([
+      [
+        {
+          field: 'content',
+          message: 'renders to 1001000 bytes, more than 1000000',
+        },
+      ],
+      [
+        {
+          field: 'defaultSubject',
+          message: 'renders to 2002 bytes, more than 2000',
+        },
+      ],
+    ]);
   });
 
   it('answers a syntax error with a ValidationError naming the field and the problem', () => {
