@@ -1,6 +1,9 @@
 /**
- * Domain errors. They know nothing about HTTP: `shared/http/errors.ts` holds
- * the one table from error class to status code.
+ * Domain errors and the one list of their codes. Each code names its HTTP
+ * status and a one-line meaning: the pipelines map an error to its status
+ * through this list, routes declare the codes they answer from it, and the
+ * OpenAPI document describes them from it. An error class accepts only the
+ * codes of its status, so a throw site cannot invent a code.
  */
 
 /** One issue of a failed validation, naming the offending field. */
@@ -10,12 +13,213 @@ export interface FieldIssue {
   message: string;
 }
 
-/** Base class of every error the service raises on purpose. */
-export class AppError extends Error {
-  /** Stable machine code, e.g. `list.notFound`; clients may branch on it. */
-  readonly code: string;
+/** The HTTP statuses an error can answer. */
+export type ErrorStatus =
+  | 400
+  | 401
+  | 403
+  | 404
+  | 409
+  | 410
+  | 413
+  | 415
+  | 429
+  | 500
+  | 503;
 
-  constructor(code: string, message: string, options?: ErrorOptions) {
+interface CodeEntry {
+  status: ErrorStatus;
+  meaning: string;
+}
+
+const entry = <S extends ErrorStatus>(status: S, meaning: string) => ({
+  status,
+  meaning,
+});
+
+/** Every error code the service answers, with its status and meaning. */
+export const ERROR_CODES = {
+  // The request itself
+  'request.invalid': entry(
+    400,
+    'A field of the path, query or body is invalid; `details` names each one',
+  ),
+  'request.mediaType': entry(415, 'The body is not JSON in UTF-8'),
+  'request.tooLarge': entry(
+    413,
+    'The body is over 10 MB, the most API Gateway passes on',
+  ),
+  'route.notFound': entry(404, 'No route has this method and path'),
+  internal: entry(500, 'An unexpected error; it was logged'),
+  // Keys, roles and rates
+  'auth.missingKey': entry(401, 'No x-api-key header was sent'),
+  'auth.invalidKey': entry(401, 'The key is unknown, revoked or expired'),
+  'auth.roleTooLow': entry(403, "The key's role is below the operation's"),
+  'rateLimit.exceeded': entry(
+    429,
+    'More than 120 requests of this key in 60 seconds; retry after Retry-After seconds',
+  ),
+  'apiKey.notFound': entry(404, 'No API key has this id'),
+  'apiKey.limit': entry(409, 'The member already holds the most keys allowed'),
+  'member.notFound': entry(404, 'The user is not a member of the organization'),
+  'member.changed': entry(
+    409,
+    'The membership changed while the request ran; retry',
+  ),
+  'organization.notFound': entry(404, 'No organization has this id'),
+  'organization.slugTaken': entry(409, 'Another organization has this slug'),
+  // Audience
+  'list.notFound': entry(404, 'No list of the organization has this id'),
+  'list.nameTaken': entry(
+    409,
+    'Another list of the organization has this name',
+  ),
+  'contact.notFound': entry(404, 'No contact of the organization has this id'),
+  'contact.changed': entry(
+    409,
+    'The contact changed while the request ran; retry',
+  ),
+  'contact.cannotResubscribe': entry(
+    409,
+    'Only an unsubscribed contact can be subscribed again',
+  ),
+  'contact.awaitingConfirmation': entry(
+    409,
+    'The contact has not confirmed its subscription; only its confirmation subscribes it',
+  ),
+  'contact.pendingIsSetByOptin': entry(
+    400,
+    'The pending status is set by double opt-in only',
+  ),
+  'audience.targetGone': entry(
+    404,
+    'The list or a tag of the change was deleted while the request ran',
+  ),
+  'tag.notFound': entry(404, 'No tag of the organization has this id'),
+  'tag.nameTaken': entry(409, 'Another tag of the organization has this name'),
+  'import.tooLarge': entry(413, 'A bulk import takes at most 500 contacts'),
+  // Templates, topics and rendering
+  'template.notFound': entry(
+    404,
+    'No template of the organization has this id',
+  ),
+  'template.invalid': entry(
+    400,
+    'The content or subject is not a valid template; `details` names the field',
+  ),
+  'template.unsubscribeMissing': entry(
+    400,
+    'Marketing content must contain {{unsubscribeUrl}}',
+  ),
+  'topic.notFound': entry(404, 'No topic of the organization has this id'),
+  'topic.nameTaken': entry(
+    409,
+    'Another topic of the organization has this name',
+  ),
+  'topic.changed': entry(409, 'The topic changed while the request ran; retry'),
+  'message.topicRequired': entry(
+    400,
+    'A message that uses {{topicUnsubscribeUrl}} needs a topic',
+  ),
+  // Sending setup
+  'optin.confirmationUrlMissing': entry(
+    400,
+    'The confirmation email must contain {{confirmationUrl}}',
+  ),
+  'identity.notFound': entry(
+    404,
+    'No sender identity of the organization has this id',
+  ),
+  'identity.duplicate': entry(409, 'An identity with this address exists'),
+  'identity.defaultInUse': entry(
+    400,
+    'The default identity cannot be deleted while others exist',
+  ),
+  'identity.cannotUnsetDefault': entry(
+    400,
+    'Make another identity the default instead',
+  ),
+  'identity.usedByCampaigns': entry(
+    400,
+    'A campaign that is not sent yet uses this identity',
+  ),
+  'identities.changed': entry(
+    409,
+    'The identities changed while the request ran; retry',
+  ),
+  'sending.noDefault': entry(400, 'The organization has no default identity'),
+  'sending.severalAddresses': entry(
+    400,
+    'The sender settings name more than one address',
+  ),
+  'sender.notOnVerifiedDomain': entry(
+    400,
+    'The address is not on a verified domain of the organization',
+  ),
+  'sender.domainOfAnotherOrganization': entry(
+    400,
+    'The address is on a domain another organization proved',
+  ),
+  'sender.applicationDomain': entry(
+    400,
+    "The address is on the application's own domain",
+  ),
+  'domain.notFound': entry(404, 'No domain of the organization has this id'),
+  'domain.alreadyDeclared': entry(
+    409,
+    'The organization already declared this domain',
+  ),
+  'domain.applicationDomain': entry(
+    400,
+    "The application's own domain cannot be declared",
+  ),
+  'domain.ownershipChanged': entry(
+    409,
+    'Another organization proved the domain while the request ran',
+  ),
+  'domain.refusedByProvider': entry(
+    400,
+    'The email provider refused the domain',
+  ),
+  'provider.unavailable': entry(
+    503,
+    'The email provider or DNS cannot be reached; retry later',
+  ),
+  'provider.resourceMissing': entry(
+    404,
+    'The email provider lost a resource it had created',
+  ),
+  // Public links
+  'link.invalid': entry(400, 'The link was cut or changed'),
+  'link.expired': entry(410, 'The link is past its expiry'),
+  'link.contactGone': entry(
+    400,
+    'The subscription of the link no longer exists',
+  ),
+} as const satisfies Record<string, CodeEntry>;
+
+/** A code of the list. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes that answer `status`. */
+export type CodeOf<S extends ErrorStatus> = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C]['status'] extends S ? C : never;
+}[ErrorCode];
+
+/** Whether a string is a code of the list (for answers read back in tests). */
+export const isErrorCode = (code: string): code is ErrorCode =>
+  Object.hasOwn(ERROR_CODES, code);
+
+/** The HTTP status of a code. */
+export const statusOf = (code: ErrorCode): ErrorStatus =>
+  ERROR_CODES[code].status;
+
+/** Base class of every error the service raises on purpose. */
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  /** Stable machine code, e.g. `list.notFound`; clients may branch on it. */
+  readonly code: C;
+
+  constructor(code: C, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -23,13 +227,13 @@ export class AppError extends Error {
 }
 
 /** The input is invalid; `details` names each offending field. */
-export class ValidationError extends AppError {
+export class ValidationError extends AppError<CodeOf<400>> {
   readonly details: FieldIssue[];
 
   constructor(
     message: string,
     details: FieldIssue[],
-    options?: ErrorOptions & { code?: string },
+    options?: ErrorOptions & { code?: CodeOf<400> },
   ) {
     super(options?.code ?? 'request.invalid', message, options);
     this.details = details;
@@ -37,22 +241,22 @@ export class ValidationError extends AppError {
 }
 
 /** A rule of the domain refuses the request (a 400 without field details). */
-export class RuleViolationError extends AppError {}
+export class RuleViolationError extends AppError<CodeOf<400>> {}
 
 /** The resource does not exist, or belongs to another organization. */
-export class NotFoundError extends AppError {}
+export class NotFoundError extends AppError<CodeOf<404>> {}
 
 /** The request conflicts with the current state (a taken name, a race). */
-export class ConflictError extends AppError {}
+export class ConflictError extends AppError<CodeOf<409>> {}
 
 /** Missing, unknown or revoked credentials. */
-export class UnauthorizedError extends AppError {}
+export class UnauthorizedError extends AppError<CodeOf<401>> {}
 
 /** A legitimate caller whose role is too low. */
-export class ForbiddenError extends AppError {}
+export class ForbiddenError extends AppError<CodeOf<403>> {}
 
 /** The caller exceeded its request rate; nothing was done. */
-export class RateLimitedError extends AppError {
+export class RateLimitedError extends AppError<'rateLimit.exceeded'> {
   constructor(readonly retryAfterSeconds: number) {
     super(
       'rateLimit.exceeded',
@@ -62,16 +266,18 @@ export class RateLimitedError extends AppError {
 }
 
 /** A request body or collection over a documented size limit. */
-export class PayloadTooLargeError extends AppError {}
+export class PayloadTooLargeError extends AppError<CodeOf<413>> {}
 
 /** The body is not JSON. */
-export class UnsupportedMediaTypeError extends AppError {}
+export class UnsupportedMediaTypeError extends AppError<CodeOf<415>> {}
 
 /** A dependency (the email provider, DNS) cannot be reached right now. */
-export class ServiceUnavailableError extends AppError {}
+export class ServiceUnavailableError extends AppError<CodeOf<503>> {}
 
 /** A public link whose signature or purpose does not check out. */
-export class InvalidLinkError extends AppError {}
+export class InvalidLinkError extends AppError<
+  'link.invalid' | 'link.contactGone'
+> {}
 
 /** A public link past its expiry. */
-export class ExpiredLinkError extends AppError {}
+export class ExpiredLinkError extends AppError<'link.expired'> {}

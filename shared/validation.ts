@@ -118,3 +118,21 @@ export const requiredName = (maxChars: number) =>
     v.minLength(1, 'must not be empty'),
     v.maxLength(maxChars, `must be at most ${maxChars} characters`),
   );
+
+/**
+ * Schemas of what the API answers (views). They only describe: views carry
+ * no transforms, so a view's input and output types are the same.
+ */
+
+/** An instant in an answer: ISO 8601 in UTC, e.g. `2026-11-23T08:00:00.000Z`. */
+export const Timestamp = v.pipe(
+  v.string(),
+  v.isoTimestamp(),
+  v.description('An instant, ISO 8601 in UTC'),
+);
+
+/** An id in an answer (a UUID). */
+export const ViewId = v.pipe(v.string(), v.uuid());
+
+/** A count of things: a whole number, 0 or more. */
+export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

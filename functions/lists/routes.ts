@@ -2,12 +2,14 @@
  * Routes of the `lists` group.
  */
 import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { route } from '../../shared/http/route.ts';
+import { json, page, route } from '../../shared/http/route.ts';
 import { idParams, PageQuery } from '../../shared/http/schemas.ts';
 import {
   CreateListBody,
   createList,
   getList,
+  ListView,
+  ListWithCount,
   listLists,
 } from '../../shared/lists/lists.ts';
 
@@ -18,7 +20,11 @@ export const listRoutes = [
     path: '/lists',
     role: 'admin',
     summary: 'Create a list',
+    description:
+      'Creates an empty list. Names are unique in the organization, compared case-insensitively after trimming; a taken name is a 409.',
     body: CreateListBody,
+    responses: { 201: json(ListView, 'The list, created') },
+    errors: ['list.nameTaken'],
     handle: async (deps, { caller, body }) =>
       created(await createList(deps, caller.orgId, body)),
   }),
@@ -27,7 +33,11 @@ export const listRoutes = [
     path: '/lists',
     role: 'member',
     summary: 'Lists of the organization, newest first, with contact counts',
+    description:
+      'Every list of the organization, newest first, with its number of contacts (any status) and of subscribed contacts.',
     query: PageQuery,
+    responses: { 200: page(ListWithCount, 'A page of lists') },
+    errors: [],
     handle: async (deps, { caller, query }) =>
       paginated(await listLists(deps, caller.orgId, query), query),
   }),
@@ -36,7 +46,11 @@ export const listRoutes = [
     path: '/lists/{listId}',
     role: 'member',
     summary: 'One list, without its contact count',
+    description:
+      'One list. A list of another organization answers 404, as one that does not exist.',
     params: idParams('listId'),
+    responses: { 200: json(ListView, 'The list') },
+    errors: ['list.notFound'],
     handle: async (deps, { caller, params }) =>
       ok(await getList(deps, caller.orgId, params.listId)),
   }),

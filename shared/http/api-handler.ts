@@ -27,13 +27,14 @@ import { logger } from '../observability.ts';
 import type { Deps } from '../ports.ts';
 import { parse } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
-import type { HttpResult } from './responses.ts';
+import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
 
 /** What the middlewares learn about a request, for the ones after them. */
 interface PipelineContext extends Context {
   caller?: Caller;
   rateLimit?: RateLimitState;
+  route?: Route;
 }
 
 type Request = middy.Request<
@@ -60,11 +61,18 @@ const header = (event: APIGatewayProxyEvent, name: string) => {
   return undefined;
 };
 
-const render = (result: HttpResult): APIGatewayProxyResult => ({
-  statusCode: result.statusCode,
+const renderJson = (statusCode: number, body: unknown) => ({
+  statusCode,
   headers: { ...JSON_HEADERS },
-  body: JSON.stringify(result.body),
+  body: JSON.stringify(body),
 });
+
+const render = (result: HttpResult): APIGatewayProxyResult => {
+  if (result.kind === 'html') {
+    throw new Error('An API route answered an HTML page');
+  }
+  return renderJson(result.statusCode, envelopeOf(result));
+};
 
 /** Adds the RateLimit headers to every response of a counted request. */
 const rateLimitHeaders = (): Middleware => {
@@ -92,7 +100,7 @@ const errorResponses = (): Middleware => ({
         route: `${request.event.httpMethod} ${request.event.resource}`,
       });
     }
-    request.response = render(rendered);
+    request.response = renderJson(rendered.statusCode, rendered.body);
   },
 });
 
@@ -106,6 +114,29 @@ const authenticateAndCount = (deps: Deps): Middleware => {
       const state = await consumeRequest(deps, caller.keyId);
       request.context.rateLimit = state;
       if (!state.allowed) throw new RateLimitedError(state.resetSeconds);
+    },
+  };
+};
+
+/**
+ * Step 3: the route of the request. An unknown route, or a public one
+ * reached through the keyed pipeline, is a 404.
+ */
+const findRoute = (routes: Route[]): Middleware => {
+  const table = new Map(
+    routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
+  );
+  return {
+    before: async (request) => {
+      const { event } = request;
+      const found = table.get(routeKey(event.httpMethod, event.resource));
+      if (!found || found.role === 'public') {
+        throw new NotFoundError(
+          'route.notFound',
+          `No route ${event.httpMethod} ${event.path}`,
+        );
+      }
+      request.context.route = found;
     },
   };
 };
@@ -142,7 +173,8 @@ const requireJsonMediaType = (value: string | undefined): string => {
 };
 
 /**
- * Step 3: JSON bodies. A request without a body skips it (a body is
+ * Step 4: JSON bodies, for the routes that declare one; any other route
+ * ignores a body sent to it. A request without a body skips it (a body is
  * optional on some POSTs). The media type is decided first (415); the
  * body is then parsed by @middy/http-json-body-parser, given the media type
  * in the form it expects, so its only failure left is bad JSON (400).
@@ -153,6 +185,7 @@ const jsonBody = (): Middleware => {
     before: async (request) => {
       const { event } = request;
       if (
+        !request.context.route?.body ||
         event.body === null ||
         event.body === undefined ||
         event.body.trim() === ''
@@ -181,25 +214,17 @@ const jsonBody = (): Middleware => {
   };
 };
 
-/** Steps 4 to 6: validate the input, check the role, run the route. */
-const dispatch = (deps: Deps, routes: Route[]) => {
-  const table = new Map(
-    routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
-  );
-  return async (
+/** Steps 5 to 7: validate the input, check the role, run the route. */
+const dispatch =
+  (deps: Deps) =>
+  async (
     event: APIGatewayProxyEvent,
     context: PipelineContext,
   ): Promise<APIGatewayProxyResult> => {
-    const found = table.get(routeKey(event.httpMethod, event.resource));
-    if (!found || found.role === 'public') {
-      throw new NotFoundError(
-        'route.notFound',
-        `No route ${event.httpMethod} ${event.path}`,
-      );
+    const { caller, route: found } = context;
+    if (!caller || !found || found.role === 'public') {
+      throw new Error('dispatch ran without a caller or a keyed route');
     }
-    const caller = context.caller;
-    if (!caller)
-      throw new Error('dispatch ran without an authenticated caller');
 
     const params = found.params
       ? parse(found.params, event.pathParameters ?? {})
@@ -227,7 +252,6 @@ const dispatch = (deps: Deps, routes: Route[]) => {
       }),
     );
   };
-};
 
 /**
  * Builds the Lambda handler of an endpoint group from its route
@@ -241,5 +265,6 @@ export const createApiHandler = (deps: Deps, routes: Route[]) =>
     .use(rateLimitHeaders())
     .use(errorResponses())
     .use(authenticateAndCount(deps))
+    .use(findRoute(routes))
     .use(jsonBody())
-    .handler(dispatch(deps, routes));
+    .handler(dispatch(deps));

@@ -1,33 +1,9 @@
 /**
- * The one table from domain error to HTTP status, and the error body of the
- * spec: `{error, code, details?}`. Anything unexpected is an opaque 500.
+ * The error body of the spec, `{error, code, details?}`, with the status
+ * the list of codes (`shared/errors.ts`) gives each code. Anything
+ * unexpected is an opaque 500.
  */
-import {
-  type AppError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitedError,
-  RuleViolationError,
-  ServiceUnavailableError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../errors.ts';
-
-const STATUS = new Map<new (...args: never[]) => AppError, number>([
-  [ValidationError, 400],
-  [RuleViolationError, 400],
-  [UnauthorizedError, 401],
-  [ForbiddenError, 403],
-  [NotFoundError, 404],
-  [ConflictError, 409],
-  [PayloadTooLargeError, 413],
-  [UnsupportedMediaTypeError, 415],
-  [RateLimitedError, 429],
-  [ServiceUnavailableError, 503],
-]);
+import { AppError, statusOf, ValidationError } from '../errors.ts';
 
 /** An error rendered for the caller. */
 export interface ErrorResponse {
@@ -39,15 +15,18 @@ export interface ErrorResponse {
 
 /** Maps any thrown value to the response the caller sees. */
 export const toErrorResponse = (error: unknown): ErrorResponse => {
-  for (const [type, statusCode] of STATUS) {
-    if (error instanceof type) {
-      const body: ErrorResponse['body'] = {
-        error: error.message,
-        code: error.code,
-      };
-      if (error instanceof ValidationError) body.details = error.details;
-      return { statusCode, body, unexpected: false };
-    }
+  if (error instanceof AppError) {
+    const body: ErrorResponse['body'] = {
+      error: error.message,
+      code: error.code,
+    };
+    if (error instanceof ValidationError) body.details = error.details;
+    const statusCode = statusOf(error.code);
+    return {
+      statusCode,
+      body,
+      unexpected: statusCode >= 500 && statusCode !== 503,
+    };
   }
   return {
     statusCode: 500,

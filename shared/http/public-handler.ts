@@ -20,7 +20,7 @@ import type { Deps } from '../ports.ts';
 import { parse } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
 import { renderPage } from './pages.ts';
-import type { HttpResult } from './responses.ts';
+import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
 
 const SECURITY_HEADERS = {
@@ -33,15 +33,18 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-/** Renders a result: HTML as is, anything else as JSON. */
+/** Renders a result: HTML as is, anything else in the JSON envelope. */
 export const renderPublic = (result: HttpResult): APIGatewayProxyResult => ({
   statusCode: result.statusCode,
   headers: {
-    'content-type': result.contentType ?? 'application/json; charset=utf-8',
+    'content-type':
+      result.kind === 'html'
+        ? 'text/html; charset=utf-8'
+        : 'application/json; charset=utf-8',
     ...SECURITY_HEADERS,
   },
   body:
-    typeof result.body === 'string' ? result.body : JSON.stringify(result.body),
+    result.kind === 'html' ? result.html : JSON.stringify(envelopeOf(result)),
 });
 
 /** The page shown for an error of a public route. */
@@ -77,8 +80,8 @@ const errorPage = async (error: unknown): Promise<APIGatewayProxyResult> => {
   }
   return renderPublic({
     statusCode,
-    contentType: 'text/html; charset=utf-8',
-    body: await renderPage({
+    kind: 'html',
+    html: await renderPage({
       title: heading,
       heading,
       paragraphs: [paragraph],

@@ -1,55 +1,81 @@
 /**
- * Response helpers: the success envelope of the spec, built in one place.
+ * What a handler returns: a status and a body of a declared kind (JSON
+ * data, a page of items, an HTML page). The pipelines render them into
+ * the spec's envelopes; `route()` checks at compile time that a handler
+ * returns only what its route declares.
  */
 import type { Page, PageRequest } from '../ports.ts';
 
-/** A status code and a body, before serialisation. */
-export interface HttpResult {
-  statusCode: number;
-  /** JSON-able data, or the page itself when `contentType` is HTML. */
-  body: unknown;
-  contentType?: 'text/html; charset=utf-8';
+/** `pagination` of a paginated answer. */
+export interface Pagination {
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
 }
 
-/** An HTML page (public routes). */
-export const htmlPage = (statusCode: number, html: string): HttpResult => ({
-  statusCode,
-  body: html,
-  contentType: 'text/html; charset=utf-8',
-});
+/** `{success: true, data}` with this status. */
+export interface JsonResult<S extends number = number, T = unknown> {
+  statusCode: S;
+  kind: 'json';
+  data: T;
+}
+
+/** `{success: true, data: items, pagination}` with this status. */
+export interface PageResult<S extends number = number, T = unknown> {
+  statusCode: S;
+  kind: 'page';
+  items: T[];
+  pagination: Pagination;
+}
+
+/** An HTML page with this status (public routes). */
+export interface HtmlResult<S extends number = number> {
+  statusCode: S;
+  kind: 'html';
+  html: string;
+}
+
+/** Any result, before rendering. */
+export type HttpResult = JsonResult | PageResult | HtmlResult;
+
+const json =
+  <S extends number>(statusCode: S) =>
+  <T>(data: T): JsonResult<S, T> => ({ statusCode, kind: 'json', data });
 
 /** 200 `{success: true, data}`. */
-export const ok = (data: unknown): HttpResult => ({
-  statusCode: 200,
-  body: { success: true, data },
-});
+export const ok = json(200);
 
-/** 201 `{success: true, data}`. */
-export const created = (data: unknown): HttpResult => ({
-  statusCode: 201,
-  body: { success: true, data },
-});
+/** 201 `{success: true, data}`: created. */
+export const created = json(201);
 
 /** 202 `{success: true, data}`: accepted, background work pending. */
-export const accepted = (data: unknown): HttpResult => ({
-  statusCode: 202,
-  body: { success: true, data },
-});
+export const accepted = json(202);
 
 /** 200 `{success: true, data: [...], pagination: {total, page, limit, totalPages}}`. */
 export const paginated = <T>(
   page: Page<T>,
   { page: number, limit }: PageRequest,
-): HttpResult => ({
+): PageResult<200, T> => ({
   statusCode: 200,
-  body: {
-    success: true,
-    data: page.items,
-    pagination: {
-      total: page.total,
-      page: number,
-      limit,
-      totalPages: Math.ceil(page.total / limit),
-    },
+  kind: 'page',
+  items: page.items,
+  pagination: {
+    total: page.total,
+    page: number,
+    limit,
+    totalPages: Math.ceil(page.total / limit),
   },
 });
+
+/** An HTML page. */
+export const htmlPage = <S extends number>(
+  statusCode: S,
+  html: string,
+): HtmlResult<S> => ({ statusCode, kind: 'html', html });
+
+/** The JSON body of a JSON or page result: the spec's success envelope. */
+export const envelopeOf = (result: JsonResult | PageResult): unknown =>
+  result.kind === 'json'
+    ? { success: true, data: result.data }
+    : { success: true, data: result.items, pagination: result.pagination };

@@ -1,12 +1,20 @@
 /**
- * Route declarations. Each endpoint group declares its routes once; the
- * Lambda router, the CDK API resources, the local gateway and (later) the
- * OpenAPI document are all derived from these declarations.
+ * Route declarations. Each endpoint group declares its routes once: what a
+ * route takes (path, query and body schemas), what it answers (a schema per
+ * success status, and the error codes it can answer) and who may call it.
+ * The Lambda router, the CDK API resources, the local gateway, the OpenAPI
+ * document and the contract checks of the tests all derive from them.
  */
 import type * as v from 'valibot';
 import type { Caller } from '../access/model.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import type { HttpResult } from './responses.ts';
+import type {
+  HtmlResult,
+  HttpResult,
+  JsonResult,
+  PageResult,
+} from './responses.ts';
 
 /** Every path of the API starts with this prefix. */
 export const API_PREFIX = '/api/v1';
@@ -22,6 +30,67 @@ export type MinimumRole = 'public' | 'member' | 'admin';
 
 type AnySchema = v.GenericSchema;
 type Parsed<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
+
+/** The success statuses a route may declare. */
+export type SuccessStatus = 200 | 201 | 202;
+
+/** `{success: true, data}` whose data matches `schema`. */
+export interface JsonAnswer<S extends AnySchema = AnySchema> {
+  kind: 'json';
+  schema: S;
+  description: string;
+}
+
+/** A page of items matching `schema`, with `pagination`. */
+export interface PageAnswer<S extends AnySchema = AnySchema> {
+  kind: 'page';
+  schema: S;
+  description: string;
+}
+
+/** An HTML page. */
+export interface HtmlAnswer {
+  kind: 'html';
+  description: string;
+}
+
+/** How a route answers one success status. */
+export type Answer = JsonAnswer | PageAnswer | HtmlAnswer;
+
+/** Declares a JSON answer: `{success: true, data}`. */
+export const json = <S extends AnySchema>(
+  schema: S,
+  description: string,
+): JsonAnswer<S> => ({ kind: 'json', schema, description });
+
+/** Declares a paginated answer: `{success: true, data: [...], pagination}`. */
+export const page = <S extends AnySchema>(
+  schema: S,
+  description: string,
+): PageAnswer<S> => ({ kind: 'page', schema, description });
+
+/** Declares an HTML page. */
+export const html = (description: string): HtmlAnswer => ({
+  kind: 'html',
+  description,
+});
+
+/** The answers of a route, by status. */
+export type Responses = Partial<Record<SuccessStatus, Answer>>;
+
+type ResultFor<S extends number, A> =
+  A extends JsonAnswer<infer D>
+    ? JsonResult<S, v.InferOutput<D>>
+    : A extends PageAnswer<infer I>
+      ? PageResult<S, v.InferOutput<I>>
+      : A extends HtmlAnswer
+        ? HtmlResult<S>
+        : never;
+
+/** What a handler may return: exactly the declared statuses and bodies. */
+export type ResultOf<R extends Responses> = {
+  [S in keyof R & SuccessStatus]: ResultFor<S, R[S]>;
+}[keyof R & SuccessStatus];
 
 /** What a route's handler receives: the caller and the validated input. */
 export interface RouteRequest<
@@ -45,23 +114,23 @@ export interface Route {
   /** Path below `/api/v1`, with `{name}` parameters, e.g. `/lists/{listId}`. */
   path: string;
   role: MinimumRole;
+  /** One line: what the operation does. */
   summary: string;
+  /** Its rules, in Markdown (the spec's numbered rules where it has them). */
+  description?: string;
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
+  responses?: Responses;
+  /**
+   * The error codes the operation itself can answer; those of the pipeline
+   * (key, rate, validation, role) are added by `errorsOf`.
+   */
+  errors?: readonly ErrorCode[];
   handle(deps: Deps, request: RouteRequest): Promise<HttpResult>;
 }
 
-/**
- * Declares a route, typing its handler's input from its schemas, and its
- * caller from its role: a keyed route always has one, a public route none.
- */
-export const route = <
-  R extends MinimumRole,
-  P extends AnySchema | undefined = undefined,
-  Q extends AnySchema | undefined = undefined,
-  B extends AnySchema | undefined = undefined,
->(definition: {
+type RouteInput<R extends MinimumRole, P, Q, B> = {
   method: HttpMethod;
   path: string;
   role: R;
@@ -69,16 +138,74 @@ export const route = <
   params?: P;
   query?: Q;
   body?: B;
-  handle(
-    deps: Deps,
-    request: RouteRequest<
-      Parsed<P>,
-      Parsed<Q>,
-      Parsed<B>,
-      R extends 'public' ? undefined : Caller
-    >,
-  ): Promise<HttpResult>;
-}): Route => definition as Route;
+};
+
+type Handler<R extends MinimumRole, P, Q, B, Result> = (
+  deps: Deps,
+  request: RouteRequest<
+    Parsed<P>,
+    Parsed<Q>,
+    Parsed<B>,
+    R extends 'public' ? undefined : Caller
+  >,
+) => Promise<Result>;
+
+/**
+ * Declares a route, typing its handler's input from its schemas, its caller
+ * from its role (a keyed route always has one, a public route none), and
+ * its result from its responses: a handler cannot return a status or a body
+ * its declaration does not name.
+ */
+export function route<
+  R extends MinimumRole,
+  const A extends Responses,
+  P extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  B extends AnySchema | undefined = undefined,
+>(
+  definition: RouteInput<R, P, Q, B> & {
+    description: string;
+    responses: A;
+    errors: readonly ErrorCode[];
+    handle: Handler<R, P, Q, B, ResultOf<A>>;
+  },
+): Route;
+/** A route not yet converted to declare its answers (transitional). */
+export function route<
+  R extends MinimumRole,
+  P extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  B extends AnySchema | undefined = undefined,
+>(
+  definition: RouteInput<R, P, Q, B> & {
+    handle: Handler<R, P, Q, B, HttpResult>;
+  },
+): Route;
+export function route(definition: unknown): Route {
+  return definition as Route;
+}
+
+/**
+ * Every error code a route can answer: its own, and those of the pipeline
+ * before it (no key, a bad key, the rate limit, a role too low, input that
+ * does not validate, a body that is not JSON, an unexpected failure).
+ */
+export const errorsOf = (route: Route): ErrorCode[] => {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.role !== 'public') {
+    codes.add('auth.missingKey');
+    codes.add('auth.invalidKey');
+    codes.add('rateLimit.exceeded');
+  }
+  if (route.role === 'admin') codes.add('auth.roleTooLow');
+  if (route.params || route.query || route.body) codes.add('request.invalid');
+  if (route.body) {
+    codes.add('request.mediaType');
+    codes.add('request.tooLarge');
+  }
+  codes.add('internal');
+  return [...codes];
+};
 
 /** The full path of a route, as API Gateway names its resource. */
 export const resourcePath = (route: Pick<Route, 'path'>): string =>

@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { CONTACT_STATUSES, type ContactStatus } from '../audience/model.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
-import { requiredName } from '../validation.ts';
+import { Count, requiredName, Timestamp, ViewId } from '../validation.ts';
 import type { List } from './model.ts';
 
 /** Body of POST /lists. */
@@ -15,19 +15,32 @@ export const CreateListBody = v.object({
 });
 
 /** A list as the API shows it, without its count. */
-export interface ListView {
-  id: string;
-  name: string;
-  createdAt: string;
-}
+export const ListView = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.string(),
+    createdAt: Timestamp,
+  }),
+  v.title('List'),
+);
+export type ListView = v.InferOutput<typeof ListView>;
 
 /** A list with its counts (GET /lists rows). */
-export interface ListWithCount extends ListView {
-  /** Contacts in the list, any status. */
-  contactCount: number;
-  /** Contacts who receive campaigns (status subscribed). */
-  subscribedCount: number;
-}
+export const ListWithCount = v.pipe(
+  v.object({
+    ...ListView.entries,
+    contactCount: v.pipe(
+      Count,
+      v.description('Contacts in the list, any status'),
+    ),
+    subscribedCount: v.pipe(
+      Count,
+      v.description('Contacts who receive campaigns (status subscribed)'),
+    ),
+  }),
+  v.title('ListWithCount'),
+);
+export type ListWithCount = v.InferOutput<typeof ListWithCount>;
 
 const view = ({ id, name, createdAt }: List): ListView => ({
   id,

@@ -6,7 +6,7 @@
  * refused when they are set.
  */
 import libmime from 'libmime';
-import { RuleViolationError, ValidationError } from '../errors.ts';
+import { type CodeOf, RuleViolationError, ValidationError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { tenantNameOf } from '../sending/isolation.ts';
 import {
@@ -97,7 +97,7 @@ export const senderOf = (facts: {
   };
 };
 
-const refused = (field: string, message: string, code: string) =>
+const refused = (field: string, message: string, code: CodeOf<400>) =>
   new ValidationError(message, [{ field, message }], { code });
 
 /**

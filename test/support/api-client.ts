@@ -17,7 +17,9 @@ import {
   matchRoute,
   rawPathOf,
 } from '../../infra/local/gateway.ts';
+import { type Route, resourcePath, routeKey } from '../../shared/http/route.ts';
 import type { AdminDeps, Deps } from '../../shared/ports.ts';
+import { contractProblems } from './contract.ts';
 import {
   createTestDeps,
   type fixedClock,
@@ -220,7 +222,13 @@ export const createApiClient = async (
       : {}),
   });
   const { deps, admin, tableName } = created;
-  const table = buildRouteTable(options.groups ?? endpointGroups, deps);
+  const groups = options.groups ?? endpointGroups;
+  const table = buildRouteTable(groups, deps);
+  const declared = new Map<string, Route>(
+    groups.flatMap((group) =>
+      group.routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
+    ),
+  );
 
   const call = async (
     method: string,
@@ -264,6 +272,18 @@ export const createApiClient = async (
       sourceIp: o.sourceIp ?? '203.0.113.7',
     });
     const result = await answered.route.invoke(event, lambdaContext());
+    // Every answer keeps the route's declared contract, or the test fails.
+    const route = declared.get(routeKey(method, answered.route.resource));
+    const problems = route
+      ? contractProblems(route, {
+          statusCode: result.statusCode,
+          headers: (result.headers ?? {}) as Record<string, string>,
+          body: result.body,
+        })
+      : [`no declared route ${method} ${answered.route.resource}`];
+    if (problems.length && route?.responses) {
+      throw new Error(`Contract broken: ${problems.join('; ')}`);
+    }
     let json: unknown;
     try {
       json = JSON.parse(result.body);
