@@ -11,6 +11,9 @@ import type { Route } from '../shared/http/route.ts';
 import type { Deps } from '../shared/ports.ts';
 import { createHandler as createContactsHandler } from './contacts/handler.ts';
 import { contactRoutes } from './contacts/routes.ts';
+import { REDOC_BUNDLE } from './docs/assets.ts';
+import { createHandler as createDocsHandler } from './docs/handler.ts';
+import { createDocsRoutes } from './docs/routes.ts';
 import { createHandler as createDomainsHandler } from './domains/handler.ts';
 import { domainRoutes } from './domains/routes.ts';
 import { createHandler as createListsHandler } from './lists/handler.ts';
@@ -53,8 +56,10 @@ const PIPELINE_ACTIONS: TableAction[] = [
 
 /** One endpoint group and what its function needs. */
 export interface EndpointGroup {
-  /** Short name, used for construct ids and log groups. */
+  /** Short name, used for construct ids, log groups and document tags. */
   name: string;
+  /** What the group is about, for a reader of the API reference. */
+  description: string;
   /** The Lambda entry file, relative to the repository root. */
   entry: string;
   routes: Route[];
@@ -72,12 +77,25 @@ export interface EndpointGroup {
   managesSendingSetup?: boolean;
   /** Computes readiness: reads the tenant's status (ses:GetTenant). */
   readsSendingStatus?: boolean;
+  /**
+   * Files of npm packages the function reads at run time (module paths,
+   * e.g. `redoc/bundles/redoc.standalone.js`): copied beside its bundle.
+   */
+  assets?: string[];
 }
+
+/**
+ * The routes of the API reference. They describe every group, themselves
+ * included, so they read the registry when first asked, not now.
+ */
+const docsRoutes = createDocsRoutes(() => endpointGroups);
 
 /** Every endpoint group of the API. */
 export const endpointGroups: EndpointGroup[] = [
   {
     name: 'me',
+    description:
+      "The caller's context: its organization, role and key, and whether the organization can send.",
     entry: 'functions/me/lambda.ts',
     routes: meRoutes,
     createHandler: createMeHandler,
@@ -87,6 +105,7 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'lists',
+    description: 'Lists of the organization, each holding its contacts.',
     entry: 'functions/lists/lambda.ts',
     routes: listRoutes,
     createHandler: createListsHandler,
@@ -99,6 +118,8 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'contacts',
+    description:
+      'Contacts of the lists: adding one or many (with double opt-in), reading, changing, unsubscribing and tagging them.',
     entry: 'functions/contacts/lambda.ts',
     routes: contactRoutes,
     createHandler: createContactsHandler,
@@ -116,6 +137,7 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'tags',
+    description: 'Tags of the organization, put on contacts by name.',
     entry: 'functions/tags/lambda.ts',
     routes: tagRoutes,
     createHandler: createTagsHandler,
@@ -123,6 +145,7 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'templates',
+    description: 'Email templates (Liquid), their rendering and test sends.',
     entry: 'functions/templates/lambda.ts',
     routes: templateRoutes,
     createHandler: createTemplatesHandler,
@@ -138,6 +161,7 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'topics',
+    description: 'Topics a contact can opt out of without leaving the list.',
     entry: 'functions/topics/lambda.ts',
     routes: topicRoutes,
     createHandler: createTopicsHandler,
@@ -152,6 +176,8 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'settings',
+    description:
+      'Sender settings, the address book of sending identities, and the double opt-in email.',
     entry: 'functions/settings/lambda.ts',
     routes: settingsRoutes,
     createHandler: createSettingsHandler,
@@ -168,6 +194,8 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'domains',
+    description:
+      'Sending domains: declaring one, its DNS records and their verification.',
     entry: 'functions/domains/lambda.ts',
     routes: domainRoutes,
     createHandler: createDomainsHandler,
@@ -181,6 +209,8 @@ export const endpointGroups: EndpointGroup[] = [
   },
   {
     name: 'public',
+    description:
+      'Pages reached from links in emails, without a key: confirmation, unsubscribe and topic opt-out.',
     entry: 'functions/public/lambda.ts',
     routes: publicRoutes,
     createHandler: createPublicHandler,
@@ -194,5 +224,16 @@ export const endpointGroups: EndpointGroup[] = [
       'dynamodb:ConditionCheckItem',
     ],
     usesLinkSecret: true,
+  },
+  {
+    name: 'docs',
+    description:
+      'This reference: the OpenAPI document and its page, without a key.',
+    entry: 'functions/docs/lambda.ts',
+    routes: docsRoutes,
+    createHandler: (deps) => createDocsHandler(deps, docsRoutes),
+    // Reads nothing: the document comes from the declarations.
+    tableActions: [],
+    assets: [REDOC_BUNDLE],
   },
 ];

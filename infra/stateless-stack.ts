@@ -217,6 +217,7 @@ export class StatelessStack extends Stack {
     for (const group of groups) {
       const fn = new AppFunction(this, pascal(group.name), {
         entry: group.entry,
+        ...(group.assets ? { assets: group.assets } : {}),
       });
       fn.bindTable(props.table, group.tableActions);
       // Every function's cold start validates the whole configuration, so
@@ -322,12 +323,14 @@ export class StatelessStack extends Stack {
       'publicRequestsPerIpPerMinute',
       DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
     );
+    // A path with a parameter is matched by its literal start: WAF sees the
+    // path as sent, never `{asset}`.
     const publicPaths = [
       ...new Set(
         groups
           .flatMap((group) => group.routes)
           .filter((route) => route.role === 'public')
-          .map((route) => resourcePath(route)),
+          .map((route) => resourcePath(route).split('/{')[0] ?? ''),
       ),
     ];
     const metric = (name: string) => ({

@@ -3,6 +3,8 @@
  * arm64, an ESM bundle with source maps, JSON logs to its own log group,
  * active tracing, and resource access granted only through `bind*` helpers.
  */
+import { createRequire } from 'node:module';
+import { basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ArnFormat,
@@ -73,7 +75,25 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export interface AppFunctionProps {
   /** The handler module, relative to the repository root. */
   entry: string;
+  /**
+   * Files of npm packages the function reads at run time, as module paths
+   * (`redoc/bundles/redoc.standalone.js`): each is copied beside the bundle.
+   */
+  assets?: readonly string[];
 }
+
+/** The commands that copy `assets` into a bundle's output directory. */
+const copyAssets = (
+  assets: readonly string[],
+  inputDir: string,
+  outputDir: string,
+): string[] => {
+  const require = createRequire(`${repoRoot}package.json`);
+  return assets.map((specifier) => {
+    const file = relative(repoRoot, require.resolve(specifier));
+    return `cp "${inputDir}/${file}" "${outputDir}/${basename(file)}"`;
+  });
+};
 
 /**
  * A `NodejsFunction` with the house defaults. Environment variables are set
@@ -127,16 +147,28 @@ export class AppFunction extends Construct {
         // CommonJS dependencies inside an ESM bundle still call `require`.
         banner:
           "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        ...(props.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  copyAssets(props.assets ?? [], inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
   }
 
   /**
    * Grants exactly `actions` on the table (and its indexes, if any) and tells
-   * the function the table's name through `TABLE_NAME`.
+   * the function the table's name through `TABLE_NAME`; no action, no grant.
    */
   bindTable(table: ITable, actions: readonly TableAction[]): void {
-    table.grant(this.fn, ...actions);
+    // A function that reads nothing (the docs) is only told the name: its
+    // configuration, validated at cold start, names the table.
+    if (actions.length > 0) table.grant(this.fn, ...actions);
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
   }
 

@@ -68,8 +68,8 @@ const renderJson = (statusCode: number, body: unknown) => ({
 });
 
 const render = (result: HttpResult): APIGatewayProxyResult => {
-  if (result.kind === 'html') {
-    throw new Error('An API route answered an HTML page');
+  if (result.kind === 'html' || result.kind === 'file') {
+    throw new Error(`An API route answered a ${result.kind}, not JSON`);
   }
   return renderJson(result.statusCode, envelopeOf(result));
 };

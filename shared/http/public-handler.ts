@@ -33,19 +33,48 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-/** Renders a result: HTML as is, anything else in the JSON envelope. */
-export const renderPublic = (result: HttpResult): APIGatewayProxyResult => ({
-  statusCode: result.statusCode,
-  headers: {
-    'content-type':
-      result.kind === 'html'
-        ? 'text/html; charset=utf-8'
-        : 'application/json; charset=utf-8',
-    ...SECURITY_HEADERS,
-  },
-  body:
-    result.kind === 'html' ? result.html : JSON.stringify(envelopeOf(result)),
-});
+/**
+ * Renders a result: HTML and files as is (a page may bring its own
+ * Content-Security-Policy; a file may be kept by clients for a while),
+ * anything else in the JSON envelope.
+ */
+export const renderPublic = (result: HttpResult): APIGatewayProxyResult => {
+  switch (result.kind) {
+    case 'html':
+      return {
+        statusCode: result.statusCode,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          ...SECURITY_HEADERS,
+          ...(result.contentSecurityPolicy
+            ? { 'content-security-policy': result.contentSecurityPolicy }
+            : {}),
+        },
+        body: result.html,
+      };
+    case 'file':
+      return {
+        statusCode: result.statusCode,
+        headers: {
+          'content-type': `${result.contentType}; charset=utf-8`,
+          ...SECURITY_HEADERS,
+          ...(result.maxAgeSeconds
+            ? { 'cache-control': `public, max-age=${result.maxAgeSeconds}` }
+            : {}),
+        },
+        body: result.body,
+      };
+    default:
+      return {
+        statusCode: result.statusCode,
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          ...SECURITY_HEADERS,
+        },
+        body: JSON.stringify(envelopeOf(result)),
+      };
+  }
+};
 
 /** The page shown for an error of a public route. */
 const errorPage = async (error: unknown): Promise<APIGatewayProxyResult> => {

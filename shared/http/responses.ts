@@ -1,8 +1,8 @@
 /**
  * What a handler returns: a status and a body of a declared kind (JSON
- * data, a page of items, an HTML page). The pipelines render them into
- * the spec's envelopes; `route()` checks at compile time that a handler
- * returns only what its route declares.
+ * data, a page of items, an HTML page, a file of a media type). The
+ * pipelines render them into the spec's envelopes; `route()` checks at
+ * compile time that a handler returns only what its route declares.
  */
 import type { Page, PageRequest } from '../ports.ts';
 
@@ -34,10 +34,30 @@ export interface HtmlResult<S extends number = number> {
   statusCode: S;
   kind: 'html';
   html: string;
+  /**
+   * The page's own Content-Security-Policy, for a page that runs scripts
+   * (the API reference); other pages get the public pipeline's, which
+   * allows none.
+   */
+  contentSecurityPolicy?: string;
+}
+
+/** A file sent as is, with its media type (public routes). */
+export interface FileResult<
+  S extends number = number,
+  T extends string = string,
+> {
+  statusCode: S;
+  kind: 'file';
+  /** The media type; the body is text in UTF-8. */
+  contentType: T;
+  body: string;
+  /** How long a client may keep it; without it, nothing is stored. */
+  maxAgeSeconds?: number;
 }
 
 /** Any result, before rendering. */
-export type HttpResult = JsonResult | PageResult | HtmlResult;
+export type HttpResult = JsonResult | PageResult | HtmlResult | FileResult;
 
 const json =
   <S extends number>(statusCode: S) =>
@@ -68,11 +88,26 @@ export const paginated = <T>(
   },
 });
 
-/** An HTML page. */
+/** An HTML page, with its own Content-Security-Policy if it needs one. */
 export const htmlPage = <S extends number>(
   statusCode: S,
   html: string,
-): HtmlResult<S> => ({ statusCode, kind: 'html', html });
+  options: { contentSecurityPolicy?: string } = {},
+): HtmlResult<S> => ({ statusCode, kind: 'html', html, ...options });
+
+/** A file of a media type, sent as is. */
+export const fileOf = <S extends number, const T extends string>(
+  statusCode: S,
+  contentType: T,
+  body: string,
+  options: { maxAgeSeconds?: number } = {},
+): FileResult<S, T> => ({
+  statusCode,
+  kind: 'file',
+  contentType,
+  body,
+  ...options,
+});
 
 /** The JSON body of a JSON or page result: the spec's success envelope. */
 export const envelopeOf = (result: JsonResult | PageResult): unknown =>

@@ -10,6 +10,7 @@ import type { Caller } from '../access/model.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import type {
+  FileResult,
   HtmlResult,
   HttpResult,
   JsonResult,
@@ -54,8 +55,19 @@ export interface HtmlAnswer {
   description: string;
 }
 
+/**
+ * A file sent as is with its media type (public routes): the OpenAPI
+ * document, the assets of its reference page.
+ */
+export interface FileAnswer<T extends string = string> {
+  kind: 'file';
+  /** The media type, e.g. `application/json`, `text/javascript`. */
+  contentType: T;
+  description: string;
+}
+
 /** How a route answers one success status. */
-export type Answer = JsonAnswer | PageAnswer | HtmlAnswer;
+export type Answer = JsonAnswer | PageAnswer | HtmlAnswer | FileAnswer;
 
 /** Declares a JSON answer: `{success: true, data}`. */
 export const json = <S extends AnySchema>(
@@ -75,6 +87,12 @@ export const html = (description: string): HtmlAnswer => ({
   description,
 });
 
+/** Declares a file answer: a body of this media type, sent as is. */
+export const file = <const T extends string>(
+  contentType: T,
+  description: string,
+): FileAnswer<T> => ({ kind: 'file', contentType, description });
+
 /** The answers of a route, by status. */
 export type Responses = Partial<Record<SuccessStatus, Answer>>;
 
@@ -85,7 +103,9 @@ type ResultFor<S extends number, A> =
       ? PageResult<S, v.InferOutput<I>>
       : A extends HtmlAnswer
         ? HtmlResult<S>
-        : never;
+        : A extends FileAnswer<infer T>
+          ? FileResult<S, T>
+          : never;
 
 /** What a handler may return: exactly the declared statuses and bodies. */
 export type ResultOf<R extends Responses> = {

@@ -60,6 +60,12 @@ export const contractProblems = (route: Route, answer: Received): string[] => {
     if (declared.kind === 'html') {
       return isHtml ? [] : [`${where} without an HTML page`];
     }
+    if (declared.kind === 'file') {
+      const type = contentTypeOf(answer.headers).split(';')[0]?.trim();
+      return type === declared.contentType
+        ? []
+        : [`${where} with ${type}, not ${declared.contentType}`];
+    }
     let body: unknown;
     try {
       body = JSON.parse(answer.body);

@@ -74,6 +74,9 @@ const CONTRACT_ROUTES = [
   'POST /public/unsubscribe',
   'GET /public/topic-opt-out',
   'POST /public/topic-opt-out',
+  'GET /openapi.json',
+  'GET /docs',
+  'GET /docs/{asset}',
 ];
 
 describe('local gateway routing', () => {

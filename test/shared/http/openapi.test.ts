@@ -1,0 +1,543 @@
+/**
+ * The OpenAPI document (shared/http/openapi.ts): its structure as OpenAPI
+ * 3.1 (CI lints it further with redocly), one operation per declared route
+ * with its statuses, codes, security and headers, and the paths of the
+ * spec built so far.
+ */
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from 'openapi3-ts/oas31';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { endpointGroups } from '../../../functions/groups.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
+import { buildOpenApi, operationIdOf } from '../../../shared/http/openapi.ts';
+import { htmlPage, ok } from '../../../shared/http/responses.ts';
+import {
+  errorsOf,
+  html,
+  json,
+  page,
+  type Route,
+  route,
+} from '../../../shared/http/route.ts';
+import { PageQuery } from '../../../shared/http/schemas.ts';
+
+const document = buildOpenApi(endpointGroups);
+
+const routes = endpointGroups.flatMap((group) =>
+  group.routes.map((r) => ({
+    group: group.name,
+    route: r,
+    key: `${r.method} ${r.path}`,
+  })),
+);
+
+const operationOf = (
+  doc: OpenAPIObject,
+  r: Pick<Route, 'method' | 'path'>,
+): OperationObject | undefined =>
+  doc.paths?.[r.path]?.[r.method.toLowerCase() as 'get'];
+
+/** Follows a `#/components/...` reference. */
+const resolve = <T>(doc: OpenAPIObject, value: T | ReferenceObject): T => {
+  if (!value || typeof value !== 'object' || !('$ref' in value)) return value;
+  let node: unknown = doc;
+  for (const part of value.$ref.slice(2).split('/')) {
+    node = (node as Record<string, unknown>)[
+      part.replaceAll('~1', '/').replaceAll('~0', '~')
+    ];
+  }
+  if (node === undefined) throw new Error(`unresolved ${value.$ref}`);
+  return node as T;
+};
+
+/** Every `$ref` anywhere in a value. */
+const refsIn = (value: unknown): string[] => {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner),
+  );
+};
+
+const noop = async () => ok({});
+
+describe('the OpenAPI document', () => {
+  it('is an OpenAPI 3.1 document with a server, the key scheme and a tag per group', () => {
+    // Assert
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.title).toBeTruthy();
+    expect(document.info.version).toBe('v1');
+    expect(document.servers).toEqual([
+      expect.objectContaining({ url: '/api/v1' }),
+    ]);
+    expect(document.components?.securitySchemes?.apiKey).toEqual(
+      expect.objectContaining({
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-api-key',
+      }),
+    );
+    expect(document.security).toEqual([{ apiKey: [] }]);
+    expect(document.tags?.map((tag) => tag.name)).toEqual(
+      endpointGroups.map((group) => group.name),
+    );
+    for (const tag of document.tags ?? []) {
+      expect(tag.description, tag.name).toBeTruthy();
+    }
+  });
+
+  it('resolves every reference it makes', () => {
+    const refs = [...new Set(refsIn(document))];
+    // Assert
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref, ref).toMatch(/^#\/components\//);
+      expect(() => resolve(document, { $ref: ref }), ref).not.toThrow();
+    }
+  });
+
+  it('has exactly one operation per declared route, tagged with its group, with a unique operation id', () => {
+    // Act
+    const operations = Object.entries(document.paths ?? {}).flatMap(
+      ([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const ids = routes.map((r) => operationOf(document, r.route)?.operationId);
+    // Assert
+    expect(operations.sort()).toEqual(routes.map((r) => r.key).sort());
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      expect(operation?.tags, r.key).toEqual([r.group]);
+      expect(operation?.summary, r.key).toBe(r.route.summary);
+      expect(operation?.operationId, r.key).toMatch(
+        new RegExp(`^${r.group}\\.[a-z][A-Za-z]*$`),
+      );
+    }
+    expect(new Set(ids).size).toBe(routes.length);
+  });
+
+  it('declares every path parameter of every path, and no other', () => {
+    for (const r of routes) {
+      const inPath = [...r.route.path.matchAll(/\{([^}]+)\}/g)].map(
+        (match) => match[1],
+      );
+      const declared = (operationOf(document, r.route)?.parameters ?? [])
+        .map((p) => resolve(document, p))
+        .filter((p) => p.in === 'path');
+      // Assert
+      expect(declared.map((p) => p.name).sort(), r.key).toEqual(inPath.sort());
+      for (const parameter of declared) {
+        expect(parameter.required, r.key).toBe(true);
+      }
+    }
+  });
+
+  it('holds the answers every route declares (no route is left without them)', () => {
+    const undeclared = routes
+      .filter(
+        (r) =>
+          !r.route.responses ||
+          Object.keys(r.route.responses).length === 0 ||
+          !r.route.description ||
+          !r.route.errors,
+      )
+      .map((r) => r.key);
+    // Assert
+    expect(
+      undeclared,
+      'routes without responses, errors or description in their declaration',
+    ).toEqual([]);
+  });
+
+  it('answers each declared success status in the envelope of its kind', () => {
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      for (const [status, answer] of Object.entries(r.route.responses ?? {})) {
+        const response = resolve(
+          document,
+          operation?.responses?.[status] as ResponseObject,
+        );
+        const where = `${r.key} ${status}`;
+        expect(response, where).toBeDefined();
+        expect(response.description, where).toBe(answer?.description);
+        if (answer?.kind === 'json' || answer?.kind === 'page') {
+          const schema = response.content?.['application/json']
+            ?.schema as SchemaObject;
+          expect(schema.required, where).toEqual(
+            answer.kind === 'page'
+              ? ['success', 'data', 'pagination']
+              : ['success', 'data'],
+          );
+          expect(schema.properties?.success, where).toEqual({
+            type: 'boolean',
+            const: true,
+          });
+          if (answer.kind === 'page') {
+            expect(schema.properties?.data, where).toMatchObject({
+              type: 'array',
+            });
+            expect(schema.properties?.pagination, where).toEqual({
+              $ref: '#/components/schemas/Pagination',
+            });
+          }
+        } else if (answer?.kind === 'html') {
+          expect(Object.keys(response.content ?? {}), where).toEqual([
+            'text/html',
+          ]);
+        } else if (answer?.kind === 'file') {
+          expect(Object.keys(response.content ?? {}), where).toEqual([
+            answer.contentType,
+          ]);
+        }
+      }
+    }
+  });
+
+  it('answers each error status a route can answer, listing its codes', () => {
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      for (const code of errorsOf(r.route)) {
+        const { status } = ERROR_CODES[code];
+        const where = `${r.key} ${code}`;
+        const response = resolve(
+          document,
+          operation?.responses?.[String(status)] as ResponseObject,
+        );
+        expect(response, where).toBeDefined();
+        expect(response.description, where).toContain(`\`${code}\``);
+        if (r.route.role !== 'public') {
+          const schema = response.content?.['application/json']
+            ?.schema as SchemaObject;
+          expect(schema.allOf?.[0], where).toEqual({
+            $ref: '#/components/schemas/Error',
+          });
+          expect(
+            (schema.allOf?.[1] as SchemaObject | undefined)?.properties?.code,
+            where,
+          ).toMatchObject({ enum: expect.arrayContaining([code]) });
+        }
+      }
+      // No error status beyond those of its codes.
+      const statuses = new Set(
+        errorsOf(r.route).map((code) => String(ERROR_CODES[code].status)),
+      );
+      const errorStatuses = Object.keys(operation?.responses ?? {}).filter(
+        (status) => Number(status) >= 400,
+      );
+      expect(new Set(errorStatuses), r.key).toEqual(statuses);
+    }
+  });
+
+  it('asks a key of every keyed route with its role, and none of a public route', () => {
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      if (r.route.role === 'public') {
+        expect(operation?.security, r.key).toEqual([]);
+        expect(operation?.['x-required-role'], r.key).toBeUndefined();
+      } else {
+        // The document-wide requirement: the key.
+        expect(operation?.security, r.key).toBeUndefined();
+        expect(operation?.['x-required-role'], r.key).toBe(r.route.role);
+        expect(operation?.description, r.key).toContain(
+          `**Role: ${r.route.role}.**`,
+        );
+      }
+    }
+  });
+
+  it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429', () => {
+    // Assert
+    expect(Object.keys(document.components?.headers ?? {}).sort()).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+    ]);
+    for (const r of routes.filter((x) => x.route.role !== 'public')) {
+      const operation = operationOf(document, r.route);
+      for (const [status, value] of Object.entries(
+        operation?.responses ?? {},
+      )) {
+        const headers = Object.keys(
+          resolve(document, value as ResponseObject).headers ?? {},
+        );
+        const where = `${r.key} ${status}`;
+        if (status === '401') {
+          // Refused before the key is counted.
+          expect(headers, where).toEqual([]);
+          continue;
+        }
+        expect(headers, where).toEqual(
+          expect.arrayContaining([
+            'RateLimit-Limit',
+            'RateLimit-Remaining',
+            'RateLimit-Reset',
+          ]),
+        );
+        expect(headers.includes('Retry-After'), where).toBe(status === '429');
+      }
+    }
+  });
+
+  it('names the titled views, the pagination and the error envelope as component schemas', () => {
+    const schemas = document.components?.schemas ?? {};
+    // Assert
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(['Error', 'FieldIssue', 'Pagination', 'List']),
+    );
+    expect(schemas.Pagination).toMatchObject({
+      type: 'object',
+      required: ['total', 'page', 'limit', 'totalPages'],
+    });
+    const createList = operationOf(document, {
+      method: 'POST',
+      path: '/lists',
+    });
+    const created = resolve(
+      document,
+      createList?.responses?.['201'] as ResponseObject,
+    );
+    expect(
+      (
+        created.content?.['application/json']?.schema as
+          | SchemaObject
+          | undefined
+      )?.properties?.data,
+    ).toEqual({ $ref: '#/components/schemas/List' });
+  });
+
+  it('describes inputs as a client sends them: query integers with bounds and defaults, required bodies', () => {
+    const listLists = operationOf(document, { method: 'GET', path: '/lists' });
+    const createList = operationOf(document, {
+      method: 'POST',
+      path: '/lists',
+    });
+    // Assert
+    expect(listLists?.parameters).toEqual([
+      {
+        name: 'page',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, default: 1 },
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      },
+    ]);
+    expect(createList?.requestBody).toMatchObject({
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', maxLength: 100 } },
+          },
+        },
+      },
+    });
+  });
+
+  it('builds, without failing, the operation of a route that does not declare its answers yet', () => {
+    // Arrange
+    const undeclared = route({
+      method: 'GET',
+      path: '/things',
+      role: 'member',
+      summary: 'Things',
+      query: PageQuery,
+      handle: noop,
+    });
+    // Act
+    const doc = buildOpenApi([{ name: 'things', routes: [undeclared] }]);
+    // Assert
+    const operation = operationOf(doc, undeclared);
+    expect(operation?.operationId).toBe('things.list');
+    expect(Object.keys(operation?.responses ?? {})).toEqual([
+      '400',
+      '401',
+      '429',
+      '500',
+    ]);
+  });
+
+  it('refuses two different schemas under one title', () => {
+    // Arrange
+    const one = v.pipe(v.object({ a: v.string() }), v.title('Thing'));
+    const other = v.pipe(v.object({ b: v.string() }), v.title('Thing'));
+    const routesOf = [one, other].map((schema, i) =>
+      route({
+        method: 'GET',
+        path: `/things/${i}`,
+        role: 'member',
+        summary: 'A thing',
+        description: 'A thing.',
+        responses: { 200: json(schema, 'A thing') },
+        errors: [],
+        handle: noop as never,
+      }),
+    );
+    // Act / Assert
+    expect(() => buildOpenApi([{ name: 'things', routes: routesOf }])).toThrow(
+      /Two different schemas are titled Thing/,
+    );
+  });
+
+  it.each([
+    ['GET', '/lists', 'page', 'lists.list'],
+    ['POST', '/lists', 'json', 'lists.create'],
+    ['GET', '/lists/{listId}', 'json', 'lists.get'],
+    ['POST', '/lists/{listId}/contacts', 'json', 'contacts.create'],
+    [
+      'DELETE',
+      '/contacts/{contactId}/tags/{tagId}',
+      'json',
+      'contacts.deleteTag',
+    ],
+    [
+      'POST',
+      '/contacts/{contactId}/unsubscribe',
+      'json',
+      'contacts.unsubscribe',
+    ],
+    ['GET', '/topics/{topicId}/opt-outs', 'page', 'topics.listOptOuts'],
+    [
+      'PATCH',
+      '/settings/identities/{identityId}',
+      'json',
+      'settings.updateIdentity',
+    ],
+    ['POST', '/settings/optin/test-send', 'json', 'settings.optinTestSend'],
+    ['GET', '/settings', 'json', 'settings.get'],
+    ['GET', '/docs/{asset}', 'html', 'docs.getAsset'],
+  ] as const)(
+    'derives a stable operation id: %s %s → %s',
+    (method, path, kind, expected) => {
+      // Arrange
+      const item = v.object({ id: v.string() });
+      const declared = route({
+        method,
+        path,
+        role: 'member',
+        summary: 'x',
+        description: 'x',
+        responses: {
+          200:
+            kind === 'page'
+              ? page(item, 'x')
+              : kind === 'html'
+                ? html('x')
+                : json(item, 'x'),
+        },
+        errors: [],
+        handle: (async () => htmlPage(200, '')) as never,
+      });
+      const group = expected.split('.')[0] ?? '';
+      // Act / Assert
+      expect(operationIdOf(group, declared)).toBe(expected);
+    },
+  );
+});
+
+/**
+ * The operations of the spec (../shared/spec/email-marketing-api.md) that
+ * are built, copied from it (CI has no copy of the spec). Each must be an
+ * operation of the document.
+ */
+const SPEC_OPERATIONS_BUILT = [
+  'GET /me',
+  'GET /lists',
+  'POST /lists',
+  'GET /lists/{listId}',
+  'GET /contacts',
+  'GET /contacts/{contactId}',
+  'PATCH /contacts/{contactId}',
+  'POST /lists/{listId}/contacts',
+  'POST /lists/{listId}/contacts/bulk',
+  'POST /contacts/{contactId}/unsubscribe',
+  'POST /contacts/{contactId}/resubscribe',
+  'POST /contacts/{contactId}/tags',
+  'DELETE /contacts/{contactId}/tags/{tagId}',
+  'GET /tags',
+  'POST /tags',
+  'POST /templates',
+  'GET /templates',
+  'GET /templates/{templateId}',
+  'PATCH /templates/{templateId}',
+  'DELETE /templates/{templateId}',
+  'POST /templates/{templateId}/test-send',
+  'POST /render',
+  'POST /topics',
+  'GET /topics',
+  'GET /settings',
+  'PATCH /settings/sending',
+  'GET /settings/identities',
+  'POST /settings/identities',
+  'PATCH /settings/identities/{identityId}',
+  'DELETE /settings/identities/{identityId}',
+  'PATCH /settings/optin',
+  'POST /settings/optin/test-send',
+  'POST /domains',
+  'GET /domains',
+  'GET /domains/{domainId}',
+  'DELETE /domains/{domainId}',
+  'POST /domains/{domainId}/verify',
+];
+
+/**
+ * The operations of the spec still to come (the README lists them too).
+ * The spec writes some sequence paths with `{id}`; they are written here
+ * as the API will declare them. One that gets built moves to the list
+ * above: this test fails until it does.
+ */
+const SPEC_OPERATIONS_TO_COME = [
+  'GET /signup-pages',
+  'POST /campaigns',
+  'GET /campaigns',
+  'GET /campaigns/{campaignId}',
+  'PATCH /campaigns/{campaignId}',
+  'POST /campaigns/{campaignId}/send',
+  'GET /campaigns/{campaignId}/stats',
+  'POST /campaigns/{campaignId}/test-send',
+  'POST /sequences',
+  'PATCH /sequences/{sequenceId}',
+  'DELETE /sequences/{sequenceId}',
+  'POST /sequences/{sequenceId}/versions',
+  'GET /sequences/{sequenceId}/versions',
+  'POST /sequences/{sequenceId}/versions/{versionId}/nodes',
+  'PATCH /sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}',
+  'POST /sequences/{sequenceId}/versions/{versionId}/publish',
+  'POST /series',
+  'PATCH /series/{seriesId}',
+  'DELETE /series/{seriesId}',
+];
+
+const operationByKey = (key: string) => {
+  const [method = '', path = ''] = key.split(' ');
+  return operationOf(document, { method: method as 'GET', path });
+};
+
+describe("the spec's paths", () => {
+  it.each(SPEC_OPERATIONS_BUILT)(
+    '%s is an operation of the document',
+    (key) => {
+      expect(operationByKey(key)).toBeDefined();
+    },
+  );
+
+  it('lists as still to come only operations the document does not have yet', () => {
+    const built = SPEC_OPERATIONS_TO_COME.filter((key) => operationByKey(key));
+    expect(built, 'move them to SPEC_OPERATIONS_BUILT and the README').toEqual(
+      [],
+    );
+  });
+});
