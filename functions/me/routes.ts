@@ -2,8 +2,11 @@
  * Routes of the `me` group: discovery of the caller's context.
  */
 import { ok } from '../../shared/http/responses.ts';
-import { route } from '../../shared/http/route.ts';
-import { describeCaller } from '../../shared/organizations/organizations.ts';
+import { json, route } from '../../shared/http/route.ts';
+import {
+  CallerContext,
+  describeCaller,
+} from '../../shared/organizations/organizations.ts';
 
 /** GET /me. */
 export const meRoutes = [
@@ -13,6 +16,15 @@ export const meRoutes = [
     role: 'member',
     summary:
       'The organization, role and key of the caller, and whether it can send',
+    description: [
+      "The organization the key belongs to (the whole scope of the key), the role the key's creator holds in it, the key's id, and the readiness object: whether a campaign can leave now and, if not, why (`blockers`, stable machine codes to branch on, never message text). The key's value is never returned by any endpoint.",
+      "`setup.status` is informational only: it never enters `blockers` and never changes `ready`. Our reading of the spec: an organization with no domain declared reads `dns_pending` while still ready (mail goes out under the application's address); new organizations start off the sending allowlist (`organization_not_allowed`) until the operator allows them.",
+      'A key whose organization no longer exists answers 401, as a revoked key.',
+    ].join('\n\n'),
+    responses: {
+      200: json(CallerContext, 'The organization context and its readiness'),
+    },
+    errors: ['organization.notFound'],
     handle: async (deps, { caller }) => ok(await describeCaller(deps, caller)),
   }),
 ];

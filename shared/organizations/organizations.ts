@@ -3,15 +3,15 @@
  * sending allowlist, the application-wide switch) and GET /me.
  */
 import * as v from 'valibot';
-import type { Caller, Role } from '../access/model.ts';
+import { type Caller, ROLES } from '../access/model.ts';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import {
-  type Readiness,
+  Readiness,
   type ReadinessDeps,
   readinessOf,
 } from '../sending/readiness.ts';
-import { parse, requiredName } from '../validation.ts';
+import { parse, requiredName, ViewId } from '../validation.ts';
 import { type Organization, slugify } from './model.ts';
 
 const CreateOrganizationInput = v.object({
@@ -23,11 +23,18 @@ const OrgId = v.object({
 });
 
 /** The public view of an organization. */
-export interface OrganizationView {
-  id: string;
-  name: string;
-  slug: string;
-}
+export const OrganizationView = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.pipe(v.string(), v.description('Display name')),
+    slug: v.pipe(
+      v.string(),
+      v.description("The slug of the organization's URLs in the application"),
+    ),
+  }),
+  v.title('Organization'),
+);
+export type OrganizationView = v.InferOutput<typeof OrganizationView>;
 
 const view = (org: Organization): OrganizationView => ({
   id: org.id,
@@ -89,12 +96,28 @@ export const setSendingEnabled = async (
 };
 
 /** The data of GET /me. */
-export interface CallerContext {
-  organization: OrganizationView;
-  organizationRole: Role;
-  keyId: string;
-  sending: Readiness;
-}
+export const CallerContext = v.pipe(
+  v.object({
+    // The organization the key belongs to: the whole scope of the key.
+    organization: OrganizationView,
+    organizationRole: v.pipe(
+      v.picklist(ROLES),
+      v.description(
+        "The role the key's creator holds in this organization (the key acts with it), never a role on the service itself",
+      ),
+    ),
+    keyId: v.pipe(
+      ViewId,
+      v.description(
+        "The key's id; it authenticates nothing, and no endpoint ever returns a key's value",
+      ),
+    ),
+    // Whether the organization can send now and, if not, why.
+    sending: Readiness,
+  }),
+  v.title('CallerContext'),
+);
+export type CallerContext = v.InferOutput<typeof CallerContext>;
 
 /** Describes the caller: its organization, role, key id and readiness. */
 export const describeCaller = async (

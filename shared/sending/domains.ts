@@ -20,12 +20,17 @@ import {
   type SendingDomain,
   selfAndParents,
 } from '../settings/model.ts';
+import { Timestamp, ViewId } from '../validation.ts';
 import {
   mailFromDomainOf,
   provisionIsolation,
   tenantNameOf,
 } from './isolation.ts';
-import type { DnsRecord, ProviderDomain } from './provider.ts';
+import {
+  DKIM_STATUSES,
+  MAIL_FROM_STATUSES,
+  type ProviderDomain,
+} from './provider.ts';
 
 /** Body of POST /domains: a domain name, lower-cased. */
 export const DeclareDomainBody = v.object({
@@ -42,6 +47,112 @@ export const DeclareDomainBody = v.object({
   ),
 });
 
+/** Types of the DNS records a domain needs. */
+export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX'] as const;
+
+/** What each DNS record of a domain is for. */
+export const DNS_RECORD_PURPOSES = [
+  'ownership',
+  'dkim',
+  'mail_from',
+  'dmarc',
+] as const;
+
+/** A DNS record to publish. */
+export const DnsRecord = v.pipe(
+  v.object({
+    type: v.picklist(DNS_RECORD_TYPES),
+    name: v.pipe(
+      v.string(),
+      v.description('The record name (fully qualified)'),
+    ),
+    value: v.string(),
+    priority: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description('MX records only'),
+      ),
+    ),
+    purpose: v.pipe(
+      v.picklist(DNS_RECORD_PURPOSES),
+      v.description(
+        '`ownership`: the challenge TXT proving the organization holds the domain; `dkim`: a DKIM CNAME; `mail_from`: the MX or SPF TXT of the custom MAIL FROM domain; `dmarc`: the suggested DMARC policy',
+      ),
+    ),
+  }),
+  v.title('DnsRecord'),
+);
+export type DnsRecord = v.InferOutput<typeof DnsRecord>;
+
+/** A domain as the API shows it. */
+export const DomainView = v.pipe(
+  v.object({
+    id: ViewId,
+    domain: v.pipe(v.string(), v.description('The domain name, lower-cased')),
+    dkimStatus: v.pipe(
+      v.picklist(DKIM_STATUSES),
+      v.description(
+        "Status of the DKIM signing keys. A declaration that found the provider's identity already there (another organization declared the domain first, or it was made outside the service) reads PENDING until this organization proves ownership, whatever the provider's status",
+      ),
+    ),
+    mailFromStatus: v.pipe(
+      v.nullable(v.picklist(MAIL_FROM_STATUSES)),
+      v.description(
+        'Status of the custom MAIL FROM domain (a temporary failure at the provider reads PENDING); null while the domain has no custom MAIL FROM domain. It reads PENDING as dkimStatus does until a found identity is proved',
+      ),
+    ),
+    mailFromDomain: v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        'The custom MAIL FROM domain (`bounce.<domain>` when the service set it up); null while there is none',
+      ),
+    ),
+    verified: v.pipe(
+      v.boolean(),
+      v.description(
+        'True only when dkimStatus is SUCCESS and ownershipProved is true: the one field that decides whether the domain can sign mail',
+      ),
+    ),
+    ownershipProved: v.pipe(
+      v.boolean(),
+      v.description(
+        'Whether the organization proved the ownership challenge; never revoked, except by another organization proving it (the domain transfers)',
+      ),
+    ),
+    lastCheckedAt: v.pipe(
+      v.nullable(Timestamp),
+      v.description(
+        'When the stored state was last written (declaration, verify, or a status change seen by a read)',
+      ),
+    ),
+    providerUnavailable: v.pipe(
+      v.boolean(),
+      v.description(
+        'True when the email provider could not be reached: the statuses are the last known state and dnsRecords hold only the ownership challenge and DMARC',
+      ),
+    ),
+    dnsRecords: v.pipe(
+      v.array(DnsRecord),
+      v.description(
+        "Records to publish, the ownership challenge first: the challenge TXT, three DKIM CNAMEs, the MAIL FROM MX and TXT, and a DMARC TXT. All but the challenge and DMARC come from the provider and are never stored: don't cache them",
+      ),
+    ),
+  }),
+  v.title('Domain'),
+);
+export type DomainView = v.InferOutput<typeof DomainView>;
+
+/** The answer of DELETE /domains/{domainId}. */
+export const DeletedDomain = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the domain removed')),
+  }),
+  v.title('DeletedDomain'),
+);
+export type DeletedDomain = v.InferOutput<typeof DeletedDomain>;
+
 /** The challenge record's name. */
 export const challengeName = (domain: string) => `_service-challenge.${domain}`;
 
@@ -52,20 +163,6 @@ export const dmarcRecord = (domain: string): DnsRecord => ({
   value: 'v=DMARC1; p=none;',
   purpose: 'dmarc',
 });
-
-/** A domain as the API shows it. */
-export interface DomainView {
-  id: string;
-  domain: string;
-  dkimStatus: SendingDomain['dkimStatus'];
-  mailFromStatus: SendingDomain['mailFromStatus'];
-  mailFromDomain: string | null;
-  verified: boolean;
-  ownershipProved: boolean;
-  lastCheckedAt: string | null;
-  providerUnavailable: boolean;
-  dnsRecords: DnsRecord[];
-}
 
 type DomainDeps = Pick<
   Deps,
@@ -384,7 +481,7 @@ export const deleteDomain = async (
   deps: DomainDeps,
   orgId: string,
   domainId: string,
-): Promise<{ id: string }> => {
+): Promise<DeletedDomain> => {
   const domain = await requireDomain(deps, orgId, domainId);
   const { keepIdentity } = await deps.domains.remove(orgId, domain);
   await leaveTenant(deps, orgId, domain.domain);

@@ -9,21 +9,20 @@
  * when the provider cannot be reached, and nothing else for that case.
  */
 
-/** A DNS record to publish. */
-export interface DnsRecord {
-  type: 'TXT' | 'CNAME' | 'MX';
-  name: string;
-  value: string;
-  /** MX records only. */
-  priority?: number;
-  purpose: 'ownership' | 'dkim' | 'mail_from' | 'dmarc';
-}
+import type { DnsRecord } from './domains.ts';
 
+/** A DNS record to publish (its schema is the view's, in `domains.ts`). */
+export type { DnsRecord };
+
+/** Statuses of the DKIM signing keys of a domain. */
+export const DKIM_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;
 /** Status of the DKIM signing keys of a domain. */
-export type DkimStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+export type DkimStatus = (typeof DKIM_STATUSES)[number];
 
+/** Statuses of a custom MAIL FROM domain. */
+export const MAIL_FROM_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;
 /** Status of a custom MAIL FROM domain. */
-export type MailFromStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+export type MailFromStatus = (typeof MAIL_FROM_STATUSES)[number];
 
 /** What the provider knows of a domain identity, read fresh on every call. */
 export interface ProviderDomain {

@@ -2,6 +2,7 @@
  * Application logic: can this organization send now, and if not, why? One
  * computation serves GET /me (data.sending) and GET /settings (data.readiness).
  */
+import * as v from 'valibot';
 import type { Organization } from '../organizations/model.ts';
 import type { Deps } from '../ports.ts';
 import {
@@ -18,36 +19,84 @@ import { currentIsolation } from './isolation.ts';
 import type { DkimStatus } from './provider.ts';
 
 /** Stable machine codes of what stops a send (spec, Blocker codes). */
-export type Blocker =
-  | 'sending_disabled'
-  | 'organization_not_allowed'
-  | 'sending_paused'
-  | 'domain_not_verified'
-  | 'domain_ownership_unproven'
-  | 'sender_not_on_verified_domain'
-  | 'no_sender_identity';
+export const BLOCKERS = [
+  'sending_disabled',
+  'organization_not_allowed',
+  'sending_paused',
+  'domain_not_verified',
+  'domain_ownership_unproven',
+  'sender_not_on_verified_domain',
+  'no_sender_identity',
+] as const;
 
+/** What stops a send, a stable machine code (spec, Blocker codes). */
+export const Blocker = v.pipe(
+  v.picklist(BLOCKERS),
+  v.description(
+    [
+      'What stops a send; branch on it, never on message text:',
+      '- `sending_disabled`: sending is off application-wide (cannot be cleared from the API);',
+      '- `organization_not_allowed`: the organization is not on the sending allowlist;',
+      '- `sending_paused`: the email provider suspended the organization; every send to contacts is refused, test sends go out under the application address;',
+      '- `domain_not_verified`: a domain is declared but its DKIM is not SUCCESS;',
+      '- `domain_ownership_unproven`: DKIM is SUCCESS but ownership is not proved;',
+      '- `sender_not_on_verified_domain`: a domain is verified but the default sender address is not on it or one of its subdomains;',
+      '- `no_sender_identity`: the address book has no default; reported only next to a real blocker (alone, mail goes out under the application address).',
+    ].join('\n'),
+  ),
+  v.title('Blocker'),
+);
+export type Blocker = v.InferOutput<typeof Blocker>;
+
+/** One-word account states (spec, setup.status), informational only. */
+export const SETUP_STATUSES = [
+  'suspended',
+  'sending_disabled',
+  'not_allowed',
+  'verification_failed',
+  'dns_pending',
+  'ownership_pending',
+  'sender_mismatch',
+  'incomplete',
+  'active',
+] as const;
 /** One-word account state (spec, setup.status), informational only. */
-export type SetupStatus =
-  | 'suspended'
-  | 'sending_disabled'
-  | 'not_allowed'
-  | 'verification_failed'
-  | 'dns_pending'
-  | 'ownership_pending'
-  | 'sender_mismatch'
-  | 'incomplete'
-  | 'active';
+export type SetupStatus = (typeof SETUP_STATUSES)[number];
 
 /** Whether the per-organization sending isolation is in place. */
-export type Provisioning = 'none' | 'provisioned' | 'incomplete';
+export const PROVISIONINGS = ['none', 'provisioned', 'incomplete'] as const;
+/** Whether the per-organization sending isolation is in place. */
+export type Provisioning = (typeof PROVISIONINGS)[number];
 
-/** The readiness object of the spec. */
-export interface Readiness {
-  ready: boolean;
-  blockers: Blocker[];
-  setup: { status: SetupStatus; provisioning: Provisioning };
-}
+/** The readiness object of the spec (GET /me `sending`, GET /settings `readiness`). */
+export const Readiness = v.pipe(
+  v.object({
+    ready: v.pipe(
+      v.boolean(),
+      v.description('Whether a campaign can leave now: true when no blocker'),
+    ),
+    blockers: v.pipe(
+      v.array(Blocker),
+      v.description('What stops a send now; empty when ready'),
+    ),
+    setup: v.object({
+      status: v.pipe(
+        v.picklist(SETUP_STATUSES),
+        v.description(
+          'One-word account state, the first that applies in this order: `suspended`, `sending_disabled`, `not_allowed`, `verification_failed`, `dns_pending` (blocked on domains for another reason, or none declared), `ownership_pending`, `sender_mismatch`, `incomplete` (nothing blocks but the isolation is not fully in place), `active`. Informational only: it never enters blockers and never changes ready',
+        ),
+      ),
+      provisioning: v.pipe(
+        v.picklist(PROVISIONINGS),
+        v.description(
+          "The sending isolation (the organization's own provider tenant): `none` (nothing attempted yet, not a fault, it stops no send), `provisioned`, or `incomplete` (attempted, something missing; the next domain declaration or verify completes it)",
+        ),
+      ),
+    }),
+  }),
+  v.title('Readiness'),
+);
+export type Readiness = v.InferOutput<typeof Readiness>;
 
 /** The facts readiness is derived from. */
 export interface SendingFacts {

@@ -5,16 +5,43 @@
  * book is not empty.
  */
 
+import * as v from 'valibot';
 import { normalizeEmail } from '../audience/model.ts';
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
+import { Timestamp, ViewId } from '../validation.ts';
 import type { Identity, IdentityBook } from './model.ts';
 import { checkSenderAddress } from './sender.ts';
 
-/** An identity as the API shows it. */
-export interface IdentityView extends Identity {
-  isDefault: boolean;
-}
+/** An identity (an entry of the address book) as the API shows it. */
+export const IdentityView = v.pipe(
+  v.object({
+    id: ViewId,
+    senderEmail: v.pipe(v.string(), v.email()),
+    senderName: v.pipe(
+      v.string(),
+      v.description('The display name; empty when none was given'),
+    ),
+    isDefault: v.pipe(
+      v.boolean(),
+      v.description(
+        'Exactly one identity is the default whenever the book is not empty; it signs every send that names no identity',
+      ),
+    ),
+    createdAt: Timestamp,
+  }),
+  v.title('SenderIdentity'),
+);
+export type IdentityView = v.InferOutput<typeof IdentityView>;
+
+/** The answer of DELETE /settings/identities/{identityId}. */
+export const DeletedIdentity = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the identity removed')),
+  }),
+  v.title('DeletedIdentity'),
+);
+export type DeletedIdentity = v.InferOutput<typeof DeletedIdentity>;
 
 type BookDeps = Pick<
   Deps,
@@ -200,7 +227,7 @@ export const deleteIdentity = async (
   deps: BookDeps,
   orgId: string,
   identityId: string,
-): Promise<{ id: string }> => {
+): Promise<DeletedIdentity> => {
   await changeBook(deps, orgId, async (before) => {
     const identity = find(before, identityId);
     if (before.defaultId === identityId && before.identities.length > 1) {

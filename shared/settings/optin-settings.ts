@@ -80,11 +80,28 @@ export const updateOptinSettings = async (
   return deps.optinSettings.get(orgId);
 };
 
+/** What became of an opt-in test send. */
+export const OPTIN_TEST_STATUSES = [
+  'sent',
+  'blocked',
+  'not_allowed',
+  'send_refused',
+] as const;
+
 /** The answer of an opt-in test send. */
-export type OptinTestResult = {
-  status: 'sent' | 'blocked' | 'not_allowed' | 'send_refused';
-  to: string;
-};
+export const OptinTestResult = v.pipe(
+  v.object({
+    status: v.pipe(
+      v.picklist(OPTIN_TEST_STATUSES),
+      v.description(
+        '`sent`; `blocked`: sending is off application-wide; `not_allowed`: any other blocker (organization not allowed, domain not verified, provider suspension); `send_refused`: the provider refused the send',
+      ),
+    ),
+    to: v.pipe(v.string(), v.email(), v.description('The recipient')),
+  }),
+  v.title('OptinTestResult'),
+);
+export type OptinTestResult = v.InferOutput<typeof OptinTestResult>;
 
 /**
  * Sends the confirmation email (stored, or overridden by the body) to one

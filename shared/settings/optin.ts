@@ -2,17 +2,37 @@
  * Double opt-in settings of an organization, and the confirmation email
  * every organization starts with.
  */
+import * as v from 'valibot';
 
 /** The organization's double opt-in settings. */
-export interface OptinSettings {
-  /** When true, every single add goes through double opt-in. */
-  required: boolean;
-  subject: string;
-  /** HTML of the confirmation email; an empty stored value means the default. */
-  content: string;
-  /** False while the stored content is empty (inheriting the default). */
-  customized: boolean;
-}
+export const OptinSettings = v.pipe(
+  v.object({
+    required: v.pipe(
+      v.boolean(),
+      v.description(
+        'When true, every add of one contact goes through double opt-in (`doubleOptIn: false` then changes nothing)',
+      ),
+    ),
+    subject: v.pipe(
+      v.string(),
+      v.description('Subject of the confirmation email (Liquid)'),
+    ),
+    content: v.pipe(
+      v.string(),
+      v.description(
+        'HTML of the confirmation email (Liquid), the default one while not customized',
+      ),
+    ),
+    customized: v.pipe(
+      v.boolean(),
+      v.description(
+        'False while the stored content is empty: the organization follows the default confirmation email',
+      ),
+    ),
+  }),
+  v.title('OptinSettings'),
+);
+export type OptinSettings = v.InferOutput<typeof OptinSettings>;
 
 /** Subject of the default confirmation email. */
 export const DEFAULT_OPTIN_SUBJECT = 'Please confirm your subscription';

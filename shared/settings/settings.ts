@@ -7,14 +7,18 @@ import type { Organization } from '../organizations/model.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
 import type { Deps } from '../ports.ts';
 import {
-  type Readiness,
+  Readiness,
   type ReadinessDeps,
   sendingStateOf,
 } from '../sending/readiness.ts';
 import { EmailAddress, lineText, multilineText } from '../validation.ts';
-import { changeBook, refuseIfCampaignsUse } from './identities.ts';
+import {
+  changeBook,
+  IdentityView,
+  refuseIfCampaignsUse,
+} from './identities.ts';
 import type { Identity } from './model.ts';
-import type { OptinSettings } from './optin.ts';
+import { OptinSettings } from './optin.ts';
 import { checkSenderAddress, defaultIdentityOf } from './sender.ts';
 
 /**
@@ -51,23 +55,52 @@ export const UpdateSendingBody = v.pipe(
 );
 export type UpdateSendingInput = v.InferOutput<typeof UpdateSendingBody>;
 
-/** The settings object of the spec. */
-export interface SettingsView {
-  sending: {
-    senderEmail: string | null;
-    senderName: string | null;
-    postalAddress: string | null;
-    /** The From header that really goes out. */
-    effectiveSender: string;
-    /**
-     * The Reply-To that goes with it: the default address while mail goes
-     * out From the application address; otherwise null.
-     */
-    effectiveReplyTo: string | null;
-  };
-  optin: OptinSettings;
-  readiness: Readiness;
-}
+/** The sending part of the settings object. */
+export const SendingSettings = v.pipe(
+  v.object({
+    senderEmail: v.pipe(
+      v.nullable(IdentityView.entries.senderEmail),
+      v.description('Address of the default identity; null without one'),
+    ),
+    senderName: v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        'Display name of the default identity; null without one or when it has none',
+      ),
+    ),
+    postalAddress: v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        'Legal mention printed in mail footers (`{{postalAddress}}`), kept on the organization; may contain newlines',
+      ),
+    ),
+    effectiveSender: v.pipe(
+      v.string(),
+      v.description(
+        "The From header that really goes out: the default identity once its address is on a verified domain of the organization (and the provider does not pause it); otherwise the application's own address, with the default's name as display name",
+      ),
+    ),
+    effectiveReplyTo: v.pipe(
+      v.nullable(IdentityView.entries.senderEmail),
+      v.description(
+        "The Reply-To that goes with it: the default address while mail goes out From the application's address; otherwise null",
+      ),
+    ),
+  }),
+  v.title('SendingSettings'),
+);
+export type SendingSettings = v.InferOutput<typeof SendingSettings>;
+
+/** The settings object of the spec (GET /settings, PATCH /settings/sending). */
+export const SettingsView = v.pipe(
+  v.object({
+    sending: SendingSettings,
+    optin: OptinSettings,
+    readiness: Readiness,
+  }),
+  v.title('Settings'),
+);
+export type SettingsView = v.InferOutput<typeof SettingsView>;
 
 type SettingsDeps = ReadinessDeps &
   Pick<Deps, 'optinSettings' | 'endpoints' | 'campaignReferences' | 'ids'>;
