@@ -137,7 +137,11 @@ describe('the local stack, over HTTP (end to end)', () => {
       // gateway's 404): a page or the JSON envelope, never a 5xx.
       expect(response.status, text).toBeLessThan(500);
       if (route.role === 'public') {
-        expect(response.headers.get('content-type')).toContain('text/html');
+        // A page, or the file it declares (the docs' document).
+        const declared = route.responses?.[200];
+        expect(response.headers.get('content-type')).toContain(
+          declared?.kind === 'file' ? declared.contentType : 'text/html',
+        );
       } else {
         expect(response.headers.get('ratelimit-limit')).toBe('120');
         expect(JSON.parse(text)).toHaveProperty(

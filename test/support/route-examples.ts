@@ -4,6 +4,7 @@
  * a route added without an example fails the matrix loudly, so the next
  * developer adds one here (and gets the matrix's checks for free).
  */
+import { assetOf, REDOC_BUNDLE } from '../../functions/docs/assets.ts';
 import { LINK_PURPOSES } from '../../shared/links/public-links.ts';
 import type { ApiClient, TestOrganization } from './api-client.ts';
 
@@ -188,6 +189,11 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   }),
   'POST /public/topic-opt-out': (s) => ({
     query: { token: s.tokens.topicOptOut },
+  }),
+  'GET /openapi.json': () => ({}),
+  'GET /docs': () => ({}),
+  'GET /docs/{asset}': () => ({
+    params: { asset: assetOf(REDOC_BUNDLE).name },
   }),
 };
 
