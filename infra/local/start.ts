@@ -137,6 +137,7 @@ const main = async () => {
     console.log(`DynamoDB:     ${dynamodb.endpoint}`);
     console.log(`DNS:          ${dns.address} (records in ${dnsRecordsFile})`);
     console.log(`Data dir:     ${dataDir}`);
+    console.log(`Reference:    ${api}/docs (document: ${api}/openapi.json)`);
     console.log(`API ready at ${api}`);
     console.log(
       `Try: curl -s -H "x-api-key: ${demo?.apiKey ?? '<API_KEY>'}" ${api}/me`,
