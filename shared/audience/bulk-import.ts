@@ -4,9 +4,10 @@
  * nothing and starts no automation; one bad line rejects only itself.
  */
 import * as v from 'valibot';
-import { PayloadTooLargeError } from '../errors.ts';
+import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { requireList } from '../lists/lists.ts';
 import type { ContactChange, Deps } from '../ports.ts';
+import { retryOnConflict } from '../retry.ts';
 import { fieldIssues } from '../validation.ts';
 import {
   ImportEntry,
@@ -48,7 +49,6 @@ const CONSENT_FIELDS = [
   'confirmedAt',
   'confirmedIp',
 ] as const;
-const RETRIES_ON_CONFLICT = 3;
 
 /** Distinct tag names one import may name (each new one is a write). */
 export const MAX_TAGS_PER_IMPORT = 100;
@@ -167,11 +167,12 @@ export const importContacts = async (
   let created = 0;
   let updated = 0;
   let pending = [...merged.values()];
-  for (
-    let attempt = 0;
-    pending.length && attempt <= RETRIES_ON_CONFLICT;
-    attempt++
-  ) {
+  const stillRacing = new ConflictError(
+    'contact.changed',
+    'Contacts kept changing during the import',
+  );
+  await retryOnConflict(async (retryable) => {
+    if (!pending.length) return;
     const existing = await deps.contacts.getMany(
       orgId,
       listId,
@@ -204,7 +205,11 @@ export const importContacts = async (
       updated += change.before ? lineCount : lineCount - 1;
     }
     pending = changes.filter((c) => conflicted.has(c)).map((c) => c.line);
-  }
+    if (pending.length) retryable(stillRacing);
+  }).catch((error) => {
+    // Lines still racing after the budget are reported, not thrown.
+    if (error !== stillRacing) throw error;
+  });
   for (const line of pending) {
     for (const index of line.indices) {
       errors.push({

@@ -4,6 +4,7 @@
  */
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
+import { retryOnConflict } from '../retry.ts';
 import type { AudienceEvent } from './events.ts';
 import type { Contact, ContactStatus } from './model.ts';
 
@@ -39,9 +40,6 @@ export const eventsOf = (
   return events;
 };
 
-/** Attempts of a read-change-save loop before a conflict is reported. */
-export const MAX_ATTEMPTS = 5;
-
 /**
  * Reads a contact, applies `change`, and stores it conditionally on the
  * version read; on a concurrent change, reads again and re-applies. Then
@@ -53,21 +51,16 @@ export const changeContact = async (
   read: () => Promise<Contact | undefined>,
   change: (contact: Contact, now: string) => Contact,
 ): Promise<{ before: Contact; after: Contact }> => {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async (retryable) => {
     const before = await read();
     if (!before) throw new NotFoundError('contact.notFound', 'No such contact');
     const now = deps.clock.now().toISOString();
     const after = change(before, now);
     if (after === before) return { before, after };
-    try {
-      await deps.contacts.save(orgId, [{ before, after }]);
-    } catch (error) {
-      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
-      throw error;
-    }
+    await deps.contacts.save(orgId, [{ before, after }]).catch(retryable);
     await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
     return { before, after };
-  }
+  });
 };
 
 /**

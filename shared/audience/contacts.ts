@@ -3,9 +3,10 @@
  * update, unsubscribe, resubscribe. Agnostic to how it is called and where
  * data is stored.
  */
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { requireList } from '../lists/lists.ts';
 import type { Deps, Page } from '../ports.ts';
+import { retryOnConflict } from '../retry.ts';
 import { type ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
 import type {
   AddContactInput,
@@ -15,7 +16,6 @@ import type {
 import {
   changeContact,
   eventsOf,
-  MAX_ATTEMPTS,
   requestStatus,
   withStatus,
 } from './contact-changes.ts';
@@ -66,7 +66,7 @@ export const addContact = async (
   const tags = await resolveTags(deps, orgId, input.tags ?? []);
   const tagIds = tags.map((t) => t.id);
 
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async (retryable) => {
     const now = deps.clock.now().toISOString();
     const before = await deps.contacts.get(orgId, listId, input.email);
 
@@ -101,14 +101,9 @@ export const addContact = async (
     );
 
     // 3. Store conditionally; a concurrent add means: read again.
-    try {
-      await deps.contacts.save(orgId, [
-        { ...(before ? { before } : {}), after },
-      ]);
-    } catch (error) {
-      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
-      throw error;
-    }
+    await deps.contacts
+      .save(orgId, [{ ...(before ? { before } : {}), after }])
+      .catch(retryable);
     await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
 
     // 4. A new confirmation link means a confirmation email.
@@ -123,7 +118,7 @@ export const addContact = async (
       contact: await contactViewOf(deps, orgId, after),
       confirmation,
     };
-  }
+  });
 };
 
 const merge = (

@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { normalizeEmail } from '../audience/model.ts';
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
+import { retryOnConflict } from '../retry.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import type { Identity, IdentityBook } from './model.ts';
 import { checkSenderAddress } from './sender.ts';
@@ -72,27 +73,19 @@ const viewOf = (book: IdentityBook, id: string): IdentityView => {
   return view;
 };
 
-const MAX_ATTEMPTS = 5;
-
 /** Reads the book, applies a change, writes it back; retries on a race. */
 export const changeBook = async (
   deps: Pick<Deps, 'identities'>,
   orgId: string,
   change: (book: IdentityBook) => IdentityBook | Promise<IdentityBook>,
-): Promise<IdentityBook> => {
-  for (let attempt = 1; ; attempt++) {
+): Promise<IdentityBook> =>
+  retryOnConflict(async (retryable) => {
     const before = await deps.identities.getBook(orgId);
     const after = await change(before);
     if (after === before) return before;
-    try {
-      await deps.identities.saveBook(orgId, before, after);
-      return after;
-    } catch (error) {
-      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) continue;
-      throw error;
-    }
-  }
-};
+    await deps.identities.saveBook(orgId, before, after).catch(retryable);
+    return after;
+  });
 
 const find = (book: IdentityBook, id: string): Identity => {
   const identity = book.identities.find((i) => i.id === id);

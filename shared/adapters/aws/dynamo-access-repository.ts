@@ -12,10 +12,23 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, Member, Role, User } from '../../access/model.ts';
+import * as v from 'valibot';
+import {
+  type ApiKeyRecord,
+  type Member,
+  ROLES,
+  type User,
+} from '../../access/model.ts';
+import {
+  ENTITY_TYPE,
+  entityType,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { AccessRepository } from '../../ports.ts';
+import { retryOnConflict } from '../../retry.ts';
 import {
   type DynamoTable,
   failedConditions,
@@ -25,31 +38,44 @@ import {
 
 /** Live keys one member may hold: keeps every membership change in one transaction. */
 export const MAX_KEYS_PER_MEMBER = 50;
-const MAX_ATTEMPTS = 5;
 
-interface MemberItem extends Member {
+const UserItem = itemSchema('User', {
+  userId: v.string(),
+  email: v.string(),
+});
+
+const MemberItem = itemSchema('Member', {
+  orgId: v.string(),
+  userId: v.string(),
+  email: v.string(),
+  role: v.picklist(ROLES),
+  rev: v.optional(v.number(), 0),
+  // DynamoDB stores no empty set: no attribute means no live key.
+  keyIds: v.optional(v.set(v.string()), () => new Set<string>()),
+});
+
+const ApiKeyItem = itemSchema('ApiKey', {
+  keyId: v.string(),
+  orgId: v.string(),
+  userId: v.string(),
+  role: v.picklist(ROLES),
+  secretHash: v.string(),
+  createdAt: v.string(),
+  revokedAt: v.optional(v.string()),
+});
+
+interface MemberRecord extends Member {
   rev: number;
   keyIds: string[];
 }
 
-const memberFromItem = (item: Record<string, unknown>): MemberItem => ({
-  orgId: String(item.orgId),
-  userId: String(item.userId),
-  email: String(item.email),
-  role: item.role as Role,
-  rev: Number(item.rev ?? 0),
-  keyIds: item.keyIds instanceof Set ? [...(item.keyIds as Set<string>)] : [],
-});
+const memberFromItem = (item: Record<string, unknown>): MemberRecord => {
+  const { keyIds, ...member } = parseItem(MemberItem, item);
+  return { ...member, keyIds: [...keyIds] };
+};
 
-const keyFromItem = (item: Record<string, unknown>): ApiKeyRecord => ({
-  keyId: String(item.keyId),
-  orgId: String(item.orgId),
-  userId: String(item.userId),
-  role: item.role as Role,
-  secretHash: String(item.secretHash),
-  createdAt: String(item.createdAt),
-  ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
-});
+const keyFromItem = (item: Record<string, unknown>): ApiKeyRecord =>
+  parseItem(ApiKeyItem, item);
 
 /** Who may call the API: users, members, API keys. */
 export class DynamoAccessRepository implements AccessRepository {
@@ -62,16 +88,17 @@ export class DynamoAccessRepository implements AccessRepository {
         Key: keys.userByEmail(email),
         UpdateExpression:
           'SET userId = if_not_exists(userId, :id), email = :email, #type = :type',
-        ExpressionAttributeNames: { '#type': '_type' },
+        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
         ExpressionAttributeValues: {
           ':id': newId,
           ':email': email,
-          ':type': 'User',
+          ':type': UserItem.type,
         },
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return { id: String(Attributes?.userId), email };
+    const user = parseItem(UserItem, Attributes ?? {}, keys.userByEmail(email));
+    return { id: user.userId, email };
   }
 
   async findUserByEmail(email: string): Promise<User | undefined> {
@@ -82,9 +109,9 @@ export class DynamoAccessRepository implements AccessRepository {
         ConsistentRead: true,
       }),
     );
-    return Item
-      ? { id: String(Item.userId), email: String(Item.email) }
-      : undefined;
+    if (!Item) return undefined;
+    const user = parseItem(UserItem, Item);
+    return { id: user.userId, email: user.email };
   }
 
   async getMember(orgId: string, userId: string): Promise<Member | undefined> {
@@ -106,7 +133,7 @@ export class DynamoAccessRepository implements AccessRepository {
                   TableName: this.table.tableName,
                   Item: {
                     ...keys.member(member.orgId, member.userId),
-                    _type: 'Member',
+                    ...entityType('Member'),
                     ...member,
                     rev: 1,
                   },
@@ -190,7 +217,7 @@ export class DynamoAccessRepository implements AccessRepository {
             TableName: this.table.tableName,
             Item: {
               ...keys.apiKey(key.keyId),
-              _type: 'ApiKey',
+              ...entityType('ApiKey'),
               ...key,
               role: current.role,
             },
@@ -246,7 +273,7 @@ export class DynamoAccessRepository implements AccessRepository {
   private async readMember(
     orgId: string,
     userId: string,
-  ): Promise<MemberItem | undefined> {
+  ): Promise<MemberRecord | undefined> {
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
@@ -259,7 +286,7 @@ export class DynamoAccessRepository implements AccessRepository {
 
   /** An update of the membership, conditional on the revision read. */
   private bumpMember(
-    member: MemberItem,
+    member: MemberRecord,
     update: string,
     values: Record<string, unknown>,
     names?: Record<string, string>,
@@ -310,25 +337,21 @@ export class DynamoAccessRepository implements AccessRepository {
   }
 
   /** Re-runs a read-then-write step when a concurrent change beat it. */
-  private async withRetries<T>(step: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await step();
-      } catch (error) {
+  private withRetries<T>(step: () => Promise<T>): Promise<T> {
+    return retryOnConflict((retryable) =>
+      step().catch((error: unknown) => {
         const raced =
           isConditionFailure(error) ||
           (failedConditions(error)?.length ?? 0) > 0;
-        if (!raced || attempt >= MAX_ATTEMPTS) {
-          if (raced) {
-            throw new ConflictError(
-              'member.changed',
-              'The membership changed concurrently; retry',
-              { cause: error },
-            );
-          }
-          throw error;
-        }
-      }
-    }
+        if (!raced) throw error;
+        return retryable(
+          new ConflictError(
+            'member.changed',
+            'The membership changed concurrently; retry',
+            { cause: error },
+          ),
+        );
+      }),
+    );
   }
 }

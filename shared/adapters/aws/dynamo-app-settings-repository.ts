@@ -2,9 +2,16 @@
  * Driven adapter: the application-wide settings item.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ENTITY_TYPE, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { AppSettings, AppSettingsRepository } from '../../ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
+
+const AppSettingsItem = itemSchema('AppSettings', {
+  // Sending is on until the operator switches it off.
+  sendingEnabled: v.optional(v.boolean(), true),
+});
 
 /** Application settings; sending is on until the operator switches it off. */
 export class DynamoAppSettingsRepository implements AppSettingsRepository {
@@ -17,7 +24,7 @@ export class DynamoAppSettingsRepository implements AppSettingsRepository {
         Key: keys.appSettings(),
       }),
     );
-    return { sendingEnabled: Item?.sendingEnabled !== false };
+    return parseItem(AppSettingsItem, Item ?? {}, keys.appSettings());
   }
 
   async setSendingEnabled(enabled: boolean): Promise<void> {
@@ -26,10 +33,10 @@ export class DynamoAppSettingsRepository implements AppSettingsRepository {
         TableName: this.table.tableName,
         Key: keys.appSettings(),
         UpdateExpression: 'SET sendingEnabled = :enabled, #type = :type',
-        ExpressionAttributeNames: { '#type': '_type' },
+        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
         ExpressionAttributeValues: {
           ':enabled': enabled,
-          ':type': 'AppSettings',
+          ':type': AppSettingsItem.type,
         },
       }),
     );

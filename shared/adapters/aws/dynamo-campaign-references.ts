@@ -2,10 +2,18 @@
  * Driven adapter: reads campaign items for the references other resources
  * must respect (an identity named by a campaign cannot be deleted).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { CampaignReferences } from '../../ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
+
+/** The attributes of a campaign this reference check reads. */
+const CampaignReferenceItem = itemSchema('Campaign', {
+  id: v.string(),
+  name: v.string(),
+});
 
 /** Campaigns naming an identity, by a filtered query of the organization. */
 export class DynamoCampaignReferences implements CampaignReferences {
@@ -17,28 +25,26 @@ export class DynamoCampaignReferences implements CampaignReferences {
   ): Promise<{ id: string; name: string }[]> {
     const query = keys.campaignsOfOrganization(orgId);
     const found: { id: string; name: string }[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          FilterExpression: 'sendingIdentityId = :identityId',
-          ProjectionExpression: 'id, #name',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-            ':identityId': identityId,
-          },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of result.Items ?? []) {
-        found.push({ id: String(item.id), name: String(item.name) });
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'sendingIdentityId = :identityId',
+        ProjectionExpression: 'PK, SK, id, #name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+          ':identityId': identityId,
+        },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        found.push(parseItem(CampaignReferenceItem, item));
       }
-      ExclusiveStartKey = result.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    }
     return found;
   }
 }

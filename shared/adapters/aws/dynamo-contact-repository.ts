@@ -10,10 +10,12 @@
  */
 import {
   GetCommand,
-  QueryCommand,
+  paginateQuery,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Contact, ContactStatus } from '../../audience/model.ts';
+import * as v from 'valibot';
+import { CONTACT_STATUSES, type Contact } from '../../audience/model.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type {
@@ -23,6 +25,7 @@ import type {
   Page,
   PageRequest,
 } from '../../ports.ts';
+import { retryOnConflict } from '../../retry.ts';
 import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   batchGet,
@@ -34,9 +37,6 @@ import {
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
-const MAX_CONFLICT_RETRIES = 4;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const OPTIONAL_FIELDS = [
   'firstName',
@@ -52,7 +52,7 @@ const OPTIONAL_FIELDS = [
 
 const toItem = (orgId: string, contact: Contact) => ({
   ...keys.contact(orgId, contact.listId, contact.email),
-  _type: 'Contact',
+  ...entityType('Contact'),
   id: contact.id,
   listId: contact.listId,
   email: contact.email,
@@ -74,24 +74,43 @@ const toItem = (orgId: string, contact: Contact) => ({
   ),
 });
 
+const optionalText = v.optional(v.string());
+
+/** The optional text attributes, each written only when set. */
+const optionalFields = {
+  firstName: optionalText,
+  lastName: optionalText,
+  optinAt: optionalText,
+  optinIp: optionalText,
+  confirmedAt: optionalText,
+  confirmedIp: optionalText,
+  joinedAt: optionalText,
+  unsubscribedAt: optionalText,
+  confirmationNonce: optionalText,
+} satisfies Record<(typeof OPTIONAL_FIELDS)[number], typeof optionalText>;
+
+const ContactItem = itemSchema('Contact', {
+  id: v.string(),
+  listId: v.string(),
+  email: v.string(),
+  status: v.picklist(CONTACT_STATUSES),
+  // DynamoDB stores no empty set: no attribute means no tag.
+  tagIds: v.optional(v.set(v.string()), () => new Set<string>()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  version: v.number(),
+  ...optionalFields,
+});
+
+/** Where a contact id points: its list and its email. */
+const ContactPointerItem = itemSchema('ContactPointer', {
+  listId: v.string(),
+  email: v.string(),
+});
+
 const fromItem = (item: Record<string, unknown>): Contact => {
-  const contact: Contact = {
-    id: String(item.id),
-    listId: String(item.listId),
-    email: String(item.email),
-    status: item.status as ContactStatus,
-    tagIds:
-      item.tagIds instanceof Set
-        ? [...(item.tagIds as Set<string>)].sort()
-        : [],
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-    version: Number(item.version),
-  };
-  for (const field of OPTIONAL_FIELDS) {
-    if (typeof item[field] === 'string') contact[field] = item[field];
-  }
-  return contact;
+  const { tagIds, ...contact } = parseItem(ContactItem, item);
+  return { ...contact, tagIds: [...tagIds].sort() };
 };
 
 /**
@@ -163,7 +182,8 @@ export class DynamoContactRepository implements ContactRepository {
       }),
     );
     if (!pointer) return undefined;
-    return this.get(orgId, String(pointer.listId), String(pointer.email));
+    const { listId, email } = parseItem(ContactPointerItem, pointer);
+    return this.get(orgId, listId, email);
   }
 
   async save(orgId: string, changes: ContactChange[]): Promise<void> {
@@ -238,32 +258,28 @@ export class DynamoContactRepository implements ContactRepository {
     // With a known total, stop at the page's end; otherwise count matches.
     const query = keys.contactsOfList(orgId, listId);
     const matches: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ...(conditions.length
-            ? { FilterExpression: conditions.join(' AND ') }
-            : {}),
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-            ...values,
-          },
-          ...(Object.keys(names).length
-            ? { ExpressionAttributeNames: names }
-            : {}),
-          ExclusiveStartKey,
-        }),
-      );
-      matches.push(...(result.Items ?? []));
-      ExclusiveStartKey = result.LastEvaluatedKey;
-    } while (
-      ExclusiveStartKey &&
-      (knownTotal === undefined || matches.length < offset + limit)
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ...(conditions.length
+          ? { FilterExpression: conditions.join(' AND ') }
+          : {}),
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+          ...values,
+        },
+        ...(Object.keys(names).length
+          ? { ExpressionAttributeNames: names }
+          : {}),
+      },
     );
+    for await (const result of pages) {
+      matches.push(...(result.Items ?? []));
+      if (knownTotal !== undefined && matches.length >= offset + limit) break;
+    }
     return {
       items: matches.slice(offset, offset + limit).map(fromItem),
       total: knownTotal ?? matches.length,
@@ -272,38 +288,33 @@ export class DynamoContactRepository implements ContactRepository {
 
   private async saveChunk(orgId: string, changes: ContactChange[]) {
     const items = this.transactItems(orgId, changes);
-    for (let attempt = 1; ; attempt++) {
+    const contactItems = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
+    await retryOnConflict(async (retryable) => {
       try {
         await this.table.client.send(
           new TransactWriteCommand({ TransactItems: items }),
         );
-        return;
       } catch (error) {
-        // Another transaction held an item: back off and try again.
-        if (isTransactionConflict(error) && attempt < MAX_CONFLICT_RETRIES) {
-          await sleep(20 * 2 ** attempt + Math.random() * 20);
-          continue;
-        }
         const failed = failedConditions(error);
         if (!failed && !isTransactionConflict(error)) throw error;
-        const contactItems = changes.reduce(
-          (n, c) => n + (c.before ? 1 : 2),
-          0,
+        const targetGone = failed?.some((index) => index >= contactItems);
+        const conflict = new ConflictError(
+          'contact.changed',
+          'A contact changed while it was being saved; retry',
+          { cause: error },
         );
-        if (failed?.some((index) => index >= contactItems)) {
+        // Another transaction held an item: the same write may pass later.
+        if (isTransactionConflict(error) && !targetGone) retryable(conflict);
+        if (targetGone) {
           throw new NotFoundError(
             'audience.targetGone',
             'The list or a tag of this change no longer exists',
             { cause: error },
           );
         }
-        throw new ConflictError(
-          'contact.changed',
-          'A contact changed while it was being saved; retry',
-          { cause: error },
-        );
+        throw conflict;
       }
-    }
+    });
   }
 
   private transactItems(
@@ -340,7 +351,7 @@ export class DynamoContactRepository implements ContactRepository {
             TableName,
             Item: {
               ...keys.contactById(orgId, after.id),
-              _type: 'ContactPointer',
+              ...entityType('ContactPointer'),
               listId: after.listId,
               email: after.email,
             },

@@ -11,9 +11,17 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import {
+  ENTITY_TYPE,
+  entityType,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { DomainRepository } from '../../ports.ts';
+import { retryOnConflict } from '../../retry.ts';
 import type { DkimStatus, MailFromStatus } from '../../sending/provider.ts';
 import type { SendingDomain } from '../../settings/model.ts';
 import {
@@ -23,22 +31,36 @@ import {
   type TransactItem,
 } from './dynamo-table.ts';
 
-const fromItem = (item: Record<string, unknown>): SendingDomain => ({
-  id: String(item.id),
-  domain: String(item.domain),
-  createdAt: String(item.createdAt),
-  dkimStatus: item.dkimStatus as DkimStatus,
-  mailFromDomain:
-    typeof item.mailFromDomain === 'string' ? item.mailFromDomain : null,
-  mailFromStatus:
-    typeof item.mailFromStatus === 'string'
-      ? (item.mailFromStatus as MailFromStatus)
-      : null,
-  ownershipProved: item.ownershipProved === true,
-  declaredAfterAnother: item.declaredAfterAnother === true,
-  lastCheckedAt:
-    typeof item.lastCheckedAt === 'string' ? item.lastCheckedAt : null,
+/** The DKIM and MAIL FROM statuses, as the provider reports them. */
+const STATUSES = [
+  'PENDING',
+  'SUCCESS',
+  'FAILED',
+] as const satisfies readonly DkimStatus[] & readonly MailFromStatus[];
+
+const DomainItem = itemSchema('Domain', {
+  id: v.string(),
+  domain: v.string(),
+  createdAt: v.string(),
+  dkimStatus: v.picklist(STATUSES),
+  mailFromDomain: v.optional(v.nullable(v.string()), null),
+  mailFromStatus: v.optional(v.nullable(v.picklist(STATUSES)), null),
+  ownershipProved: v.optional(v.boolean(), false),
+  declaredAfterAnother: v.optional(v.boolean(), false),
+  lastCheckedAt: v.optional(v.nullable(v.string()), null),
 });
+
+/** Who declared a domain name, who proved it, whether its identity was found. */
+const DomainClaimItem = itemSchema('DomainClaim', {
+  // DynamoDB stores no empty set: no attribute means nobody declares it.
+  declaredBy: v.optional(v.set(v.string()), () => new Set<string>()),
+  ownerOrgId: v.optional(v.string()),
+  ownerDomainId: v.optional(v.string()),
+  identityFound: v.optional(v.boolean(), false),
+});
+
+const fromItem = (item: Record<string, unknown>): SendingDomain =>
+  parseItem(DomainItem, item);
 
 const alreadyDeclared = (domain: SendingDomain, cause?: unknown) =>
   new ConflictError(
@@ -90,11 +112,11 @@ export class DynamoDomainRepository implements DomainRepository {
     options: { foundIdentity?: boolean } = {},
   ): Promise<SendingDomain> {
     const { tableName: TableName } = this.table;
-    for (let attempt = 1; ; attempt++) {
+    return retryOnConflict(async (retryable) => {
       // Who declared the name before: the transaction holds only if still so.
       const claim = await this.claim(domain.domain);
-      if (claim.declaredBy.includes(orgId)) throw alreadyDeclared(domain);
-      const first = claim.declaredBy.length === 0;
+      if (claim.declaredBy.has(orgId)) throw alreadyDeclared(domain);
+      const first = claim.declaredBy.size === 0;
       // The first declaration that found the identity marks it as found.
       const markFound = first && options.foundIdentity === true;
       const declared = {
@@ -115,10 +137,10 @@ export class DynamoDomainRepository implements DomainRepository {
                   ConditionExpression: first
                     ? 'attribute_not_exists(declaredBy)'
                     : 'NOT contains(declaredBy, :orgId)',
-                  ExpressionAttributeNames: { '#type': '_type' },
+                  ExpressionAttributeNames: { '#type': ENTITY_TYPE },
                   ExpressionAttributeValues: {
                     ':org': new Set([orgId]),
-                    ':type': 'DomainClaim',
+                    ':type': DomainClaimItem.type,
                     ...(first ? {} : { ':orgId': orgId }),
                     ...(markFound ? { ':true': true } : {}),
                   },
@@ -129,7 +151,7 @@ export class DynamoDomainRepository implements DomainRepository {
                   TableName,
                   Item: {
                     ...keys.domain(orgId, domain.id),
-                    _type: 'Domain',
+                    ...entityType('Domain'),
                     ...declared,
                   },
                   ConditionExpression: 'attribute_not_exists(PK)',
@@ -141,25 +163,25 @@ export class DynamoDomainRepository implements DomainRepository {
         return declared;
       } catch (error) {
         // Another declaration came in meanwhile: read the claim again.
-        if (failedConditions(error)?.includes(0) && attempt < 5) continue;
         if (failedConditions(error)?.includes(0)) {
-          throw alreadyDeclared(domain, error);
+          retryable(alreadyDeclared(domain, error));
         }
         throw error;
       }
-    }
+    });
   }
 
   /** The organizations that declare a name (strongly consistent). */
-  private async claim(name: string): Promise<{ declaredBy: string[] }> {
+  private async claim(name: string) {
+    const key = keys.domainClaim(name);
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
-        Key: keys.domainClaim(name),
+        Key: key,
         ConsistentRead: true,
       }),
     );
-    return { declaredBy: [...((Item?.declaredBy as Set<string>) ?? [])] };
+    return parseItem(DomainClaimItem, Item ?? {}, key);
   }
 
   async saveState(orgId: string, domain: SendingDomain): Promise<void> {
@@ -191,16 +213,9 @@ export class DynamoDomainRepository implements DomainRepository {
     domain: SendingDomain,
   ): Promise<{ stillDeclared: boolean; keepIdentity: boolean }> {
     const { tableName: TableName } = this.table;
-    const { Item: claim } = await this.table.client.send(
-      new GetCommand({
-        TableName,
-        Key: keys.domainClaim(domain.domain),
-        ConsistentRead: true,
-      }),
-    );
-    const declaredBy = [...((claim?.declaredBy as Set<string>) ?? [])];
+    const claim = await this.claim(domain.domain);
     const owned =
-      claim?.ownerOrgId === orgId && claim?.ownerDomainId === domain.id;
+      claim.ownerOrgId === orgId && claim.ownerDomainId === domain.id;
     try {
       await this.table.client.send(
         new TransactWriteCommand({
@@ -229,25 +244,19 @@ export class DynamoDomainRepository implements DomainRepository {
       if (failedConditions(error)?.includes(0)) throw gone(domain.id, error);
       throw error;
     }
-    const stillDeclared = declaredBy.some((id) => id !== orgId);
+    const stillDeclared = [...claim.declaredBy].some((id) => id !== orgId);
     return {
       stillDeclared,
-      keepIdentity: stillDeclared || claim?.identityFound === true,
+      keepIdentity: stillDeclared || claim.identityFound,
     };
   }
 
   async owner(
     domain: string,
   ): Promise<{ orgId: string; domainId: string } | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.domainClaim(domain),
-        ConsistentRead: true,
-      }),
-    );
-    return typeof Item?.ownerOrgId === 'string'
-      ? { orgId: Item.ownerOrgId, domainId: String(Item.ownerDomainId) }
+    const { ownerOrgId, ownerDomainId } = await this.claim(domain);
+    return ownerOrgId !== undefined && ownerDomainId !== undefined
+      ? { orgId: ownerOrgId, domainId: ownerDomainId }
       : undefined;
   }
 

@@ -9,6 +9,8 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { IdentityRepository } from '../../ports.ts';
@@ -19,12 +21,21 @@ import {
   type TransactItem,
 } from './dynamo-table.ts';
 
-const fromItem = (item: Record<string, unknown>): Identity => ({
-  id: String(item.id),
-  senderEmail: String(item.senderEmail),
-  senderName: String(item.senderName ?? ''),
-  createdAt: String(item.createdAt),
+const IdentityItem = itemSchema('Identity', {
+  id: v.string(),
+  senderEmail: v.string(),
+  senderName: v.optional(v.string(), ''),
+  createdAt: v.string(),
 });
+
+/** The head of the book: its version and its default identity. */
+const IdentityBookItem = itemSchema('IdentityBook', {
+  version: v.number(),
+  defaultId: v.optional(v.string()),
+});
+
+const fromItem = (item: Record<string, unknown>): Identity =>
+  parseItem(IdentityItem, item);
 
 /** The address book and its head item. */
 export class DynamoIdentityRepository implements IdentityRepository {
@@ -52,11 +63,14 @@ export class DynamoIdentityRepository implements IdentityRepository {
         }),
       ),
     ]);
-    const defaultId = head.Item?.defaultId;
+    // A book never written reads empty, at version 0.
+    const { version, defaultId } = head.Item
+      ? parseItem(IdentityBookItem, head.Item)
+      : { version: 0, defaultId: undefined };
     return {
       identities: (list.Items ?? []).map(fromItem),
-      ...(typeof defaultId === 'string' ? { defaultId } : {}),
-      version: Number(head.Item?.version ?? 0),
+      ...(defaultId !== undefined ? { defaultId } : {}),
+      version,
     };
   }
 
@@ -73,7 +87,7 @@ export class DynamoIdentityRepository implements IdentityRepository {
           TableName,
           Item: {
             ...keys.identityBook(orgId),
-            _type: 'IdentityBook',
+            ...entityType('IdentityBook'),
             version: before.version + 1,
             ...(after.defaultId ? { defaultId: after.defaultId } : {}),
           },
@@ -98,7 +112,7 @@ export class DynamoIdentityRepository implements IdentityRepository {
               TableName,
               Item: {
                 ...keys.identity(orgId, identity.id),
-                _type: 'Identity',
+                ...entityType('Identity'),
                 ...identity,
               },
             },

@@ -3,12 +3,15 @@
  * on the organization item gives the total of GET /lists without a scan.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { List } from '../../lists/model.ts';
 import type { ListRepository, Page, PageRequest } from '../../ports.ts';
 import {
+  Counter,
   type DynamoTable,
   organizationCounter,
   pageByPrefix,
@@ -21,7 +24,7 @@ export const statusCountAttribute = (status: ContactStatus) =>
 
 const toItem = (orgId: string, list: List) => ({
   ...keys.list(orgId, list.id),
-  _type: 'List',
+  ...entityType('List'),
   id: list.id,
   name: list.name,
   createdAt: list.createdAt,
@@ -34,18 +37,36 @@ const toItem = (orgId: string, list: List) => ({
   ),
 });
 
-const fromItem = (item: Record<string, unknown>): List => ({
-  id: String(item.id),
-  name: String(item.name),
-  createdAt: String(item.createdAt),
-  contactCount: Number(item.contactCount ?? 0),
-  statusCounts: Object.fromEntries(
-    CONTACT_STATUSES.map((s) => [
-      s,
-      Number(item[statusCountAttribute(s)] ?? 0),
-    ]),
-  ) as Record<ContactStatus, number>,
+const ListItem = itemSchema('List', {
+  id: v.string(),
+  name: v.string(),
+  createdAt: v.string(),
+  contactCount: Counter,
+  ...({
+    pendingCount: Counter,
+    subscribedCount: Counter,
+    unsubscribedCount: Counter,
+    bouncedCount: Counter,
+    complainedCount: Counter,
+  } satisfies Record<ReturnType<typeof statusCountAttribute>, typeof Counter>),
 });
+
+const fromItem = (item: Record<string, unknown>): List => {
+  const list = parseItem(ListItem, item);
+  return {
+    id: list.id,
+    name: list.name,
+    createdAt: list.createdAt,
+    contactCount: list.contactCount,
+    statusCounts: {
+      pending: list.pendingCount,
+      subscribed: list.subscribedCount,
+      unsubscribed: list.unsubscribedCount,
+      bounced: list.bouncedCount,
+      complained: list.complainedCount,
+    },
+  };
+};
 
 /** Lists, their unique names and the organization's list counter. */
 export class DynamoListRepository implements ListRepository {
@@ -55,7 +76,7 @@ export class DynamoListRepository implements ListRepository {
     await putWithReservation(this.table, {
       reservation: {
         ...keys.listName(orgId, list.name),
-        _type: 'ListName',
+        ...entityType('ListName'),
         listId: list.id,
       },
       item: toItem(orgId, list),

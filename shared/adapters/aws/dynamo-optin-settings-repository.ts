@@ -3,6 +3,8 @@
  * that never changed them reads the defaults.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { OptinSettingsRepository } from '../../ports.ts';
 import {
@@ -11,6 +13,13 @@ import {
   type OptinSettings,
 } from '../../settings/optin.ts';
 import type { DynamoTable } from './dynamo-table.ts';
+
+/** Settings never changed read as the defaults: '' stands for the default. */
+const OptinSettingsItem = itemSchema('OptinSettings', {
+  required: v.optional(v.boolean(), false),
+  subject: v.optional(v.string(), ''),
+  content: v.optional(v.string(), ''),
+});
 
 /** Reads the opt-in settings item of an organization. */
 export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
@@ -23,13 +32,14 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
         Key: keys.optinSettings(orgId),
       }),
     );
-    const content = typeof Item?.content === 'string' ? Item.content : '';
+    const { required, subject, content } = parseItem(
+      OptinSettingsItem,
+      Item ?? {},
+      keys.optinSettings(orgId),
+    );
     return {
-      required: Item?.required === true,
-      subject:
-        typeof Item?.subject === 'string' && Item.subject
-          ? Item.subject
-          : DEFAULT_OPTIN_SUBJECT,
+      required,
+      subject: subject || DEFAULT_OPTIN_SUBJECT,
       content: content || DEFAULT_OPTIN_CONTENT,
       customized: content !== '',
     };
@@ -44,7 +54,7 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
         TableName: this.table.tableName,
         Item: {
           ...keys.optinSettings(orgId),
-          _type: 'OptinSettings',
+          ...entityType('OptinSettings'),
           required: settings.required,
           subject: settings.subject,
           content: settings.content,

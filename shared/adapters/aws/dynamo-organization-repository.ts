@@ -2,6 +2,8 @@
  * Driven adapter: organizations in the single DynamoDB table.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Organization } from '../../organizations/model.ts';
@@ -14,7 +16,7 @@ import {
 
 const toItem = (org: Organization) => ({
   ...keys.organization(org.id),
-  _type: 'Organization',
+  ...entityType('Organization'),
   id: org.id,
   name: org.name,
   slug: org.slug,
@@ -23,17 +25,29 @@ const toItem = (org: Organization) => ({
   listCount: 0,
 });
 
-const fromItem = (item: Record<string, unknown>): Organization => ({
-  id: String(item.id),
-  name: String(item.name),
-  slug: String(item.slug),
-  sendingAllowed: item.sendingAllowed === true,
-  createdAt: String(item.createdAt),
-  ...(typeof item.postalAddress === 'string'
-    ? { postalAddress: item.postalAddress }
-    : {}),
-  ...(item.isolation ? { isolation: item.isolation as IsolationState } : {}),
+const IsolationItem = v.object({
+  provisioning: v.picklist(['none', 'provisioned', 'incomplete']),
+  sendingStatus: v.picklist(['ENABLED', 'DISABLED']),
+  checkedAt: v.string(),
+}) satisfies v.GenericSchema<unknown, IsolationState>;
+
+const OrganizationItem = itemSchema('Organization', {
+  id: v.string(),
+  name: v.string(),
+  slug: v.string(),
+  sendingAllowed: v.boolean(),
+  createdAt: v.string(),
+  postalAddress: v.optional(v.string()),
+  isolation: v.optional(IsolationItem),
 });
+
+/** The organization's domain-verification token, written once. */
+const ChallengeTokenItem = itemSchema('Organization', {
+  challengeToken: v.string(),
+});
+
+const fromItem = (item: Record<string, unknown>): Organization =>
+  parseItem(OrganizationItem, item);
 
 /** Organizations, with their slugs reserved application-wide. */
 export class DynamoOrganizationRepository implements OrganizationRepository {
@@ -43,7 +57,7 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
     await putWithReservation(this.table, {
       reservation: {
         ...keys.organizationSlug(org.slug),
-        _type: 'OrganizationSlug',
+        ...entityType('OrganizationSlug'),
         orgId: org.id,
       },
       item: toItem(org),
@@ -106,18 +120,21 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
 
   async challengeToken(orgId: string, candidate: string): Promise<string> {
     // A read first: the token is written once, and reads must not write.
+    const key = keys.organization(orgId);
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
-        Key: keys.organization(orgId),
+        Key: key,
         ProjectionExpression: 'challengeToken',
       }),
     );
-    if (typeof Item?.challengeToken === 'string') return Item.challengeToken;
+    if (Item?.challengeToken !== undefined) {
+      return parseItem(ChallengeTokenItem, Item, key).challengeToken;
+    }
     const { Attributes } = await this.table.client.send(
       new UpdateCommand({
         TableName: this.table.tableName,
-        Key: keys.organization(orgId),
+        Key: key,
         UpdateExpression:
           'SET challengeToken = if_not_exists(challengeToken, :candidate)',
         ConditionExpression: 'attribute_exists(PK)',
@@ -125,7 +142,7 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return String(Attributes?.challengeToken);
+    return parseItem(ChallengeTokenItem, Attributes ?? {}, key).challengeToken;
   }
 
   async saveIsolation(orgId: string, isolation: IsolationState): Promise<void> {

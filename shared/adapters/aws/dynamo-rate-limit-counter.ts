@@ -20,6 +20,7 @@ import {
   ConditionalCheckFailedException,
 } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ENTITY_TYPE, type EntityType } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { RateLimitCounter } from '../../ports.ts';
 import { type DynamoTable, epochSeconds } from './dynamo-table.ts';
@@ -94,14 +95,14 @@ export class DynamoRateLimitCounter implements RateLimitCounter {
             ExpressionAttributeNames: {
               '#slot': slotName(index),
               '#ttl': 'ttl',
-              '#type': '_type',
+              '#type': ENTITY_TYPE,
             },
             ExpressionAttributeValues: {
               ':now': now,
               ':cutoff': cutoff,
               // Worthless once its newest request has left the window.
               ':ttl': epochSeconds(new Date(now + 2 * windowMs)),
-              ':type': 'RateLog',
+              ':type': 'RateLog' satisfies EntityType,
             },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -11,10 +11,12 @@ import {
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
+  paginateQuery,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import type { Key, QueryKey } from '../../db/keys.ts';
 
 /** One item of a TransactWriteItems request. */
@@ -47,12 +49,24 @@ export const failedConditions = (error: unknown): number[] | undefined => {
 export const epochSeconds = (date: Date): number =>
   Math.floor(date.getTime() / 1000);
 
+/**
+ * A counter maintained with `ADD`: no attribute yet means nothing was
+ * counted, so it reads as 0.
+ */
+export const Counter = v.optional(v.number(), 0);
+
+/** The organization item as the counter reads project it. */
+const OrganizationCounters = itemSchema('Organization', {
+  listCount: Counter,
+  tagCount: Counter,
+  templateCount: Counter,
+  topicCount: Counter,
+});
+
 /** The collection counters kept on the organization item. */
-export type OrganizationCounter =
-  | 'listCount'
-  | 'tagCount'
-  | 'templateCount'
-  | 'topicCount';
+export type OrganizationCounter = keyof v.InferOutput<
+  typeof OrganizationCounters.schema
+>;
 
 /** True when a transaction was cancelled by a concurrent transaction. */
 export const isTransactionConflict = (error: unknown): boolean =>
@@ -118,32 +132,32 @@ export const pageByPrefix = async (
   const offset = (page - 1) * limit;
   if (offset >= total) return { items: [], total };
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const result = await table.client.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ...(projection
-          ? {
-              ProjectionExpression: projection.expression,
-              ...(projection.names
-                ? { ExpressionAttributeNames: projection.names }
-                : {}),
-            }
-          : {}),
-        ScanIndexForward: options.ascending === true,
-        Limit: offset + limit - items.length,
-        ExclusiveStartKey,
-      }),
-    );
+  const pages = paginateQuery(
+    // Pages of the items the page needs at most: one request when they fit.
+    { client: table.client, pageSize: offset + limit },
+    {
+      TableName: table.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': query.PK,
+        ':prefix': query.skPrefix,
+      },
+      ...(projection
+        ? {
+            ProjectionExpression: projection.expression,
+            ...(projection.names
+              ? { ExpressionAttributeNames: projection.names }
+              : {}),
+          }
+        : {}),
+      ScanIndexForward: options.ascending === true,
+    },
+  );
+  for await (const result of pages) {
     items.push(...(result.Items ?? []));
-    ExclusiveStartKey = result.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < offset + limit);
+    // Enough for the page: read no further.
+    if (items.length >= offset + limit) break;
+  }
   return { items: items.slice(offset, offset + limit), total };
 };
 
@@ -161,7 +175,7 @@ export const organizationCounter = async (
       ExpressionAttributeNames: { '#counter': counter },
     }),
   );
-  return Number(Item?.[counter] ?? 0);
+  return parseItem(OrganizationCounters, Item ?? {}, orgKey)[counter];
 };
 
 /**

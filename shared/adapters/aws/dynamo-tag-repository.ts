@@ -3,24 +3,36 @@
  * case-insensitively, the organization's tag counter giving the total.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Page, PageRequest, TagRepository } from '../../ports.ts';
 import {
   batchGet,
+  Counter,
   type DynamoTable,
   organizationCounter,
   pageByPrefix,
   putWithReservation,
 } from './dynamo-table.ts';
 
-const fromItem = (item: Record<string, unknown>): Tag => ({
-  id: String(item.id),
-  name: String(item.name),
-  createdAt: String(item.createdAt),
-  contactCount: Number(item.contactCount ?? 0),
+const TagItem = itemSchema('Tag', {
+  id: v.string(),
+  name: v.string(),
+  createdAt: v.string(),
+  contactCount: Counter,
 });
+
+/** A tag name's reservation, naming the tag that holds it. */
+const TagNameItem = itemSchema('TagName', {
+  tagId: v.string(),
+  name: v.string(),
+});
+
+const fromItem = (item: Record<string, unknown>): Tag =>
+  parseItem(TagItem, item);
 
 /** Tags, their name reservations and the organization's tag counter. */
 export class DynamoTagRepository implements TagRepository {
@@ -30,14 +42,14 @@ export class DynamoTagRepository implements TagRepository {
     await putWithReservation(this.table, {
       reservation: {
         ...keys.tagName(orgId, tagNameKey(tag.name)),
-        _type: 'TagName',
+        ...entityType('TagName'),
         tagId: tag.id,
         name: tag.name,
         createdAt: tag.createdAt,
       },
       item: {
         ...keys.tag(orgId, tag.id),
-        _type: 'Tag',
+        ...entityType('Tag'),
         id: tag.id,
         name: tag.name,
         createdAt: tag.createdAt,
@@ -82,10 +94,10 @@ export class DynamoTagRepository implements TagRepository {
       nameKeys.map((nameKey) => keys.tagName(orgId, nameKey)),
     );
     return new Map(
-      items.map((item) => [
-        tagNameKey(String(item.name)),
-        { id: String(item.tagId), name: String(item.name) },
-      ]),
+      items.map((item) => {
+        const { tagId, name } = parseItem(TagNameItem, item);
+        return [tagNameKey(name), { id: tagId, name }];
+      }),
     );
   }
 

@@ -7,6 +7,8 @@ import {
   PutCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest, TemplateRepository } from '../../ports.ts';
@@ -21,16 +23,24 @@ import {
 
 const toItem = (orgId: string, template: Template) => ({
   ...keys.template(orgId, template.id),
-  _type: 'Template',
+  ...entityType('Template'),
   ...template,
 });
 
-const summaryOf = (item: Record<string, unknown>): TemplateSummary => ({
-  id: String(item.id),
-  name: String(item.name),
-  defaultSubject: String(item.defaultSubject),
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
+const summaryEntries = {
+  id: v.string(),
+  name: v.string(),
+  defaultSubject: v.string(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+};
+
+/** A template as list rows read it: projected, without its HTML. */
+const TemplateSummaryItem = itemSchema('Template', summaryEntries);
+
+const TemplateItem = itemSchema('Template', {
+  ...summaryEntries,
+  content: v.string(),
 });
 
 const notFound = (templateId: string, cause?: unknown) =>
@@ -76,9 +86,7 @@ export class DynamoTemplateRepository implements TemplateRepository {
         ConsistentRead: true,
       }),
     );
-    return Item
-      ? { ...summaryOf(Item), content: String(Item.content) }
-      : undefined;
+    return Item ? parseItem(TemplateItem, Item) : undefined;
   }
 
   async update(orgId: string, template: Template): Promise<void> {
@@ -144,11 +152,14 @@ export class DynamoTemplateRepository implements TemplateRepository {
       request,
       {
         projection: {
-          expression: 'id, #name, defaultSubject, createdAt, updatedAt',
+          expression: 'PK, SK, id, #name, defaultSubject, createdAt, updatedAt',
           names: { '#name': 'name' },
         },
       },
     );
-    return { items: page.items.map(summaryOf), total };
+    return {
+      items: page.items.map((item) => parseItem(TemplateSummaryItem, item)),
+      total,
+    };
   }
 }

@@ -6,16 +6,19 @@
 import {
   BatchWriteCommand,
   GetCommand,
-  QueryCommand,
+  paginateQuery,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { tagNameKey } from '../../audience/model.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest, TopicRepository } from '../../ports.ts';
 import type { Topic, TopicOptOut } from '../../topics/model.ts';
 import {
   batchGet,
+  Counter,
   type DynamoTable,
   failedConditions,
   organizationCounter,
@@ -26,26 +29,30 @@ import {
 
 const toItem = (orgId: string, topic: Topic) => ({
   ...keys.topic(orgId, topic.id),
-  _type: 'Topic',
+  ...entityType('Topic'),
   ...topic,
 });
 
-const fromItem = (item: Record<string, unknown>): Topic => ({
-  id: String(item.id),
-  name: String(item.name),
-  ...(typeof item.description === 'string'
-    ? { description: item.description }
-    : {}),
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
-  optOutCount: Number(item.optOutCount ?? 0),
+const TopicItem = itemSchema('Topic', {
+  id: v.string(),
+  name: v.string(),
+  description: v.optional(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  optOutCount: Counter,
 });
 
-const optOutFromItem = (item: Record<string, unknown>): TopicOptOut => ({
-  email: String(item.email),
-  contactId: String(item.contactId),
-  optedOutAt: String(item.optedOutAt),
+const TopicOptOutItem = itemSchema('TopicOptOut', {
+  email: v.string(),
+  contactId: v.string(),
+  optedOutAt: v.string(),
 });
+
+const fromItem = (item: Record<string, unknown>): Topic =>
+  parseItem(TopicItem, item);
+
+const optOutFromItem = (item: Record<string, unknown>): TopicOptOut =>
+  parseItem(TopicOptOutItem, item);
 
 const nameTaken = (name: string, cause: unknown) =>
   new ConflictError(
@@ -64,7 +71,7 @@ export class DynamoTopicRepository implements TopicRepository {
     await putWithReservation(this.table, {
       reservation: {
         ...keys.topicName(orgId, tagNameKey(topic.name)),
-        _type: 'TopicName',
+        ...entityType('TopicName'),
         topicId: topic.id,
       },
       item: toItem(orgId, topic),
@@ -111,7 +118,7 @@ export class DynamoTopicRepository implements TopicRepository {
                 TableName,
                 Item: {
                   ...keys.topicName(orgId, tagNameKey(after.name)),
-                  _type: 'TopicName',
+                  ...entityType('TopicName'),
                   topicId: after.id,
                 },
                 ConditionExpression: 'attribute_not_exists(PK)',
@@ -203,20 +210,19 @@ export class DynamoTopicRepository implements TopicRepository {
     // 2. Its opt-outs, 25 per request: unreachable once the topic is gone,
     // so a failure here leaves nothing visible behind.
     const query = keys.topicOptOuts(orgId, topic.id);
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.client.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-          },
-          ProjectionExpression: 'PK, SK',
-          ExclusiveStartKey,
-        }),
-      );
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+        },
+        ProjectionExpression: 'PK, SK',
+      },
+    );
+    for await (const result of pages) {
       const found = result.Items ?? [];
       for (let i = 0; i < found.length; i += 25) {
         let requests = found
@@ -230,8 +236,7 @@ export class DynamoTopicRepository implements TopicRepository {
             []) as typeof requests;
         }
       }
-      ExclusiveStartKey = result.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    }
   }
 
   async addOptOut(
@@ -244,7 +249,7 @@ export class DynamoTopicRepository implements TopicRepository {
         TableName: this.table.tableName,
         Item: {
           ...keys.topicOptOut(orgId, topicId, optOut.email),
-          _type: 'TopicOptOut',
+          ...entityType('TopicOptOut'),
           ...optOut,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
@@ -317,7 +322,7 @@ export class DynamoTopicRepository implements TopicRepository {
         keys.topicOptOut(orgId, topicId, email),
       ),
     );
-    return new Set(items.map((item) => String(item.email)));
+    return new Set(items.map((item) => optOutFromItem(item).email));
   }
 
   async pageOptOuts(

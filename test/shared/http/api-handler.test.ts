@@ -166,9 +166,15 @@ describe('the request pipeline', () => {
       storeKey('member');
       const clock = fixedClock();
       const handler = handlerOf('me', clock);
-      dynamoMock
-        .on(GetCommand, { Key: keys.organization(ORG) })
-        .resolves({ Item: { id: ORG, name: 'Acme', slug: 'acme' } });
+      dynamoMock.on(GetCommand, { Key: keys.organization(ORG) }).resolves({
+        Item: {
+          id: ORG,
+          name: 'Acme',
+          slug: 'acme',
+          sendingAllowed: false,
+          createdAt: '2026-11-01T00:00:00.000Z',
+        },
+      });
       dynamoMock.on(QueryCommand).resolves({ Items: [] });
       // Act
       await handler(

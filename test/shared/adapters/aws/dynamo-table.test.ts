@@ -1,0 +1,121 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoContactRepository } from '../../../../shared/adapters/aws/dynamo-contact-repository.ts';
+import { pageByPrefix } from '../../../../shared/adapters/aws/dynamo-table.ts';
+import { keys } from '../../../../shared/db/keys.ts';
+
+const client = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'eu-west-1' }),
+);
+const dynamo = mockClient(client);
+const table = { client, tableName: 'table' };
+
+const lastKey = (n: number) => ({ PK: 'ORG#o', SK: `TAG#${n}` });
+
+/**
+ * Answers queries page by page, `sizes[i]` items on page i, and records the
+ * start key of each query when it is sent (the paginator reuses its input).
+ */
+const pagesOf = (sizes: number[], item: (n: number) => object) => {
+  const startKeys: unknown[] = [];
+  let page = 0;
+  let next = 0;
+  dynamo.on(QueryCommand).callsFake((input: QueryCommandInput) => {
+    startKeys.push(input.ExclusiveStartKey);
+    const Items = Array.from({ length: sizes[page] ?? 0 }, () => item(next++));
+    page++;
+    return page < sizes.length
+      ? { Items, LastEvaluatedKey: lastKey(next) }
+      : { Items };
+  });
+  return startKeys;
+};
+
+const tag = (n: number) => ({
+  id: `t${n}`,
+  name: `Tag ${n}`,
+  createdAt: '2026-11-22T10:00:00.000Z',
+});
+
+const contact = (n: number) => ({
+  ...keys.contact('o', 'l', `p${n}@example.test`),
+  id: `c${n}`,
+  listId: 'l',
+  email: `p${n}@example.test`,
+  status: 'subscribed',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
+  version: 1,
+});
+
+describe('query pagination', () => {
+  beforeEach(() => dynamo.reset());
+
+  it('stops reading pages once a page of a collection is complete', async () => {
+    // Arrange: the engine cuts pages at 2 items (its 1 MB limit, say).
+    pagesOf([2, 2, 2, 2], tag);
+    // Act
+    const page = await pageByPrefix(table, keys.tagsOfOrganization('o'), 8, {
+      page: 2,
+      limit: 1,
+    });
+    // Assert
+    expect(page.items).toEqual([tag(1)]);
+    const queries = dynamo.commandCalls(QueryCommand);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]?.args[0].input.Limit).toBe(2);
+  });
+
+  it('reads on from the last key while the page is short', async () => {
+    // Arrange
+    const startKeys = pagesOf([2, 2, 2, 2], tag);
+    // Act
+    const page = await pageByPrefix(table, keys.tagsOfOrganization('o'), 8, {
+      page: 2,
+      limit: 2,
+    });
+    // Assert
+    expect(page.items).toEqual([tag(2), tag(3)]);
+    expect(startKeys).toEqual([undefined, lastKey(2)]);
+  });
+
+  it('stops a filtered contact query at the page end when the total is known', async () => {
+    // Arrange
+    pagesOf([1, 1, 1, 1, 1], contact);
+    const contacts = new DynamoContactRepository(table);
+    // Act
+    const page = await contacts.page(
+      'o',
+      'l',
+      { status: 'subscribed' },
+      { page: 1, limit: 2 },
+      5,
+    );
+    // Assert
+    expect(page.items.map((c) => c.id)).toEqual(['c0', 'c1']);
+    expect(page.total).toBe(5);
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
+  });
+
+  it('reads every page of a filtered contact query to count its matches', async () => {
+    // Arrange
+    pagesOf([1, 1, 1, 1, 1], contact);
+    const contacts = new DynamoContactRepository(table);
+    // Act
+    const page = await contacts.page(
+      'o',
+      'l',
+      { status: 'subscribed' },
+      { page: 1, limit: 2 },
+    );
+    // Assert
+    expect(page.total).toBe(5);
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(5);
+  });
+});
