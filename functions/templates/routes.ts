@@ -2,7 +2,7 @@
  * Routes of the `templates` group: templates, the preview and test sends.
  */
 import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { route } from '../../shared/http/route.ts';
+import { json, page, route } from '../../shared/http/route.ts';
 import { idParams, PageQuery } from '../../shared/http/schemas.ts';
 import {
   CreateTemplateBody,
@@ -12,15 +12,35 @@ import {
 } from '../../shared/templates/template.schema.ts';
 import {
   createTemplate,
+  DeletedTemplate,
   deleteTemplate,
   getTemplate,
   listTemplates,
+  RenderedTemplate,
   renderPreview,
+  TemplateSummary,
+  TemplateView,
+  TestSendResult,
   testSendTemplate,
   updateTemplate,
 } from '../../shared/templates/templates.ts';
 
 const TemplateParams = idParams('templateId');
+
+/** Paragraphs of Markdown, one a string. */
+const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
+
+/** How a subject or content is checked wherever it is set. */
+const CONTENT_CHECKS =
+  "The subject and the content are Liquid templates. One that does not parse is 400 `template.invalid` naming the field (`defaultSubject` or `content`); one past the engine's limits (more than 5,000 tags and outputs, or 30,000 characters of them), or that does not render with sample values (a loop past the render limit, an output over 1 MB of HTML or 2,000 bytes of subject), is a 400 naming it too; nothing is stored then. Limits are in UTF-8 bytes: name 100 characters and 400 bytes, subject 400 bytes, content 300,000 bytes.";
+
+/** What the answer reports about the content. */
+const CONTENT_REPORT =
+  "`unsupportedTags` lists the constructs left raw in the output (other platforms' tags such as Mailchimp's `*|FNAME|*`, Handlebars blocks, AMPscript, and Liquid tags we do not run such as `include`); `unknownVariables` the variables no send fills (they render empty).";
+
+/** How merge values of a preview or a test send are checked. */
+const MERGE_VALUES =
+  '`variables` (optional) holds at most 100 merge values, each a string (at most 10,000 bytes), a number or a boolean; a string the subject uses must be one line, otherwise 400 naming `variables.<name>` before anything is rendered. Links (`{{unsubscribeUrl}}`, `{{topicOptOutUrl}}`) cannot be overridden and lead to a test page that changes nothing (a template has no topic of its own: its opt-out link is a test link too). A merge value that makes the content fail to render (a loop past the render limit) is 400 `template.invalid`; one that makes the output too large is a 400 naming the field.';
 
 /** Every route of the templates group. */
 export const templateRoutes = [
@@ -30,7 +50,15 @@ export const templateRoutes = [
     role: 'admin',
     summary:
       'Create a template (name, defaultSubject, content HTML); reports unsupportedTags',
+    description: md(
+      'Creates a template from `name`, `defaultSubject` and `content` (HTML). The answer carries its `id` and `unsupportedTags`, the constructs still raw in the HTML, as the spec requires; ours is the whole template, as GET /templates/{templateId} reads it.',
+      CONTENT_REPORT,
+      CONTENT_CHECKS,
+      'Template names need not be unique.',
+    ),
     body: CreateTemplateBody,
+    responses: { 201: json(TemplateView, 'The template, created') },
+    errors: ['template.invalid'],
     handle: async (deps, { caller, body }) =>
       created(await createTemplate(deps, caller.orgId, body)),
   }),
@@ -39,7 +67,11 @@ export const templateRoutes = [
     path: '/templates',
     role: 'member',
     summary: 'Templates of the organization, newest first, without HTML',
+    description:
+      'Every template of the organization, newest first, paginated; the rows carry no HTML (read one template for its `content`).',
     query: PageQuery,
+    responses: { 200: page(TemplateSummary, 'A page of templates') },
+    errors: [],
     handle: async (deps, { caller, query }) =>
       paginated(await listTemplates(deps, caller.orgId, query), query),
   }),
@@ -48,7 +80,13 @@ export const templateRoutes = [
     path: '/templates/{templateId}',
     role: 'member',
     summary: 'One template with its HTML',
+    description: md(
+      'One template with its HTML. A template of another organization answers 404, as one that does not exist.',
+      CONTENT_REPORT,
+    ),
     params: TemplateParams,
+    responses: { 200: json(TemplateView, 'The template') },
+    errors: ['template.notFound'],
     handle: async (deps, { caller, params }) =>
       ok(await getTemplate(deps, caller.orgId, params.templateId)),
   }),
@@ -57,8 +95,15 @@ export const templateRoutes = [
     path: '/templates/{templateId}',
     role: 'admin',
     summary: 'Change name, default subject or HTML',
+    description: md(
+      'Changes `name`, `defaultSubject` or `content`; at least one of them, a field left out is unchanged. Campaigns and sequence steps created from the template keep their own copy of its content: they do not change.',
+      CONTENT_CHECKS,
+      'The answer is the template after the change, with its `unsupportedTags` and `unknownVariables`.',
+    ),
     params: TemplateParams,
     body: UpdateTemplateBody,
+    responses: { 200: json(TemplateView, 'The template, after the change') },
+    errors: ['template.notFound', 'template.invalid'],
     handle: async (deps, { caller, params, body }) =>
       ok(await updateTemplate(deps, caller.orgId, params.templateId, body)),
   }),
@@ -67,7 +112,11 @@ export const templateRoutes = [
     path: '/templates/{templateId}',
     role: 'admin',
     summary: 'Delete a template (campaigns keep their own copy of its content)',
+    description:
+      'Deletes the template and answers its `id`. Campaigns and sequence steps keep their own copy of the content they were created from, so nothing else changes.',
     params: TemplateParams,
+    responses: { 200: json(DeletedTemplate, 'The id of the template deleted') },
+    errors: ['template.notFound'],
     handle: async (deps, { caller, params }) =>
       ok(await deleteTemplate(deps, caller.orgId, params.templateId)),
   }),
@@ -77,8 +126,15 @@ export const templateRoutes = [
     role: 'admin',
     summary:
       'Send one test email of the template to an address; writes nothing',
+    description: md(
+      'Sends one test email of the template to `email`, with "[Test] " before its subject, and writes nothing. From and Reply-To are those of every send of the organization (the default identity once its domain is verified, otherwise the application address with the default address as Reply-To).',
+      'Instead of failing, it answers a `status`: `sent`; `blocked` while sending is switched off application-wide; `not_allowed` while the organization is not on the sending allowlist; `send_refused` when the provider refuses the send. The spec leaves the status of a successful test unstated: ours is `sent`, as for the opt-in test send.',
+      MERGE_VALUES,
+    ),
     params: TemplateParams,
     body: TestSendBody,
+    responses: { 200: json(TestSendResult, 'What became of the test email') },
+    errors: ['template.notFound', 'template.invalid'],
     handle: async (deps, { caller, params, body }) =>
       ok(await testSendTemplate(deps, caller.orgId, params.templateId, body)),
   }),
@@ -88,7 +144,18 @@ export const templateRoutes = [
     role: 'member',
     summary:
       'Render a template with merge values: subject, html, text, unknownVariables; 400 without {{unsubscribeUrl}}',
+    description: md(
+      'Renders the template `templateId` with merge values as a send would, and writes nothing; every role may call it. The answer holds the rendered `subject` (one line), `html` and `text`, and `unknownVariables` and `unsupportedTags` as on the template.',
+      'It answers 400 `template.unsubscribeMissing` when the HTML has no unsubscribe link (`{{unsubscribeUrl}}`): no email may go out without a way to unsubscribe.',
+      MERGE_VALUES,
+    ),
     body: RenderBody,
+    responses: { 200: json(RenderedTemplate, 'The rendered preview') },
+    errors: [
+      'template.notFound',
+      'template.unsubscribeMissing',
+      'template.invalid',
+    ],
     handle: async (deps, { caller, body }) =>
       ok(await renderPreview(deps, caller.orgId, body)),
   }),

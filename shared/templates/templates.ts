@@ -22,20 +22,71 @@ import {
   unknownVariables,
 } from '../rendering/variables.ts';
 import { testSenderOf } from '../settings/sender.ts';
-import type { Template, TemplateSummary } from './model.ts';
+import { Timestamp, ViewId } from '../validation.ts';
+import type { Template } from './model.ts';
 import {
   type CreateTemplateInput,
   SubjectMergeValue,
   type UpdateTemplateInput,
 } from './template.schema.ts';
 
-/** A template as the API shows it, with what its content uses. */
-export interface TemplateView extends Template {
-  /** Constructs that stay raw in the output (other platforms' tags…). */
-  unsupportedTags: string[];
-  /** Variables used that no send will fill (they render empty). */
-  unknownVariables: string[];
-}
+/** Constructs of the content that stay raw in the output. */
+const UnsupportedTags = v.pipe(
+  v.array(v.string()),
+  v.description(
+    "Constructs left raw in the output, each once, in order of appearance: other platforms' tags (Mailchimp's `*|FNAME|*`, Handlebars blocks, AMPscript) and Liquid tags we do not run (`include`, `render`, `layout`…)",
+  ),
+);
+
+/** Variables of the template that no send fills. */
+const UnknownVariables = v.pipe(
+  v.array(v.string()),
+  v.description(
+    'Variables the subject or the content reads that no send fills (they render empty); a send fills `firstName`, `lastName`, `email`, `unsubscribeUrl`, `topicOptOutUrl`, `postalAddress` and `currentYear`',
+  ),
+);
+
+/** A template without its HTML (GET /templates rows). */
+export const TemplateSummary = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.string(),
+    defaultSubject: v.pipe(
+      v.string(),
+      v.description(
+        'The subject campaigns and steps created from the template start with (Liquid, one line)',
+      ),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+  v.title('TemplateSummary'),
+);
+export type TemplateSummary = v.InferOutput<typeof TemplateSummary>;
+
+/** A template as the API shows it, with its HTML and what its content uses. */
+export const TemplateView = v.pipe(
+  v.object({
+    ...TemplateSummary.entries,
+    content: v.pipe(
+      v.string(),
+      v.description('The HTML, with Liquid variables'),
+    ),
+    unsupportedTags: UnsupportedTags,
+    unknownVariables: UnknownVariables,
+  }),
+  v.title('Template'),
+);
+export type TemplateView = v.InferOutput<typeof TemplateView>;
+
+/** The answer of DELETE /templates/{templateId}. */
+export const DeletedTemplate = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the template removed')),
+  }),
+  v.title('DeletedTemplate'),
+);
+export type DeletedTemplate = v.InferOutput<typeof DeletedTemplate>;
 
 /** Checks both parts of a template and reports on the content. */
 const analyze = (template: Pick<Template, 'content' | 'defaultSubject'>) => {
@@ -191,7 +242,7 @@ export const deleteTemplate = async (
   deps: Pick<Deps, 'templates'>,
   orgId: string,
   templateId: string,
-): Promise<{ id: string }> => {
+): Promise<DeletedTemplate> => {
   await deps.templates.delete(orgId, templateId);
   return { id: templateId };
 };
@@ -205,13 +256,30 @@ const standIn = (email: string, variables: Record<string, unknown>) => ({
 });
 
 /** The rendered preview of POST /render. */
-export interface RenderedTemplate {
-  subject: string;
-  html: string;
-  text: string;
-  unknownVariables: string[];
-  unsupportedTags: string[];
-}
+export const RenderedTemplate = v.pipe(
+  v.object({
+    subject: v.pipe(
+      v.string(),
+      v.description(
+        'The default subject, rendered and folded to one line (line breaks and control characters become a space)',
+      ),
+    ),
+    html: v.pipe(
+      v.string(),
+      v.description(
+        'The HTML as a send would deliver it; its links lead to a test page and change nothing',
+      ),
+    ),
+    text: v.pipe(
+      v.string(),
+      v.description('The plain-text part, derived from the HTML'),
+    ),
+    unknownVariables: UnknownVariables,
+    unsupportedTags: UnsupportedTags,
+  }),
+  v.title('RenderedTemplate'),
+);
+export type RenderedTemplate = v.InferOutput<typeof RenderedTemplate>;
 
 /**
  * Renders a template with merge values, as a send would (its links lead to
@@ -257,10 +325,28 @@ export const renderPreview = async (
   };
 };
 
-/** What happened to a test send. */
-export type TestSendResult =
-  | { status: 'sent'; to: string }
-  | { status: 'blocked' | 'not_allowed' | 'send_refused'; to: string };
+/** What became of a test send of a template. */
+export const TEST_SEND_STATUSES = [
+  'sent',
+  'blocked',
+  'not_allowed',
+  'send_refused',
+] as const;
+
+/** The answer of POST /templates/{templateId}/test-send. */
+export const TestSendResult = v.pipe(
+  v.object({
+    status: v.pipe(
+      v.picklist(TEST_SEND_STATUSES),
+      v.description(
+        '`sent`; `blocked`: sending is off application-wide; `not_allowed`: the organization is not on the sending allowlist; `send_refused`: the provider refused the send',
+      ),
+    ),
+    to: v.pipe(v.string(), v.email(), v.description('The recipient')),
+  }),
+  v.title('TemplateTestSendResult'),
+);
+export type TestSendResult = v.InferOutput<typeof TestSendResult>;
 
 /**
  * Sends one test email of a template to an address, From and Reply-To as

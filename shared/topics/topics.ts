@@ -2,20 +2,78 @@
  * Application logic of topics and opt-outs. Agnostic to how it is called and
  * where data is stored.
  */
+import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
+import { Count, Timestamp, ViewId } from '../validation.ts';
 import type { Topic, TopicOptOut } from './model.ts';
 import type { CreateTopicInput, UpdateTopicInput } from './topic.schema.ts';
 
 /** A topic as the API shows it. */
-export interface TopicView {
-  id: string;
-  name: string;
-  description: string | null;
-  optOutCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export const TopicView = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.string(),
+    description: v.pipe(
+      v.nullable(v.string()),
+      v.description('What readers of the topic receive; null when none'),
+    ),
+    optOutCount: v.pipe(
+      Count,
+      v.description('Addresses that declined the topic'),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+  v.title('Topic'),
+);
+export type TopicView = v.InferOutput<typeof TopicView>;
+
+/** The answer of DELETE /topics/{topicId}. */
+export const DeletedTopic = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the topic removed')),
+  }),
+  v.title('DeletedTopic'),
+);
+export type DeletedTopic = v.InferOutput<typeof DeletedTopic>;
+
+/** An opt-out as the API shows it. */
+export const OptOutView = v.pipe(
+  v.object({
+    topicId: ViewId,
+    email: v.pipe(
+      v.string(),
+      v.email(),
+      v.description(
+        'The address that declined the topic: opt-outs are per address, for every list of the organization',
+      ),
+    ),
+    contactId: v.pipe(
+      ViewId,
+      v.description('The contact it was recorded from (by the API or a link)'),
+    ),
+    optedOutAt: Timestamp,
+  }),
+  v.title('TopicOptOut'),
+);
+export type OptOutView = v.InferOutput<typeof OptOutView>;
+
+/** The answer of DELETE /topics/{topicId}/opt-outs/{contactId}. */
+export const UndoneOptOut = v.pipe(
+  v.object({
+    topicId: ViewId,
+    contactId: ViewId,
+    removed: v.pipe(
+      v.boolean(),
+      v.description(
+        "False when the contact's address had not declined the topic",
+      ),
+    ),
+  }),
+  v.title('UndoneTopicOptOut'),
+);
+export type UndoneOptOut = v.InferOutput<typeof UndoneOptOut>;
 
 const view = (topic: Topic): TopicView => ({
   id: topic.id,
@@ -102,15 +160,10 @@ export const deleteTopic = async (
   deps: Pick<Deps, 'topics'>,
   orgId: string,
   topicId: string,
-): Promise<{ id: string }> => {
+): Promise<DeletedTopic> => {
   await deps.topics.delete(orgId, await requireTopic(deps, orgId, topicId));
   return { id: topicId };
 };
-
-/** An opt-out as the API shows it. */
-export interface OptOutView extends TopicOptOut {
-  topicId: string;
-}
 
 const contactOf = async (
   deps: Pick<Deps, 'contacts'>,
@@ -151,7 +204,7 @@ export const undoTopicOptOut = async (
   orgId: string,
   topicId: string,
   contactId: string,
-): Promise<{ topicId: string; contactId: string; removed: boolean }> => {
+): Promise<UndoneOptOut> => {
   await requireTopic(deps, orgId, topicId);
   const contact = await contactOf(deps, orgId, contactId);
   const removed = await deps.topics.removeOptOut(orgId, topicId, contact.email);

@@ -208,6 +208,39 @@ describe('templates, rendering, unsubscribe and topics through the pipeline (in 
       ).toBe(true);
       expect(await page.text()).toContain('This is a test email');
     });
+
+    it('answers 400 template.invalid when a merge value makes the content fail to render (preview and test send)', async () => {
+      // Arrange: renders with sample values, not with a huge loop bound.
+      const template = await stack.call('/templates', {
+        key,
+        method: 'POST',
+        body: {
+          name: 'Loop',
+          defaultSubject: 's',
+          content: `${CONTENT}{% for i in (1..n) %}x{% endfor %}`,
+        },
+      });
+      const templateId = template.json.data.id;
+      const variables = { n: 1_000_000_000 };
+      // Act
+      const preview = await stack.call('/render', {
+        key,
+        method: 'POST',
+        body: { templateId, variables },
+      });
+      const test = await stack.call(`/templates/${templateId}/test-send`, {
+        key,
+        method: 'POST',
+        body: { email: qa, variables },
+      });
+      // Assert
+      expect(template.status).toBe(201);
+      expect([preview.status, preview.json.code]).toEqual([
+        400,
+        'template.invalid',
+      ]);
+      expect([test.status, test.json.code]).toEqual([400, 'template.invalid']);
+    });
   });
 
   describe('unsubscribe links (RFC 8058)', () => {
