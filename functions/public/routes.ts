@@ -15,8 +15,8 @@ import {
   unsubscribeByLink,
 } from '../../shared/audience/link-actions.ts';
 import { type PageForm, renderPage } from '../../shared/http/pages.ts';
-import { type HttpResult, htmlPage } from '../../shared/http/responses.ts';
-import { route } from '../../shared/http/route.ts';
+import { type HtmlResult, htmlPage } from '../../shared/http/responses.ts';
+import { html, route } from '../../shared/http/route.ts';
 
 const TokenQuery = v.object({
   token: v.pipe(
@@ -33,7 +33,7 @@ const page = async (
   heading: string,
   paragraph: string,
   form?: PageForm,
-): Promise<HttpResult> =>
+): Promise<HtmlResult<200>> =>
   htmlPage(
     200,
     await renderPage({
@@ -87,6 +87,17 @@ const declined = (email: string, org: string, topic: string) =>
     `${email} will no longer receive emails from ${org} about “${topic}”. Other emails keep coming.`,
   );
 
+/** Paragraphs of Markdown, one a string. */
+const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
+
+/** How every link page answers (our decisions). */
+const LINK_PAGES =
+  'Public, without a key: the link is signed and names its organization and contact; nothing else is trusted. Every answer is an HTML page (`Cache-Control: no-store`, `Referrer-Policy: no-referrer`, a strict Content-Security-Policy; never framed): 200 for every outcome it explains, 400 for a tampered link, a link of another kind or a missing token, 410 for an expired link.';
+
+/** What reading a link never does. */
+const GET_CHANGES_NOTHING =
+  'Opening the link (GET) changes nothing, so mail scanners that follow links do no harm: the page names the address and the sender, with one button that POSTs back to the same address. Links of test emails and previews show "This is a test email"; a link whose contact no longer exists shows "Nothing to change".';
+
 /** The public pages: confirmation, unsubscribe and topic opt-out links. */
 export const publicRoutes = [
   route({
@@ -95,7 +106,21 @@ export const publicRoutes = [
     role: 'public',
     summary:
       'Confirms a double opt-in subscription from its signed, single-use link, and shows a page',
+    description: md(
+      'The `{{confirmationUrl}}` of the confirmation email. Opening it confirms (a GET, as the industry does; mail scanners that prefetch links can confirm): the contact becomes `subscribed`, with `confirmedAt` and `confirmedIp` (the address the gateway saw) recorded, and `joinedAt` on its first subscription.',
+      'A link lasts 7 days and works once: opened again it shows "Already confirmed"; when a newer link was sent to the contact (it was added again), the older one shows "A newer link was sent"; a contact no longer pending shows "Nothing to confirm"; the fake link of an opt-in test send confirms nobody. A link whose subscription no longer exists answers 400 (`link.contactGone`).',
+      LINK_PAGES,
+      'The confirmation is one conditional write, retried on a race: 409 if it keeps losing.',
+    ),
     query: TokenQuery,
+    responses: { 200: html('A page saying what the link did') },
+    errors: [
+      'link.invalid',
+      'link.expired',
+      'link.contactGone',
+      'contact.changed',
+      'audience.targetGone',
+    ],
     handle: async (deps, { query, sourceIp }) => {
       const { result, email } = await confirmSubscription(
         deps,
@@ -119,7 +144,14 @@ export const publicRoutes = [
     role: 'public',
     summary:
       'The unsubscribe link: a page with a confirm button (a GET never unsubscribes)',
+    description: md(
+      'The `{{unsubscribeUrl}}` of an email: a page asking to confirm, or saying the address is already unsubscribed.',
+      GET_CHANGES_NOTHING,
+      LINK_PAGES,
+    ),
     query: TokenQuery,
+    responses: { 200: html('The confirm page, or what the link leads to') },
+    errors: ['link.invalid', 'link.expired'],
     handle: async (deps, { query }) => {
       const target = await readUnsubscribeLink(deps, query.token);
       if (target.kind !== 'contact') return plainPage(target);
@@ -139,7 +171,21 @@ export const publicRoutes = [
     role: 'public',
     summary:
       'Unsubscribes at once: the confirm button, and RFC 8058 one-click (body List-Unsubscribe=One-Click)',
+    description: md(
+      'Unsubscribes the contact of the link from its list (status `unsubscribed`, `unsubscribedAt` set): the button of the GET page, and the one-click unsubscribe of mail clients (RFC 8058), which POST `List-Unsubscribe=One-Click`. Any POST to a valid link acts, whatever its body. Idempotent: a replay shows the same page.',
+      'Links of test emails change nothing; a link whose contact no longer exists shows "Nothing to change".',
+      LINK_PAGES,
+      'The change is one conditional write, retried on a race: 409 if it keeps losing.',
+    ),
     query: TokenQuery,
+    responses: { 200: html('The page saying the address is unsubscribed') },
+    errors: [
+      'link.invalid',
+      'link.expired',
+      'contact.notFound',
+      'contact.changed',
+      'audience.targetGone',
+    ],
     handle: async (deps, { query }) => {
       const target = await unsubscribeByLink(deps, query.token);
       if (target.kind !== 'contact') return plainPage(target);
@@ -152,7 +198,17 @@ export const publicRoutes = [
     role: 'public',
     summary:
       'The topic opt-out link: a page with a confirm button (a GET changes nothing)',
+    description: md(
+      'The `{{topicOptOutUrl}}` of an email sent with a topic: a page asking to confirm that the address stops receiving emails about that topic (and keeps the others), or saying it already did.',
+      GET_CHANGES_NOTHING.replace(
+        'whose contact no longer exists',
+        'whose contact or topic no longer exists',
+      ),
+      LINK_PAGES,
+    ),
     query: TokenQuery,
+    responses: { 200: html('The confirm page, or what the link leads to') },
+    errors: ['link.invalid', 'link.expired'],
     handle: async (deps, { query }) => {
       const target = await readTopicOptOutLink(deps, query.token);
       if (target.kind !== 'contact') return plainPage(target);
@@ -172,7 +228,14 @@ export const publicRoutes = [
     path: '/public/topic-opt-out',
     role: 'public',
     summary: 'Records the topic opt-out at once (idempotent)',
+    description: md(
+      'Records the opt-out of the link: the address stops receiving emails of the organization about the topic, from any list, and keeps receiving the others. The button of the GET page POSTs here; any POST to a valid link acts. Idempotent: a replay shows the same page.',
+      'Links of test emails change nothing; a link whose contact or topic no longer exists shows "Nothing to change", and 404 when the topic is deleted while the opt-out is recorded.',
+      LINK_PAGES,
+    ),
     query: TokenQuery,
+    responses: { 200: html('The page saying the opt-out is recorded') },
+    errors: ['link.invalid', 'link.expired', 'topic.notFound'],
     handle: async (deps, { query }) => {
       const target = await optOutByLink(deps, query.token);
       if (target.kind !== 'contact') return plainPage(target);

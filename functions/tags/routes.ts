@@ -2,9 +2,9 @@
  * Routes of the `tags` group.
  */
 import { TagBody } from '../../shared/audience/contact.schema.ts';
-import { createTag, listTags } from '../../shared/audience/tags.ts';
+import { createTag, listTags, TagView } from '../../shared/audience/tags.ts';
 import { created, paginated } from '../../shared/http/responses.ts';
-import { route } from '../../shared/http/route.ts';
+import { json, page, route } from '../../shared/http/route.ts';
 import { PageQuery } from '../../shared/http/schemas.ts';
 
 /** GET /tags, POST /tags. */
@@ -14,7 +14,11 @@ export const tagRoutes = [
     path: '/tags',
     role: 'member',
     summary: 'Tags of the organization, newest first, with carrier counts',
+    description:
+      'Every tag of the organization, newest first, with `contactCount`: the contacts carrying it, in any list and status. Tags belong to the organization, not to a list.',
     query: PageQuery,
+    responses: { 200: page(TagView, 'A page of tags') },
+    errors: [],
     handle: async (deps, { caller, query }) =>
       paginated(await listTags(deps, caller.orgId, query), query),
   }),
@@ -23,7 +27,11 @@ export const tagRoutes = [
     path: '/tags',
     role: 'admin',
     summary: 'Create a tag; a name taken (case-insensitively) answers 409',
+    description:
+      'Creates a tag carried by no contact yet. Names are unique in the organization, compared case-insensitively after trimming: a taken name answers 409 `tag.nameTaken`. To put a tag on a contact, creating it when missing, use POST /contacts/{contactId}/tags.',
     body: TagBody,
+    responses: { 201: json(TagView, 'The tag, created') },
+    errors: ['tag.nameTaken'],
     handle: async (deps, { caller, body }) =>
       created(await createTag(deps, caller.orgId, body)),
   }),

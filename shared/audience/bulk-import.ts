@@ -8,7 +8,7 @@ import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { requireList } from '../lists/lists.ts';
 import type { ContactChange, Deps } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
-import { fieldIssues } from '../validation.ts';
+import { Count, fieldIssues } from '../validation.ts';
 import {
   ImportEntry,
   type ImportEntryInput,
@@ -19,22 +19,55 @@ import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
 import { resolveTags } from './tags.ts';
 
 /** One refused line of an import. */
-export interface ImportError {
-  /** Position in the submitted array. */
-  index: number;
-  email: string;
-  /** `<field>: <message>`. */
-  reason: string;
-}
+export const ImportError = v.pipe(
+  v.object({
+    index: v.pipe(
+      Count,
+      v.description('Position of the line in the submitted array, from 0'),
+    ),
+    email: v.pipe(
+      v.string(),
+      v.description(
+        "The line's email: as submitted when the line does not validate (empty when it has none), normalized otherwise",
+      ),
+    ),
+    reason: v.pipe(
+      v.string(),
+      v.description(
+        'Why the line was refused, of the form `<field>: <message>`',
+      ),
+    ),
+  }),
+  v.title('ImportError'),
+);
+export type ImportError = v.InferOutput<typeof ImportError>;
 
 /** The report of an import: total = created + updated + rejected. */
-export interface ImportReport {
-  total: number;
-  created: number;
-  updated: number;
-  rejected: number;
-  errors: ImportError[];
-}
+export const ImportReport = v.pipe(
+  v.object({
+    total: v.pipe(
+      Count,
+      v.description('Lines submitted; equals created + updated + rejected'),
+    ),
+    created: v.pipe(
+      Count,
+      v.description('Contacts that did not exist in the list'),
+    ),
+    updated: v.pipe(
+      Count,
+      v.description(
+        'Lines that completed a contact already there (or created by an earlier line of the import), without a status change',
+      ),
+    ),
+    rejected: v.pipe(Count, v.description('Lines refused')),
+    errors: v.pipe(
+      v.array(ImportError),
+      v.description('One entry per refused line, in submission order'),
+    ),
+  }),
+  v.title('ImportReport'),
+);
+export type ImportReport = v.InferOutput<typeof ImportReport>;
 
 /** The lines of one email, merged in submission order. */
 interface MergedLine {

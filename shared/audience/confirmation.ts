@@ -2,6 +2,7 @@
  * Application logic of double opt-in: the confirmation email, and the
  * public confirmation of its signed, single-use link.
  */
+import * as v from 'valibot';
 import { InvalidLinkError } from '../errors.ts';
 import {
   CONFIRMATION_TTL_SECONDS,
@@ -11,27 +12,61 @@ import {
 import { logger } from '../observability.ts';
 import type { Deps } from '../ports.ts';
 import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
-import type { Blocker } from '../sending/readiness.ts';
-import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
+import {
+  Blocker,
+  type ReadinessDeps,
+  sendingStateOf,
+} from '../sending/readiness.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
 
 /** Why a confirmation email did not go out although it could be sent. */
-export type ConfirmationFailure =
+export const CONFIRMATION_FAILURES = [
   /** The opt-in content or subject could not render for this contact. */
-  | 'content_invalid'
+  'content_invalid',
   /** The email provider refused the send. */
-  | 'send_refused';
+  'send_refused',
+] as const;
+/** Why a confirmation email did not go out although it could be sent. */
+export type ConfirmationFailure = (typeof CONFIRMATION_FAILURES)[number];
 
 /**
  * What happened to a confirmation email. It is decided after the contact
  * is stored, so every outcome is part of a success answer, never an error.
  */
-export type ConfirmationOutcome =
-  | { status: 'not_required' }
-  | { status: 'sent' }
-  | { status: 'blocked'; blockers: Blocker[] }
-  | { status: 'failed'; reason: ConfirmationFailure };
+export const ConfirmationOutcome = v.pipe(
+  v.variant('status', [
+    v.object({ status: v.literal('not_required') }),
+    v.object({ status: v.literal('sent') }),
+    v.object({
+      status: v.literal('blocked'),
+      blockers: v.pipe(
+        v.array(Blocker),
+        v.description('Why the organization cannot send now'),
+      ),
+    }),
+    v.object({
+      status: v.literal('failed'),
+      reason: v.pipe(
+        v.picklist(CONFIRMATION_FAILURES),
+        v.description(
+          '`content_invalid`: the opt-in subject or content could not render for this contact; `send_refused`: the email provider refused the send',
+        ),
+      ),
+    }),
+  ]),
+  v.title('ConfirmationOutcome'),
+  v.description(
+    [
+      'What happened to the confirmation email, decided after the contact is stored (never an error):',
+      '- `not_required`: no new confirmation link (no double opt-in, or the contact is not pending);',
+      '- `sent`: the email went out;',
+      '- `blocked`: the organization cannot send now (`blockers` say why); nothing went out, the contact stays pending, adding it again later sends a link;',
+      '- `failed`: it could not go out (`reason`); the contact stays pending, adding it again sends a new link.',
+    ].join('\n'),
+  ),
+);
+export type ConfirmationOutcome = v.InferOutput<typeof ConfirmationOutcome>;
 
 /**
  * Sends the confirmation email of a pending contact, through the same guards

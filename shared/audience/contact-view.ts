@@ -1,27 +1,66 @@
 /**
  * The API view of contacts: fields with explicit nulls, tags named.
  */
+import * as v from 'valibot';
 import type { Deps } from '../ports.ts';
-import type { Contact, ContactStatus, TagRef } from './model.ts';
+import { Timestamp, ViewId } from '../validation.ts';
+import { CONTACT_STATUSES, type Contact, TagRef } from './model.ts';
 
-/** A contact as the API shows it. */
-export interface ContactView {
-  id: string;
-  listId: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  status: ContactStatus;
-  tags: TagRef[];
-  optinAt: string | null;
-  optinIp: string | null;
-  confirmedAt: string | null;
-  confirmedIp: string | null;
-  joinedAt: string | null;
-  unsubscribedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** An optional instant of a contact: null until it happens. */
+const When = (meaning: string) =>
+  v.pipe(v.nullable(Timestamp), v.description(meaning));
+
+/** An IP address a contact was seen at: null when unknown. */
+const SeenAt = (meaning: string) =>
+  v.pipe(v.nullable(v.string()), v.description(meaning));
+
+/** A contact as the API shows it: every field present, null when unset. */
+export const ContactView = v.pipe(
+  v.object({
+    id: ViewId,
+    listId: v.pipe(
+      ViewId,
+      v.description('The list of the contact: one contact per list and email'),
+    ),
+    email: v.pipe(
+      v.string(),
+      v.email(),
+      v.description('Trimmed and lower-cased; unique in the list'),
+    ),
+    firstName: v.nullable(v.string()),
+    lastName: v.nullable(v.string()),
+    status: v.pipe(
+      v.picklist(CONTACT_STATUSES),
+      v.description(
+        [
+          'Where the contact stands with its list:',
+          '- `pending`: awaiting its double opt-in confirmation; receives nothing;',
+          '- `subscribed`: on the list, receives its emails;',
+          '- `unsubscribed`: left the list (a link, or the API);',
+          '- `bounced`, `complained`: the address bounced or complained; it cannot be subscribed again.',
+        ].join('\n'),
+      ),
+    ),
+    tags: v.pipe(
+      v.array(TagRef),
+      v.description('The tags the contact carries (at most 50)'),
+    ),
+    optinAt: When('When the contact signed up (the add, or an imported date)'),
+    optinIp: SeenAt('The IP address the contact signed up from, if known'),
+    confirmedAt: When('When the contact confirmed its double opt-in'),
+    confirmedIp: SeenAt(
+      'The IP address the confirmation link was opened from, if known',
+    ),
+    joinedAt: When(
+      'When the contact first became subscribed to the list; set once',
+    ),
+    unsubscribedAt: When('When the contact last unsubscribed'),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+  v.title('Contact'),
+);
+export type ContactView = v.InferOutput<typeof ContactView>;
 
 /** Builds the API view of a contact, naming its tags. */
 export const contactView = (

@@ -3,11 +3,12 @@
  * update, unsubscribe, resubscribe. Agnostic to how it is called and where
  * data is stored.
  */
+import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
 import { requireList } from '../lists/lists.ts';
 import type { Deps, Page } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
-import { type ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
+import { ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
 import type {
   AddContactInput,
   ContactQueryInput,
@@ -19,11 +20,7 @@ import {
   requestStatus,
   withStatus,
 } from './contact-changes.ts';
-import {
-  type ContactView,
-  contactViewOf,
-  contactViews,
-} from './contact-view.ts';
+import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import type { Contact } from './model.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
@@ -31,8 +28,19 @@ const byId =
   (deps: Pick<Deps, 'contacts'>, orgId: string, contactId: string) => () =>
     deps.contacts.findById(orgId, contactId);
 
+/** The answer of POST /lists/{listId}/contacts: the contact and its email. */
+export const AddedContact = v.pipe(
+  v.object({
+    ...ContactView.entries,
+    confirmation: ConfirmationOutcome,
+  }),
+  v.title('AddedContact'),
+);
+export type AddedContact = v.InferOutput<typeof AddedContact>;
+
 /** The result of adding a contact to a list. */
 export interface AddContactResult {
+  /** The contact did not exist in the list (201), or it did (200). */
   created: boolean;
   contact: ContactView;
   /** What happened to the confirmation email (double opt-in only). */

@@ -2,6 +2,8 @@
  * Audience model: contacts (one per list and email, as in Mailchimp's
  * audiences) and the organization's tags.
  */
+import * as v from 'valibot';
+import { ViewId } from '../validation.ts';
 
 /** Where a contact stands with its list. */
 export const CONTACT_STATUSES = [
@@ -50,8 +52,12 @@ export interface Tag {
   contactCount: number;
 }
 
-/** A tag's identity, without its counter. */
-export type TagRef = Pick<Tag, 'id' | 'name'>;
+/** A tag's identity, without its counter (as contacts and tag calls name it). */
+export const TagRef = v.pipe(
+  v.object({ id: ViewId, name: v.string() }),
+  v.title('TagRef'),
+);
+export type TagRef = v.InferOutput<typeof TagRef>;
 
 /** Normalizes an email for storage and comparison. */
 export const normalizeEmail = (email: string): string =>

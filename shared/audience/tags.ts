@@ -2,20 +2,64 @@
  * Application logic of tags: create, list, get-or-create by name, put on and
  * take off a contact.
  */
+import * as v from 'valibot';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Deps, Page, PageRequest } from '../ports.ts';
+import { Count, Timestamp, ViewId } from '../validation.ts';
 import { MAX_TAGS_PER_CONTACT } from './contact.schema.ts';
 import { changeContact } from './contact-changes.ts';
-import { contactViewOf } from './contact-view.ts';
-import { type Tag, type TagRef, tagNameKey } from './model.ts';
+import { ContactView, contactViewOf } from './contact-view.ts';
+import { type Tag, TagRef, tagNameKey } from './model.ts';
 
 /** A tag as the API shows it. */
-export interface TagView {
-  id: string;
-  name: string;
-  contactCount: number;
-  createdAt: string;
-}
+export const TagView = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.string(),
+    contactCount: v.pipe(
+      Count,
+      v.description('Contacts carrying the tag, in any list and status'),
+    ),
+    createdAt: Timestamp,
+  }),
+  v.title('Tag'),
+);
+export type TagView = v.InferOutput<typeof TagView>;
+
+/** The answer of POST /contacts/{contactId}/tags. */
+export const TagContactResult = v.pipe(
+  v.object({
+    added: v.pipe(
+      v.boolean(),
+      v.description(
+        'True when the contact gained the tag (201), false when it already carried it (200)',
+      ),
+    ),
+    // The tag of that name, created if it did not exist.
+    tag: TagRef,
+    // The contact after the call.
+    contact: ContactView,
+  }),
+  v.title('TagContactResult'),
+);
+export type TagContactResult = v.InferOutput<typeof TagContactResult>;
+
+/** The answer of DELETE /contacts/{contactId}/tags/{tagId}. */
+export const UntagContactResult = v.pipe(
+  v.object({
+    removed: v.pipe(
+      v.boolean(),
+      v.description(
+        'True when the contact carried the tag, false when it did not (nothing changed)',
+      ),
+    ),
+    tag: TagRef,
+    // The contact after the call.
+    contact: ContactView,
+  }),
+  v.title('UntagContactResult'),
+);
+export type UntagContactResult = v.InferOutput<typeof UntagContactResult>;
 
 const view = (tag: Tag): TagView => ({
   id: tag.id,
@@ -131,7 +175,7 @@ export const tagContact = async (
   orgId: string,
   contactId: string,
   input: { name: string },
-) => {
+): Promise<TagContactResult> => {
   // The contact first: a missing contact, or one at the tag cap, must not
   // leave a new tag behind.
   const found = await deps.contacts.findById(orgId, contactId);
@@ -175,7 +219,7 @@ export const untagContact = async (
   orgId: string,
   contactId: string,
   tagId: string,
-) => {
+): Promise<UntagContactResult> => {
   const tag = await deps.tags.get(orgId, tagId);
   if (!tag) throw new NotFoundError('tag.notFound', `No tag ${tagId}`);
   const { before, after } = await changeContact(
