@@ -79,6 +79,31 @@ describe('audience through the pipeline (in process)', () => {
       });
     });
 
+    it('answers a confirmation that cannot go out as a success: 201, confirmation failed with its reason, the contact pending', async () => {
+      // Arrange: opt-in content that cannot render for one first name only
+      // (a loop the engine's limits stop), so other adds are unaffected.
+      const loop = '{% for i in (1..100000000) %}{{ i }}{% endfor %}';
+      const saved = await stack.call('/settings/optin', {
+        key,
+        method: 'PATCH',
+        body: {
+          content: `<a href="{{confirmationUrl}}">Confirm</a>{% if firstName == "Loop" %}${loop}{% endif %}`,
+        },
+      });
+      expect(saved.status).toBe(200);
+      const email = `failed-${Date.now()}@example.test`;
+      // Act
+      const added = await add({ email, firstName: 'Loop', doubleOptIn: true });
+      // Assert
+      expect(added.status).toBe(201);
+      expect(added.json.data).toMatchObject({
+        email,
+        status: 'pending',
+        confirmation: { status: 'failed', reason: 'content_invalid' },
+      });
+      expect(await mailTo(email, stack.info.mailbox)).toEqual([]);
+    });
+
     it('shows a clear page, not a 500, for a tampered or missing token', async () => {
       const tampered = await stack.fetch(
         `${stack.info.api}/public/confirm?token=eyJhbGciOiJIUzI1NiJ9.e30.AAAA`,
