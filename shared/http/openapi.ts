@@ -512,7 +512,7 @@ const operationOf = (
     ...parametersOf(converter, route.query, 'query'),
   ];
   const responses: ResponsesObject = {};
-  for (const [status, answer] of Object.entries(route.responses ?? {})) {
+  for (const [status, answer] of Object.entries(route.responses)) {
     if (!answer) continue;
     responses[status] = successResponse(
       converter,
@@ -613,7 +613,7 @@ export const buildOpenApi = (
 ): OpenAPIObject => {
   const routes = groups.flatMap((group) => group.routes);
   const answerSchemas = routes.flatMap((route) =>
-    Object.values(route.responses ?? {}).flatMap((answer) =>
+    Object.values(route.responses).flatMap((answer) =>
       answer && (answer.kind === 'json' || answer.kind === 'page')
         ? [answer.schema]
         : [],

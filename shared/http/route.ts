@@ -137,16 +137,16 @@ export interface Route {
   /** One line: what the operation does. */
   summary: string;
   /** Its rules, in Markdown (the spec's numbered rules where it has them). */
-  description?: string;
+  description: string;
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
-  responses?: Responses;
+  responses: Responses;
   /**
    * The error codes the operation itself can answer; those of the pipeline
    * (key, rate, validation, role) are added by `errorsOf`.
    */
-  errors?: readonly ErrorCode[];
+  errors: readonly ErrorCode[];
   handle(deps: Deps, request: RouteRequest): Promise<HttpResult>;
 }
 
@@ -190,17 +190,6 @@ export function route<
     handle: Handler<R, P, Q, B, ResultOf<A>>;
   },
 ): Route;
-/** A route not yet converted to declare its answers (transitional). */
-export function route<
-  R extends MinimumRole,
-  P extends AnySchema | undefined = undefined,
-  Q extends AnySchema | undefined = undefined,
-  B extends AnySchema | undefined = undefined,
->(
-  definition: RouteInput<R, P, Q, B> & {
-    handle: Handler<R, P, Q, B, HttpResult>;
-  },
-): Route;
 export function route(definition: unknown): Route {
   return definition as Route;
 }
@@ -211,7 +200,7 @@ export function route(definition: unknown): Route {
  * does not validate, a body that is not JSON, an unexpected failure).
  */
 export const errorsOf = (route: Route): ErrorCode[] => {
-  const codes = new Set<ErrorCode>(route.errors ?? []);
+  const codes = new Set<ErrorCode>(route.errors);
   if (route.role !== 'public') {
     codes.add('auth.missingKey');
     codes.add('auth.invalidKey');

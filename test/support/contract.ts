@@ -55,7 +55,7 @@ export const contractProblems = (route: Route, answer: Received): string[] => {
   const where = `${route.method} ${route.path} answered ${statusCode}`;
   const isHtml = contentTypeOf(answer.headers).startsWith('text/html');
   if (statusCode < 400) {
-    const declared = route.responses?.[statusCode as 200];
+    const declared = route.responses[statusCode as 200];
     if (!declared) return [`${where}, a status it does not declare`];
     if (declared.kind === 'html') {
       return isHtml ? [] : [`${where} without an HTML page`];
