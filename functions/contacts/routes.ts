@@ -22,7 +22,7 @@ import {
 import { tagContact, untagContact } from '../../shared/audience/tags.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
+import { idParams } from '../../shared/validation.ts';
 
 const ContactParams = idParams('contactId');
 

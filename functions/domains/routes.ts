@@ -3,7 +3,6 @@
  */
 import { created, ok } from '../../shared/http/responses.ts';
 import { route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
 import {
   DeclareDomainBody,
   declareDomain,
@@ -12,6 +11,7 @@ import {
   listDomains,
   verifyDomain,
 } from '../../shared/sending/domains.ts';
+import { idParams } from '../../shared/validation.ts';
 
 const DomainParams = idParams('domainId');
 

@@ -1,9 +1,9 @@
 /**
  * Routes of the `me` group: discovery of the caller's context.
  */
+import { describeCaller } from '../../shared/access/caller.ts';
 import { ok } from '../../shared/http/responses.ts';
 import { route } from '../../shared/http/route.ts';
-import { describeCaller } from '../../shared/organizations/organizations.ts';
 
 /** GET /me. */
 export const meRoutes = [

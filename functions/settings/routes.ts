@@ -5,13 +5,12 @@
 import * as v from 'valibot';
 import { created, ok } from '../../shared/http/responses.ts';
 import { route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
 import {
   createIdentity,
   deleteIdentity,
   listIdentities,
   updateIdentity,
-} from '../../shared/settings/identities.ts';
+} from '../../shared/sending/identities.ts';
 import {
   OptinTestSendBody,
   testSendOptin,
@@ -24,7 +23,7 @@ import {
   UpdateSendingBody,
   updateSendingSettings,
 } from '../../shared/settings/settings.ts';
-import { EmailAddress } from '../../shared/validation.ts';
+import { EmailAddress, idParams } from '../../shared/validation.ts';
 
 const IdentityParams = idParams('identityId');
 

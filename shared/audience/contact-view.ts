@@ -1,8 +1,8 @@
 /**
  * The API view of contacts: fields with explicit nulls, tags named.
  */
-import type { Deps } from '../ports.ts';
 import type { Contact, ContactStatus, TagRef } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** A contact as the API shows it. */
 export interface ContactView {

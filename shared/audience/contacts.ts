@@ -4,8 +4,7 @@
  * data is stored.
  */
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { requireList } from '../lists/lists.ts';
-import type { Deps, Page } from '../ports.ts';
+import type { Page } from '../ports.ts';
 import { type ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
 import type {
   AddContactInput,
@@ -24,7 +23,9 @@ import {
   contactViewOf,
   contactViews,
 } from './contact-view.ts';
+import { requireList } from './lists.ts';
 import type { Contact } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
 const byId =

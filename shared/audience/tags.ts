@@ -3,11 +3,12 @@
  * take off a contact.
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import { MAX_TAGS_PER_CONTACT } from './contact.schema.ts';
 import { changeContact } from './contact-changes.ts';
 import { contactViewOf } from './contact-view.ts';
 import { type Tag, type TagRef, tagNameKey } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** A tag as the API shows it. */
 export interface TagView {

@@ -5,7 +5,7 @@
  */
 import type * as v from 'valibot';
 import type { Caller } from '../access/model.ts';
-import type { Deps } from '../ports.ts';
+import type { Deps } from '../deps.ts';
 import type { HttpResult } from './responses.ts';
 
 /** Every path of the API starts with this prefix. */

@@ -1,18 +1,12 @@
 /**
  * Application logic of organizations: the operator's commands (create, the
- * sending allowlist, the application-wide switch) and GET /me.
+ * sending allowlist, the application-wide switch).
  */
 import * as v from 'valibot';
-import type { Caller, Role } from '../access/model.ts';
-import { ConflictError, NotFoundError, UnauthorizedError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
-import {
-  type Readiness,
-  type ReadinessDeps,
-  readinessOf,
-} from '../sending/readiness.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import { parse, requiredName } from '../validation.ts';
 import { type Organization, slugify } from './model.ts';
+import type { OrganizationsDeps as Deps } from './ports.ts';
 
 const CreateOrganizationInput = v.object({
   name: requiredName(100),
@@ -29,7 +23,8 @@ export interface OrganizationView {
   slug: string;
 }
 
-const view = (org: Organization): OrganizationView => ({
+/** The public view of an organization (no flags, no isolation). */
+export const organizationView = (org: Organization): OrganizationView => ({
   id: org.id,
   name: org.name,
   slug: org.slug,
@@ -57,7 +52,7 @@ export const createOrganization = async (
     };
     try {
       await deps.organizations.create(org);
-      return view(org);
+      return organizationView(org);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
     }
@@ -86,32 +81,6 @@ export const setSendingEnabled = async (
 ): Promise<{ sendingEnabled: boolean }> => {
   await deps.appSettings.setSendingEnabled(enabled);
   return { sendingEnabled: enabled };
-};
-
-/** The data of GET /me. */
-export interface CallerContext {
-  organization: OrganizationView;
-  organizationRole: Role;
-  keyId: string;
-  sending: Readiness;
-}
-
-/** Describes the caller: its organization, role, key id and readiness. */
-export const describeCaller = async (
-  deps: ReadinessDeps,
-  caller: Caller,
-): Promise<CallerContext> => {
-  const org = await deps.organizations.get(caller.orgId);
-  // A key whose organization vanished is as good as revoked.
-  if (!org) {
-    throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
-  }
-  return {
-    organization: view(org),
-    organizationRole: caller.role,
-    keyId: caller.keyId,
-    sending: await readinessOf(deps, org),
-  };
 };
 
 /** Fails with 404 unless the organization exists. */

@@ -13,18 +13,18 @@ import {
 } from '../errors.ts';
 import { logger } from '../observability.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
-import type { Deps } from '../ports.ts';
-import {
-  hostOf,
-  isVerified,
-  type SendingDomain,
-  selfAndParents,
-} from '../settings/model.ts';
 import {
   mailFromDomainOf,
   provisionIsolation,
   tenantNameOf,
 } from './isolation.ts';
+import {
+  hostOf,
+  isVerified,
+  type SendingDomain,
+  selfAndParents,
+} from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 import type { DnsRecord, ProviderDomain } from './provider.ts';
 
 /** Body of POST /domains: a domain name, lower-cased. */

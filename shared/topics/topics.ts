@@ -3,8 +3,9 @@
  * where data is stored.
  */
 import { NotFoundError } from '../errors.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import type { Topic, TopicOptOut } from './model.ts';
+import type { TopicsDeps as Deps } from './ports.ts';
 import type { CreateTopicInput, UpdateTopicInput } from './topic.schema.ts';
 
 /** A topic as the API shows it. */

@@ -17,7 +17,8 @@ import {
   matchRoute,
   rawPathOf,
 } from '../../infra/local/gateway.ts';
-import type { AdminDeps, Deps } from '../../shared/ports.ts';
+import type { AdminDeps } from '../../shared/access/ports.ts';
+import type { Deps } from '../../shared/deps.ts';
 import {
   createTestDeps,
   type fixedClock,

@@ -13,9 +13,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, Member, Role, User } from '../../access/model.ts';
+import type { AccessRepository } from '../../access/ports.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { AccessRepository } from '../../ports.ts';
 import {
   type DynamoTable,
   failedConditions,

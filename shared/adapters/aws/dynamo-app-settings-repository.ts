@@ -3,7 +3,10 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
-import type { AppSettings, AppSettingsRepository } from '../../ports.ts';
+import type {
+  AppSettings,
+  AppSettingsRepository,
+} from '../../organizations/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** Application settings; sending is on until the operator switches it off. */

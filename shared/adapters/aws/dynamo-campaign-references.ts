@@ -4,7 +4,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
-import type { CampaignReferences } from '../../ports.ts';
+import type { CampaignReferences } from '../../sending/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** Campaigns naming an identity, by a filtered query of the organization. */

@@ -14,15 +14,14 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Contact, ContactStatus } from '../../audience/model.ts';
-import { keys } from '../../db/keys.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
 import type {
   ContactChange,
   ContactFilter,
   ContactRepository,
-  Page,
-  PageRequest,
-} from '../../ports.ts';
+} from '../../audience/ports.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   batchGet,

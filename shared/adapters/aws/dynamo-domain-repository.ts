@@ -13,9 +13,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { DomainRepository } from '../../ports.ts';
+import type { SendingDomain } from '../../sending/model.ts';
+import type { DomainRepository } from '../../sending/ports.ts';
 import type { DkimStatus, MailFromStatus } from '../../sending/provider.ts';
-import type { SendingDomain } from '../../settings/model.ts';
 import {
   type DynamoTable,
   failedConditions,

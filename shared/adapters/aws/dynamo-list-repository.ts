@@ -3,11 +3,15 @@
  * on the organization item gives the total of GET /lists without a scan.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
+import {
+  CONTACT_STATUSES,
+  type ContactStatus,
+  type List,
+} from '../../audience/model.ts';
+import type { ListRepository } from '../../audience/ports.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
-import type { List } from '../../lists/model.ts';
-import type { ListRepository, Page, PageRequest } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import {
   type DynamoTable,
   organizationCounter,

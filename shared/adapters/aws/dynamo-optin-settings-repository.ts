@@ -4,12 +4,12 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
-import type { OptinSettingsRepository } from '../../ports.ts';
 import {
   DEFAULT_OPTIN_CONTENT,
   DEFAULT_OPTIN_SUBJECT,
   type OptinSettings,
 } from '../../settings/optin.ts';
+import type { OptinSettingsRepository } from '../../settings/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** Reads the opt-in settings item of an organization. */

@@ -4,8 +4,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { Organization } from '../../organizations/model.ts';
-import type { IsolationState, OrganizationRepository } from '../../ports.ts';
+import type {
+  IsolationState,
+  Organization,
+} from '../../organizations/model.ts';
+import type { OrganizationRepository } from '../../organizations/ports.ts';
 import {
   type DynamoTable,
   isConditionFailure,

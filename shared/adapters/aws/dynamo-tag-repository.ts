@@ -4,9 +4,10 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
+import type { TagRepository } from '../../audience/ports.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
-import type { Page, PageRequest, TagRepository } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import {
   batchGet,
   type DynamoTable,

@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest, TemplateRepository } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import type { Template, TemplateSummary } from '../../templates/model.ts';
+import type { TemplateRepository } from '../../templates/ports.ts';
 import {
   type DynamoTable,
   failedConditions,

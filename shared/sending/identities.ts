@@ -5,10 +5,10 @@
  * book is not empty.
  */
 
-import { normalizeEmail } from '../audience/model.ts';
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
+import { normalizeEmail } from '../validation.ts';
 import type { Identity, IdentityBook } from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 import { checkSenderAddress } from './sender.ts';
 
 /** An identity as the API shows it. */
