@@ -7,8 +7,8 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import type { Deps } from '../shared/deps.ts';
 import type { Route } from '../shared/http/route.ts';
-import type { Deps } from '../shared/ports.ts';
 import { createHandler as createContactsHandler } from './contacts/handler.ts';
 import { contactRoutes } from './contacts/routes.ts';
 import { REDOC_BUNDLE } from './docs/assets.ts';

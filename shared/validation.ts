@@ -1,6 +1,9 @@
 /**
- * Validation at the edge: valibot schemas in, typed values or a
- * `ValidationError` naming each offending field out.
+ * Validation: `parse` (valibot schemas in, typed values or a
+ * `ValidationError` naming each offending field out) and the primitives
+ * every schema is built from — ids, page queries, emails, one-line and
+ * multi-line texts, names, subjects and HTML contents with their byte
+ * limits. The HTTP edge and the domain schemas both import them from here.
  */
 import * as v from 'valibot';
 import { type FieldIssue, ValidationError } from './errors.ts';
@@ -42,6 +45,10 @@ export const EmailAddress = v.pipe(
   v.maxLength(254, 'must be at most 254 characters'),
   v.email('must be an email address'),
 );
+
+/** Normalizes an email for storage and comparison. */
+export const normalizeEmail = (email: string): string =>
+  email.trim().toLowerCase();
 
 /** The UTF-8 size of a string, in bytes: what a stored item really costs. */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text);
@@ -118,6 +125,65 @@ export const requiredName = (maxChars: number) =>
     v.minLength(1, 'must not be empty'),
     v.maxLength(maxChars, `must be at most ${maxChars} characters`),
   );
+
+/** A resource id (a UUID) in a path or a body. */
+export const Id = v.pipe(v.string(), v.uuid('must be a valid id (UUID)'));
+
+/** Builds the schema of path parameters that are all ids. */
+export const idParams = <const K extends string>(...names: K[]) =>
+  v.object(
+    Object.fromEntries(names.map((name) => [name, Id])) as Record<K, typeof Id>,
+  );
+
+const positiveInt = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be a positive integer`),
+    v.transform(Number),
+    v.minValue(1, `${name} must be at least 1`),
+  );
+
+/** Largest page size of any paginated read. */
+export const MAX_PAGE_SIZE = 100;
+
+/** `?page=&limit=`: page from 1 (default 1), limit 1–100 (default 20). */
+export const PageQuery = v.object({
+  page: v.optional(positiveInt('page'), '1'),
+  limit: v.optional(
+    v.pipe(
+      positiveInt('limit'),
+      v.maxValue(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+    ),
+    '20',
+  ),
+});
+
+// The texts a message is made of — a subject and an HTML content — shared
+// by templates and the opt-in email. Limits are in UTF-8 bytes, so that
+// what is accepted always fits its DynamoDB item (400 KB for all of an
+// item's attributes together).
+
+/** Largest subject: one line, in UTF-8 bytes. */
+export const MAX_SUBJECT_BYTES = 400;
+
+/** Largest HTML content, in UTF-8 bytes: room is left for the other fields. */
+export const MAX_CONTENT_BYTES = 300_000;
+
+/**
+ * A subject (Liquid): one line — no CR, LF, NUL or other control character,
+ * since it becomes a mail header — trimmed, not empty.
+ */
+export const Subject = v.pipe(
+  lineText(MAX_SUBJECT_BYTES),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+);
+
+/** An HTML content (Liquid): line breaks allowed, other controls refused. */
+export const HtmlContent = v.pipe(
+  multilineText(MAX_CONTENT_BYTES),
+  v.minLength(1, 'must not be empty'),
+);
 
 /**
  * Schemas of what the API answers (views). They only describe: views carry

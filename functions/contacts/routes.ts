@@ -32,7 +32,7 @@ import {
 } from '../../shared/audience/tags.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
+import { idParams } from '../../shared/validation.ts';
 
 const ContactParams = idParams('contactId');
 

@@ -2,9 +2,10 @@
  * Driving adapter of the `docs` group: the public pipeline (no API key)
  * over its routes.
  */
+
+import type { Deps } from '../../shared/deps.ts';
 import { createPublicHandler } from '../../shared/http/public-handler.ts';
 import type { Route } from '../../shared/http/route.ts';
-import type { Deps } from '../../shared/ports.ts';
 
 /**
  * The runtime-neutral handler of the `docs` group. Its routes are built

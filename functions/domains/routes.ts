@@ -4,7 +4,6 @@
 import * as v from 'valibot';
 import { created, ok } from '../../shared/http/responses.ts';
 import { json, route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
 import {
   DeclareDomainBody,
   DeletedDomain,
@@ -15,6 +14,7 @@ import {
   listDomains,
   verifyDomain,
 } from '../../shared/sending/domains.ts';
+import { idParams } from '../../shared/validation.ts';
 
 const DomainParams = idParams('domainId');
 

@@ -1,9 +1,7 @@
 /**
  * Routes of the `lists` group.
  */
-import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { json, page, route } from '../../shared/http/route.ts';
-import { idParams, PageQuery } from '../../shared/http/schemas.ts';
+
 import {
   CreateListBody,
   createList,
@@ -11,7 +9,10 @@ import {
   ListView,
   ListWithCount,
   listLists,
-} from '../../shared/lists/lists.ts';
+} from '../../shared/audience/lists.ts';
+import { created, ok, paginated } from '../../shared/http/responses.ts';
+import { json, page, route } from '../../shared/http/route.ts';
+import { idParams, PageQuery } from '../../shared/validation.ts';
 
 /** POST /lists, GET /lists, GET /lists/{listId}. */
 export const listRoutes = [

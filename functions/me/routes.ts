@@ -1,12 +1,9 @@
 /**
  * Routes of the `me` group: discovery of the caller's context.
  */
+import { CallerContext, describeCaller } from '../../shared/access/caller.ts';
 import { ok } from '../../shared/http/responses.ts';
 import { json, route } from '../../shared/http/route.ts';
-import {
-  CallerContext,
-  describeCaller,
-} from '../../shared/organizations/organizations.ts';
 
 /** GET /me. */
 export const meRoutes = [

@@ -5,7 +5,6 @@
 import * as v from 'valibot';
 import { created, ok } from '../../shared/http/responses.ts';
 import { json, route } from '../../shared/http/route.ts';
-import { idParams } from '../../shared/http/schemas.ts';
 import {
   createIdentity,
   DeletedIdentity,
@@ -13,7 +12,7 @@ import {
   IdentityView,
   listIdentities,
   updateIdentity,
-} from '../../shared/settings/identities.ts';
+} from '../../shared/sending/identities.ts';
 import { OptinSettings } from '../../shared/settings/optin.ts';
 import {
   OptinTestResult,
@@ -29,7 +28,7 @@ import {
   UpdateSendingBody,
   updateSendingSettings,
 } from '../../shared/settings/settings.ts';
-import { EmailAddress } from '../../shared/validation.ts';
+import { EmailAddress, idParams } from '../../shared/validation.ts';
 
 const IdentityParams = idParams('identityId');
 

@@ -1,8 +1,8 @@
 /**
  * Driving adapter of the `tags` group: the shared pipeline over its routes.
  */
+import type { Deps } from '../../shared/deps.ts';
 import { createApiHandler } from '../../shared/http/api-handler.ts';
-import type { Deps } from '../../shared/ports.ts';
 import { tagRoutes } from './routes.ts';
 
 /** The runtime-neutral handler of the `tags` group. */

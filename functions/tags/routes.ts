@@ -5,7 +5,7 @@ import { TagBody } from '../../shared/audience/contact.schema.ts';
 import { createTag, listTags, TagView } from '../../shared/audience/tags.ts';
 import { created, paginated } from '../../shared/http/responses.ts';
 import { json, page, route } from '../../shared/http/route.ts';
-import { PageQuery } from '../../shared/http/schemas.ts';
+import { PageQuery } from '../../shared/validation.ts';
 
 /** GET /tags, POST /tags. */
 export const tagRoutes = [

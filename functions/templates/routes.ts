@@ -3,7 +3,6 @@
  */
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, route } from '../../shared/http/route.ts';
-import { idParams, PageQuery } from '../../shared/http/schemas.ts';
 import {
   CreateTemplateBody,
   RenderBody,
@@ -24,6 +23,7 @@ import {
   testSendTemplate,
   updateTemplate,
 } from '../../shared/templates/templates.ts';
+import { idParams, PageQuery } from '../../shared/validation.ts';
 
 const TemplateParams = idParams('templateId');
 

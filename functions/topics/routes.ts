@@ -4,7 +4,6 @@
 import * as v from 'valibot';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, route } from '../../shared/http/route.ts';
-import { idParams, PageQuery } from '../../shared/http/schemas.ts';
 import {
   CreateTopicBody,
   OptOutBody,
@@ -24,6 +23,7 @@ import {
   undoTopicOptOut,
   updateTopic,
 } from '../../shared/topics/topics.ts';
+import { idParams, PageQuery } from '../../shared/validation.ts';
 
 const TopicParams = idParams('topicId');
 

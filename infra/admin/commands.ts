@@ -10,12 +10,12 @@ import {
   removeMember,
   revokeApiKey,
 } from '../../shared/access/admin.ts';
+import type { AdminDeps } from '../../shared/access/ports.ts';
 import {
   createOrganization,
   setSendingAllowed,
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
-import type { AdminDeps } from '../../shared/ports.ts';
 import {
   clearLocalDns,
   type LocalFiles,

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AdminDeps } from '../../shared/access/ports.ts';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
-import type { AdminDeps } from '../../shared/ports.ts';
 import {
   buildAdminDeps,
   documentClientOptions,

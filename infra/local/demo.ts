@@ -4,11 +4,11 @@
  */
 import { join } from 'node:path';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
+import type { AdminDeps } from '../../shared/access/ports.ts';
 import {
   createOrganization,
   setSendingAllowed,
 } from '../../shared/organizations/organizations.ts';
-import type { AdminDeps } from '../../shared/ports.ts';
 import { writePrivateFile } from './private-file.ts';
 
 /** What the demo seed created. */

@@ -17,8 +17,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { EndpointGroup } from '../../functions/groups.ts';
+import type { Deps } from '../../shared/deps.ts';
 import { resourcePath } from '../../shared/http/route.ts';
-import type { Deps } from '../../shared/ports.ts';
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;

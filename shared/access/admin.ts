@@ -4,10 +4,10 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import type { AdminDeps, Deps } from '../ports.ts';
 import { EmailAddress, parse } from '../validation.ts';
 import { formatApiKey, hashApiKey, KEY_SECRET_BYTES } from './api-key.ts';
 import { ROLES, type Role } from './model.ts';
+import type { AdminDeps, AccessDeps as Deps } from './ports.ts';
 
 const MemberInput = v.object({
   orgId: v.pipe(v.string(), v.uuid('must be an organization id')),

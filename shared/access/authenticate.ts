@@ -3,9 +3,9 @@
  * One DynamoDB read per key and container per cache period.
  */
 import { UnauthorizedError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
 import { apiKeyMatches, hashApiKey, keyIdOf } from './api-key.ts';
 import type { Caller } from './model.ts';
+import type { AccessDeps as Deps } from './ports.ts';
 
 type AuthDeps = Pick<Deps, 'access' | 'clock' | 'apiKeyCacheTtlSeconds'>;
 

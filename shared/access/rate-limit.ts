@@ -3,7 +3,7 @@
  * 60 seconds (as Kit's API counts), exact across every container, locally
  * and on AWS alike.
  */
-import type { Deps } from '../ports.ts';
+import type { AccessDeps as Deps } from './ports.ts';
 
 /** Requests allowed per key in any rolling window (spec, Limits). */
 export const REQUESTS_PER_MINUTE = 120;

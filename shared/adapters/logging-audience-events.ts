@@ -4,8 +4,8 @@
  * taggings; the sequences work replaces it with the enrolment dispatcher.
  */
 import type { AudienceEvent } from '../audience/events.ts';
+import type { AudienceEvents } from '../audience/ports.ts';
 import { logger } from '../observability.ts';
-import type { AudienceEvents } from '../ports.ts';
 
 /** Logs audience events. */
 export const loggingAudienceEvents: AudienceEvents = {

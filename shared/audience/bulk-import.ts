@@ -5,8 +5,6 @@
  */
 import * as v from 'valibot';
 import { ConflictError, PayloadTooLargeError } from '../errors.ts';
-import { requireList } from '../lists/lists.ts';
-import type { ContactChange, Deps } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import { Count, fieldIssues } from '../validation.ts';
 import {
@@ -15,7 +13,9 @@ import {
   MAX_IMPORT_ENTRIES,
   MAX_TAGS_PER_CONTACT,
 } from './contact.schema.ts';
+import { requireList } from './lists.ts';
 import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
+import type { ContactChange, AudienceDeps as Deps } from './ports.ts';
 import { resolveTags } from './tags.ts';
 
 /** One refused line of an import. */

@@ -10,7 +10,6 @@ import {
   publicLinkUrl,
 } from '../links/public-links.ts';
 import { logger } from '../observability.ts';
-import type { Deps } from '../ports.ts';
 import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
 import {
   Blocker,
@@ -19,6 +18,7 @@ import {
 } from '../sending/readiness.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** Why a confirmation email did not go out although it could be sent. */
 export const CONFIRMATION_FAILURES = [

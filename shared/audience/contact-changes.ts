@@ -3,10 +3,10 @@
  * the optimistic-lock retry loop, and the events a stored change implies.
  */
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { AudienceEvent } from './events.ts';
 import type { Contact, ContactStatus } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** The events a stored change implies: a first join, each new tagging. */
 export const eventsOf = (

@@ -2,9 +2,9 @@
  * The API view of contacts: fields with explicit nulls, tags named.
  */
 import * as v from 'valibot';
-import type { Deps } from '../ports.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import { CONTACT_STATUSES, type Contact, TagRef } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** An optional instant of a contact: null until it happens. */
 const When = (meaning: string) =>

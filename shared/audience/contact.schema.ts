@@ -2,8 +2,7 @@
  * Schemas of the audience endpoints: contacts, tags and the bulk import.
  */
 import * as v from 'valibot';
-import { Id, PageQuery } from '../http/schemas.ts';
-import { EmailAddress, lineText } from '../validation.ts';
+import { EmailAddress, Id, lineText, PageQuery } from '../validation.ts';
 import { CONTACT_STATUSES } from './model.ts';
 
 /** Longest first or last name (spec, Limits). */

@@ -5,8 +5,7 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import { requireList } from '../lists/lists.ts';
-import type { Deps, Page } from '../ports.ts';
+import type { Page } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import { ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
 import type {
@@ -21,7 +20,9 @@ import {
   withStatus,
 } from './contact-changes.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
+import { requireList } from './lists.ts';
 import type { Contact } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
 const byId =

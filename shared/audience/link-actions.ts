@@ -7,10 +7,10 @@
  */
 import { InvalidLinkError } from '../errors.ts';
 import { LINK_PURPOSES } from '../links/public-links.ts';
-import type { Deps } from '../ports.ts';
 import type { Topic } from '../topics/model.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** What a link leads to. */
 export type LinkTarget =

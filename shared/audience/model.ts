@@ -1,6 +1,6 @@
 /**
- * Audience model: contacts (one per list and email, as in Mailchimp's
- * audiences) and the organization's tags.
+ * Audience model: lists, their contacts (one per list and email, as in
+ * Mailchimp's audiences) and the organization's tags.
  */
 import * as v from 'valibot';
 import { ViewId } from '../validation.ts';
@@ -43,6 +43,17 @@ export interface Contact {
   version: number;
 }
 
+/** A list of contacts: a named audience within an organization. */
+export interface List {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Contacts in the list, any status; maintained as a counter. */
+  contactCount: number;
+  /** Contacts per status; maintained as counters with the total. */
+  statusCounts: Record<ContactStatus, number>;
+}
+
 /** A tag of the organization. */
 export interface Tag {
   id: string;
@@ -58,10 +69,6 @@ export const TagRef = v.pipe(
   v.title('TagRef'),
 );
 export type TagRef = v.InferOutput<typeof TagRef>;
-
-/** Normalizes an email for storage and comparison. */
-export const normalizeEmail = (email: string): string =>
-  email.trim().toLowerCase();
 
 /** Normalizes a tag or topic name for uniqueness (case-insensitive). */
 export const tagNameKey = (name: string): string => name.trim().toLowerCase();

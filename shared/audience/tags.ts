@@ -4,12 +4,13 @@
  */
 import * as v from 'valibot';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import { MAX_TAGS_PER_CONTACT } from './contact.schema.ts';
 import { changeContact } from './contact-changes.ts';
 import { ContactView, contactViewOf } from './contact-view.ts';
 import { type Tag, TagRef, tagNameKey } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** A tag as the API shows it. */
 export const TagView = v.pipe(

@@ -16,6 +16,7 @@ import * as contentType from 'content-type';
 import { createAuthenticator } from '../access/authenticate.ts';
 import { type Caller, roleAtLeast } from '../access/model.ts';
 import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
+import type { Deps } from '../deps.ts';
 import {
   ForbiddenError,
   NotFoundError,
@@ -24,7 +25,6 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { logger } from '../observability.ts';
-import type { Deps } from '../ports.ts';
 import { parse } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
 import { envelopeOf, type HttpResult } from './responses.ts';

@@ -9,6 +9,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import type { Deps } from '../deps.ts';
 import {
   ExpiredLinkError,
   InvalidLinkError,
@@ -16,7 +17,6 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { logger } from '../observability.ts';
-import type { Deps } from '../ports.ts';
 import { parse } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
 import { renderPage } from './pages.ts';

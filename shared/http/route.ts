@@ -7,8 +7,8 @@
  */
 import type * as v from 'valibot';
 import type { Caller } from '../access/model.ts';
+import type { Deps } from '../deps.ts';
 import type { ErrorCode } from '../errors.ts';
-import type { Deps } from '../ports.ts';
 import type {
   FileResult,
   HtmlResult,

@@ -13,14 +13,13 @@ import {
   MESSAGE_LINK_TTL_SECONDS,
   publicLinkUrl,
 } from '../links/public-links.ts';
-import type { Deps } from '../ports.ts';
+import type { CoreDeps as Deps, OutgoingMessage } from '../ports.ts';
 import {
   analyzeTemplate,
   htmlToText,
   renderTemplate,
   renderText,
 } from '../rendering/engine.ts';
-import type { OutgoingMessage } from './message.ts';
 
 /** What a message is made of. */
 export interface ComposeInput {

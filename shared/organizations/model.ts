@@ -2,7 +2,6 @@
  * Organization model: the tenant. Every resource belongs to exactly one.
  */
 import slugifyText from '@sindresorhus/slugify';
-import type { IsolationState } from '../ports.ts';
 
 /** A tenant of the service. */
 export interface Organization {
@@ -16,6 +15,14 @@ export interface Organization {
   postalAddress?: string;
   /** The last known state of its sending isolation, once attempted. */
   isolation?: IsolationState;
+}
+
+/** What is known of an organization's sending isolation (SES tenant). */
+export interface IsolationState {
+  provisioning: 'none' | 'provisioned' | 'incomplete';
+  /** DISABLED: the provider suspended the organization. */
+  sendingStatus: 'ENABLED' | 'DISABLED';
+  checkedAt: string;
 }
 
 /** Turns a display name into a URL slug (lowercase ASCII words and dashes). */

@@ -1,18 +1,12 @@
 /**
  * Application logic of organizations: the operator's commands (create, the
- * sending allowlist, the application-wide switch) and GET /me.
+ * sending allowlist, the application-wide switch).
  */
 import * as v from 'valibot';
-import { type Caller, ROLES } from '../access/model.ts';
-import { ConflictError, NotFoundError, UnauthorizedError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
-import {
-  Readiness,
-  type ReadinessDeps,
-  readinessOf,
-} from '../sending/readiness.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import { parse, requiredName, ViewId } from '../validation.ts';
 import { type Organization, slugify } from './model.ts';
+import type { OrganizationsDeps as Deps } from './ports.ts';
 
 const CreateOrganizationInput = v.object({
   name: requiredName(100),
@@ -36,7 +30,8 @@ export const OrganizationView = v.pipe(
 );
 export type OrganizationView = v.InferOutput<typeof OrganizationView>;
 
-const view = (org: Organization): OrganizationView => ({
+/** The public view of an organization (no flags, no isolation). */
+export const organizationView = (org: Organization): OrganizationView => ({
   id: org.id,
   name: org.name,
   slug: org.slug,
@@ -64,7 +59,7 @@ export const createOrganization = async (
     };
     try {
       await deps.organizations.create(org);
-      return view(org);
+      return organizationView(org);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
     }
@@ -93,48 +88,6 @@ export const setSendingEnabled = async (
 ): Promise<{ sendingEnabled: boolean }> => {
   await deps.appSettings.setSendingEnabled(enabled);
   return { sendingEnabled: enabled };
-};
-
-/** The data of GET /me. */
-export const CallerContext = v.pipe(
-  v.object({
-    // The organization the key belongs to: the whole scope of the key.
-    organization: OrganizationView,
-    organizationRole: v.pipe(
-      v.picklist(ROLES),
-      v.description(
-        "The role the key's creator holds in this organization (the key acts with it), never a role on the service itself",
-      ),
-    ),
-    keyId: v.pipe(
-      ViewId,
-      v.description(
-        "The key's id; it authenticates nothing, and no endpoint ever returns a key's value",
-      ),
-    ),
-    // Whether the organization can send now and, if not, why.
-    sending: Readiness,
-  }),
-  v.title('CallerContext'),
-);
-export type CallerContext = v.InferOutput<typeof CallerContext>;
-
-/** Describes the caller: its organization, role, key id and readiness. */
-export const describeCaller = async (
-  deps: ReadinessDeps,
-  caller: Caller,
-): Promise<CallerContext> => {
-  const org = await deps.organizations.get(caller.orgId);
-  // A key whose organization vanished is as good as revoked.
-  if (!org) {
-    throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
-  }
-  return {
-    organization: view(org),
-    organizationRole: caller.role,
-    keyId: caller.keyId,
-    sending: await readinessOf(deps, org),
-  };
 };
 
 /** Fails with 404 unless the organization exists. */

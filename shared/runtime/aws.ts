@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import { loadConfig } from '../config.ts';
-import type { Deps } from '../ports.ts';
+import type { Deps } from '../deps.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
 const dynamo = DynamoDBDocumentClient.from(

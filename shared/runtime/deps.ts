@@ -4,6 +4,7 @@
  */
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
 import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
@@ -21,17 +22,10 @@ import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
-import type {
-  AdminDeps,
-  AudienceEvents,
-  Clock,
-  Deps,
-  DnsResolver,
-  EmailProvider,
-  Endpoints,
-  GatewayKeyRegistry,
-  Ids,
-} from '../ports.ts';
+import type { AudienceEvents } from '../audience/ports.ts';
+import type { Deps } from '../deps.ts';
+import type { Clock, Endpoints, Ids } from '../ports.ts';
+import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 
 /** What differs between runtimes. */

@@ -6,16 +6,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { LocalEmailProvider } from '../adapters/local/local-email-provider.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
-import type {
-  AdminDeps,
-  AudienceEvents,
-  Clock,
-  Deps,
-  GatewayKeyRegistry,
-  Ids,
-} from '../ports.ts';
+import type { AudienceEvents } from '../audience/ports.ts';
+import type { Deps } from '../deps.ts';
+import type { Clock, Ids } from '../ports.ts';
 import { buildAdminDeps, buildDeps, documentClientOptions } from './deps.ts';
 
 /** Credentials the embedded engines accept (they check none). */

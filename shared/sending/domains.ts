@@ -13,13 +13,6 @@ import {
 } from '../errors.ts';
 import { logger } from '../observability.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
-import type { Deps } from '../ports.ts';
-import {
-  hostOf,
-  isVerified,
-  type SendingDomain,
-  selfAndParents,
-} from '../settings/model.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import {
   mailFromDomainOf,
@@ -27,7 +20,15 @@ import {
   tenantNameOf,
 } from './isolation.ts';
 import {
+  hostOf,
+  isVerified,
+  type SendingDomain,
+  selfAndParents,
+} from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
+import {
   DKIM_STATUSES,
+  DnsRecord,
   MAIL_FROM_STATUSES,
   type ProviderDomain,
 } from './provider.ts';
@@ -46,45 +47,6 @@ export const DeclareDomainBody = v.object({
     ),
   ),
 });
-
-/** Types of the DNS records a domain needs. */
-export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX'] as const;
-
-/** What each DNS record of a domain is for. */
-export const DNS_RECORD_PURPOSES = [
-  'ownership',
-  'dkim',
-  'mail_from',
-  'dmarc',
-] as const;
-
-/** A DNS record to publish. */
-export const DnsRecord = v.pipe(
-  v.object({
-    type: v.picklist(DNS_RECORD_TYPES),
-    name: v.pipe(
-      v.string(),
-      v.description('The record name (fully qualified)'),
-    ),
-    value: v.string(),
-    priority: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(0),
-        v.description('MX records only'),
-      ),
-    ),
-    purpose: v.pipe(
-      v.picklist(DNS_RECORD_PURPOSES),
-      v.description(
-        '`ownership`: the challenge TXT proving the organization holds the domain; `dkim`: a DKIM CNAME; `mail_from`: the MX or SPF TXT of the custom MAIL FROM domain; `dmarc`: the suggested DMARC policy',
-      ),
-    ),
-  }),
-  v.title('DnsRecord'),
-);
-export type DnsRecord = v.InferOutput<typeof DnsRecord>;
 
 /** A domain as the API shows it. */
 export const DomainView = v.pipe(

@@ -5,8 +5,8 @@
  * and suppression are then the organization's own.
  */
 import { ServiceUnavailableError } from '../errors.ts';
-import type { Organization } from '../organizations/model.ts';
-import type { Deps, IsolationState } from '../ports.ts';
+import type { IsolationState, Organization } from '../organizations/model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 import type { ProviderTenant } from './provider.ts';
 
 /** The tenant (and configuration set) name of an organization. */

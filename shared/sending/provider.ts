@@ -9,10 +9,46 @@
  * when the provider cannot be reached, and nothing else for that case.
  */
 
-import type { DnsRecord } from './domains.ts';
+import * as v from 'valibot';
 
-/** A DNS record to publish (its schema is the view's, in `domains.ts`). */
-export type { DnsRecord };
+/** Types of the DNS records a domain needs. */
+export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX'] as const;
+
+/** What each DNS record of a domain is for. */
+export const DNS_RECORD_PURPOSES = [
+  'ownership',
+  'dkim',
+  'mail_from',
+  'dmarc',
+] as const;
+
+/** A DNS record to publish. */
+export const DnsRecord = v.pipe(
+  v.object({
+    type: v.picklist(DNS_RECORD_TYPES),
+    name: v.pipe(
+      v.string(),
+      v.description('The record name (fully qualified)'),
+    ),
+    value: v.string(),
+    priority: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description('MX records only'),
+      ),
+    ),
+    purpose: v.pipe(
+      v.picklist(DNS_RECORD_PURPOSES),
+      v.description(
+        '`ownership`: the challenge TXT proving the organization holds the domain; `dkim`: a DKIM CNAME; `mail_from`: the MX or SPF TXT of the custom MAIL FROM domain; `dmarc`: the suggested DMARC policy',
+      ),
+    ),
+  }),
+  v.title('DnsRecord'),
+);
+export type DnsRecord = v.InferOutput<typeof DnsRecord>;
 
 /** Statuses of the DKIM signing keys of a domain. */
 export const DKIM_STATUSES = ['PENDING', 'SUCCESS', 'FAILED'] as const;

@@ -4,19 +4,11 @@
  */
 import * as v from 'valibot';
 import type { Organization } from '../organizations/model.ts';
-import type { Deps } from '../ports.ts';
-import {
-  type IdentityBook,
-  isOnDomain,
-  isVerified,
-} from '../settings/model.ts';
-import {
-  defaultIdentityOf,
-  type Sender,
-  senderOf,
-} from '../settings/sender.ts';
 import { currentIsolation } from './isolation.ts';
+import { type IdentityBook, isOnDomain, isVerified } from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 import type { DkimStatus } from './provider.ts';
+import { defaultIdentityOf, type Sender, senderOf } from './sender.ts';
 
 /** Stable machine codes of what stops a send (spec, Blocker codes). */
 export const BLOCKERS = [

@@ -5,8 +5,6 @@ import * as v from 'valibot';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
 import { logger } from '../observability.ts';
-import type { Deps } from '../ports.ts';
-import { HtmlContent, Subject } from '../rendering/content.schema.ts';
 import {
   analyzeTemplate,
   htmlToText,
@@ -15,8 +13,9 @@ import {
 } from '../rendering/engine.ts';
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
 import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
-import { EmailAddress } from '../validation.ts';
+import { EmailAddress, HtmlContent, Subject } from '../validation.ts';
 import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
+import type { SettingsDeps as Deps } from './ports.ts';
 
 /** Body of PATCH /settings/optin. */
 export const UpdateOptinBody = v.pipe(

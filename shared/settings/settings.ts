@@ -5,21 +5,21 @@ import * as v from 'valibot';
 import { RuleViolationError } from '../errors.ts';
 import type { Organization } from '../organizations/model.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
-import type { Deps } from '../ports.ts';
+import {
+  changeBook,
+  IdentityView,
+  refuseIfCampaignsUse,
+} from '../sending/identities.ts';
+import type { Identity } from '../sending/model.ts';
 import {
   Readiness,
   type ReadinessDeps,
   sendingStateOf,
 } from '../sending/readiness.ts';
+import { checkSenderAddress, defaultIdentityOf } from '../sending/sender.ts';
 import { EmailAddress, lineText, multilineText } from '../validation.ts';
-import {
-  changeBook,
-  IdentityView,
-  refuseIfCampaignsUse,
-} from './identities.ts';
-import type { Identity } from './model.ts';
 import { OptinSettings } from './optin.ts';
-import { checkSenderAddress, defaultIdentityOf } from './sender.ts';
+import type { SettingsDeps as Deps } from './ports.ts';
 
 /**
  * A sender's display name: one line of text (no control character, tab or

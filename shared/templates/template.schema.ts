@@ -2,13 +2,14 @@
  * Schemas of the template and rendering endpoints.
  */
 import * as v from 'valibot';
-import { Id } from '../http/schemas.ts';
-import { HtmlContent, Subject } from '../rendering/content.schema.ts';
 import {
   EmailAddress,
+  HtmlContent,
+  Id,
   lineText,
   multilineText,
   requiredName,
+  Subject,
 } from '../validation.ts';
 
 /** Longest template name, in characters (at most 4 bytes of UTF-8 each). */

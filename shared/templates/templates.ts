@@ -10,7 +10,7 @@ import {
 } from '../errors.ts';
 import { composeMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import {
   analyzeTemplate,
   renderTemplate,
@@ -21,9 +21,10 @@ import {
   SAMPLE_VALUES,
   unknownVariables,
 } from '../rendering/variables.ts';
-import { testSenderOf } from '../settings/sender.ts';
+import { testSenderOf } from '../sending/sender.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import type { Template } from './model.ts';
+import type { TemplatesDeps as Deps } from './ports.ts';
 import {
   type CreateTemplateInput,
   SubjectMergeValue,

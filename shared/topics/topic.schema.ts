@@ -2,8 +2,7 @@
  * Schemas of the topic endpoints.
  */
 import * as v from 'valibot';
-import { Id } from '../http/schemas.ts';
-import { multilineText, requiredName } from '../validation.ts';
+import { Id, multilineText, requiredName } from '../validation.ts';
 
 const Name = requiredName(100);
 

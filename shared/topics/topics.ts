@@ -4,9 +4,10 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import type { Topic, TopicOptOut } from './model.ts';
+import type { TopicsDeps as Deps } from './ports.ts';
 import type { CreateTopicInput, UpdateTopicInput } from './topic.schema.ts';
 
 /** A topic as the API shows it. */

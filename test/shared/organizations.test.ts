@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { describeCaller } from '../../shared/access/caller.ts';
+import type { Deps } from '../../shared/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import {
   createOrganization,
-  describeCaller,
   setSendingAllowed,
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
-import type { Deps } from '../../shared/ports.ts';
 import { createTestDeps } from '../support/dynamo.ts';
 
 describe('organizations, on the embedded DynamoDB', () => {

@@ -17,8 +17,9 @@ import {
   matchRoute,
   rawPathOf,
 } from '../../infra/local/gateway.ts';
+import type { AdminDeps } from '../../shared/access/ports.ts';
+import type { Deps } from '../../shared/deps.ts';
 import { type Route, resourcePath, routeKey } from '../../shared/http/route.ts';
-import type { AdminDeps, Deps } from '../../shared/ports.ts';
 import { contractProblems } from './contract.ts';
 import {
   createTestDeps,

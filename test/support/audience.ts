@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createList } from '../../shared/lists/lists.ts';
+import { createList } from '../../shared/audience/lists.ts';
+import type { Deps } from '../../shared/deps.ts';
 import {
   createOrganization,
   setSendingAllowed,
 } from '../../shared/organizations/organizations.ts';
-import type { Deps } from '../../shared/ports.ts';
 
 /** A new organization, allowed to send, with one list. */
 export const orgWithList = async (deps: Deps, allowed = true) => {

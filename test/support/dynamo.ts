@@ -7,9 +7,11 @@ import {
   setDnsRecord,
 } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
+import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
-import type { AdminDeps, Clock, Deps } from '../../shared/ports.ts';
+import type { Deps } from '../../shared/deps.ts';
+import type { Clock } from '../../shared/ports.ts';
 import {
   localAdminDeps,
   localDeps,

@@ -1,4 +1,7 @@
-import type { DnsResolver, EmailProvider } from '../../shared/ports.ts';
+import type {
+  DnsResolver,
+  EmailProvider,
+} from '../../shared/sending/provider.ts';
 
 const refuse = (what: string) => async () => {
   throw new Error(`${what} is not expected to be used by this test`);

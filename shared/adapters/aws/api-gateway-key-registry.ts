@@ -10,7 +10,7 @@ import {
   GetApiKeysCommand,
   UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import type { GatewayKeyRegistry } from '../../ports.ts';
+import type { GatewayKeyRegistry } from '../../access/ports.ts';
 
 /** API Gateway keys in one usage plan. */
 export class ApiGatewayKeyRegistry implements GatewayKeyRegistry {

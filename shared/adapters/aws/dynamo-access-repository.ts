@@ -13,12 +13,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import {
-  type ApiKeyRecord,
-  type Member,
-  ROLES,
-  type User,
-} from '../../access/model.ts';
+import type { ApiKeyRecord, Member, User } from '../../access/model.ts';
+import { ROLES } from '../../access/model.ts';
+import type { AccessRepository } from '../../access/ports.ts';
 import {
   ENTITY_TYPE,
   entityType,
@@ -27,7 +24,6 @@ import {
 } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { AccessRepository } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
 import {
   type DynamoTable,

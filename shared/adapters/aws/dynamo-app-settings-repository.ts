@@ -5,7 +5,10 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ENTITY_TYPE, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
-import type { AppSettings, AppSettingsRepository } from '../../ports.ts';
+import type {
+  AppSettings,
+  AppSettingsRepository,
+} from '../../organizations/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 const AppSettingsItem = itemSchema('AppSettings', {

@@ -6,7 +6,7 @@ import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
-import type { CampaignReferences } from '../../ports.ts';
+import type { CampaignReferences } from '../../sending/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** The attributes of a campaign this reference check reads. */

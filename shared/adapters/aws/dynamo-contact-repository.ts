@@ -14,17 +14,17 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { CONTACT_STATUSES, type Contact } from '../../audience/model.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Contact } from '../../audience/model.ts';
+import { CONTACT_STATUSES } from '../../audience/model.ts';
 import type {
   ContactChange,
   ContactFilter,
   ContactRepository,
-  Page,
-  PageRequest,
-} from '../../ports.ts';
+} from '../../audience/ports.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
 import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {

@@ -20,10 +20,10 @@ import {
 } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { DomainRepository } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
+import type { SendingDomain } from '../../sending/model.ts';
+import type { DomainRepository } from '../../sending/ports.ts';
 import type { DkimStatus, MailFromStatus } from '../../sending/provider.ts';
-import type { SendingDomain } from '../../settings/model.ts';
 import {
   type DynamoTable,
   failedConditions,

@@ -13,8 +13,8 @@ import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
-import type { IdentityRepository } from '../../ports.ts';
-import type { Identity, IdentityBook } from '../../settings/model.ts';
+import type { Identity, IdentityBook } from '../../sending/model.ts';
+import type { IdentityRepository } from '../../sending/ports.ts';
 import {
   type DynamoTable,
   failedConditions,

@@ -4,12 +4,16 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
+import {
+  CONTACT_STATUSES,
+  type ContactStatus,
+  type List,
+} from '../../audience/model.ts';
+import type { ListRepository } from '../../audience/ports.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
-import type { List } from '../../lists/model.ts';
-import type { ListRepository, Page, PageRequest } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import {
   Counter,
   type DynamoTable,

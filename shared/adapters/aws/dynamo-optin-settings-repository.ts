@@ -6,12 +6,12 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
-import type { OptinSettingsRepository } from '../../ports.ts';
 import {
   DEFAULT_OPTIN_CONTENT,
   DEFAULT_OPTIN_SUBJECT,
   type OptinSettings,
 } from '../../settings/optin.ts';
+import type { OptinSettingsRepository } from '../../settings/ports.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** Settings never changed read as the defaults: '' stands for the default. */

@@ -6,8 +6,11 @@ import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { Organization } from '../../organizations/model.ts';
-import type { IsolationState, OrganizationRepository } from '../../ports.ts';
+import type {
+  IsolationState,
+  Organization,
+} from '../../organizations/model.ts';
+import type { OrganizationRepository } from '../../organizations/ports.ts';
 import {
   type DynamoTable,
   isConditionFailure,

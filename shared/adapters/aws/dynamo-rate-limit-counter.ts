@@ -20,9 +20,9 @@ import {
   ConditionalCheckFailedException,
 } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateLimitCounter } from '../../access/ports.ts';
 import { ENTITY_TYPE, type EntityType } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
-import type { RateLimitCounter } from '../../ports.ts';
 import { type DynamoTable, epochSeconds } from './dynamo-table.ts';
 
 /** The instants in a key's slots, as a container last saw them. */

@@ -5,10 +5,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
+import type { TagRepository } from '../../audience/ports.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
-import type { Page, PageRequest, TagRepository } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import {
   batchGet,
   Counter,

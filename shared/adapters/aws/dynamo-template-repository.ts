@@ -11,8 +11,9 @@ import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest, TemplateRepository } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import type { Template, TemplateSummary } from '../../templates/model.ts';
+import type { TemplateRepository } from '../../templates/ports.ts';
 import {
   type DynamoTable,
   failedConditions,

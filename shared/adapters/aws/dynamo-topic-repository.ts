@@ -14,8 +14,9 @@ import { tagNameKey } from '../../audience/model.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest, TopicRepository } from '../../ports.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import type { Topic, TopicOptOut } from '../../topics/model.ts';
+import type { TopicRepository } from '../../topics/ports.ts';
 import {
   batchGet,
   Counter,

@@ -3,8 +3,7 @@
  * builds the MIME message and signs it with DKIM).
  */
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { OutgoingMessage } from '../../messaging/message.ts';
-import type { Mailer } from '../../ports.ts';
+import type { Mailer, OutgoingMessage } from '../../ports.ts';
 
 /** The Mailer port over an SESv2Client (AWS, or the local emulator). */
 export class SesMailer implements Mailer {

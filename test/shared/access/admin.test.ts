@@ -6,6 +6,7 @@ import {
   revokeApiKey,
 } from '../../../shared/access/admin.ts';
 import { createAuthenticator } from '../../../shared/access/authenticate.ts';
+import type { AdminDeps } from '../../../shared/access/ports.ts';
 import { MAX_KEYS_PER_MEMBER } from '../../../shared/adapters/aws/dynamo-access-repository.ts';
 import {
   ConflictError,
@@ -14,7 +15,6 @@ import {
   ValidationError,
 } from '../../../shared/errors.ts';
 import { createOrganization } from '../../../shared/organizations/organizations.ts';
-import type { AdminDeps } from '../../../shared/ports.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 
 describe('members and API keys (Authentication 1–3, 7), on the embedded DynamoDB', () => {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { consumeRequest } from '../../../shared/access/rate-limit.ts';
 import { DynamoRateLimitCounter } from '../../../shared/adapters/aws/dynamo-rate-limit-counter.ts';
-import type { Deps } from '../../../shared/ports.ts';
+import type { Deps } from '../../../shared/deps.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import { listContacts } from '../../../shared/audience/contacts.ts';
+import { getList, listLists } from '../../../shared/audience/lists.ts';
 import { listTags } from '../../../shared/audience/tags.ts';
 import { NotFoundError, PayloadTooLargeError } from '../../../shared/errors.ts';
-import { getList, listLists } from '../../../shared/lists/lists.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';

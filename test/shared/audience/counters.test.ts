@@ -7,6 +7,7 @@ import {
   unsubscribeContact,
   updateContact,
 } from '../../../shared/audience/contacts.ts';
+import { createList } from '../../../shared/audience/lists.ts';
 import { CONTACT_STATUSES } from '../../../shared/audience/model.ts';
 import {
   listTags,
@@ -15,7 +16,6 @@ import {
 } from '../../../shared/audience/tags.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { AppError } from '../../../shared/errors.ts';
-import { createList } from '../../../shared/lists/lists.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList } from '../../support/audience.ts';
 import { createTestDeps } from '../../support/dynamo.ts';

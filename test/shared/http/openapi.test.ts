@@ -25,7 +25,6 @@ import {
   type Route,
   route,
 } from '../../../shared/http/route.ts';
-import { PageQuery } from '../../../shared/http/schemas.ts';
 
 const document = buildOpenApi(endpointGroups);
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
+import { describeCaller } from '../../../shared/access/caller.ts';
 import { DynamoDomainRepository } from '../../../shared/adapters/aws/dynamo-domain-repository.ts';
 import { DynamoOrganizationRepository } from '../../../shared/adapters/aws/dynamo-organization-repository.ts';
 import {
@@ -8,6 +9,7 @@ import {
   setTenantStatus,
 } from '../../../shared/adapters/local/local-email-provider.ts';
 import { keys } from '../../../shared/db/keys.ts';
+import type { Deps } from '../../../shared/deps.ts';
 import {
   ConflictError,
   NotFoundError,
@@ -16,10 +18,8 @@ import {
 } from '../../../shared/errors.ts';
 import {
   createOrganization,
-  describeCaller,
   setSendingAllowed,
 } from '../../../shared/organizations/organizations.ts';
-import type { Deps, EmailProvider } from '../../../shared/ports.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
@@ -29,7 +29,10 @@ import {
   verifyDomain,
 } from '../../../shared/sending/domains.ts';
 import { tenantNameOf } from '../../../shared/sending/isolation.ts';
-import type { DnsRecord } from '../../../shared/sending/provider.ts';
+import type {
+  DnsRecord,
+  EmailProvider,
+} from '../../../shared/sending/provider.ts';
 import { RecentDomainAnswers } from '../../../shared/sending/recent-domain-answers.ts';
 import {
   createTestDeps,

@@ -3,32 +3,32 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { setTenantStatus } from '../../../shared/adapters/local/local-email-provider.ts';
 import { addContact } from '../../../shared/audience/contacts.ts';
+import { createList } from '../../../shared/audience/lists.ts';
 import { keys } from '../../../shared/db/keys.ts';
+import type { Deps } from '../../../shared/deps.ts';
 import {
   ConflictError,
   NotFoundError,
   RuleViolationError,
   ValidationError,
 } from '../../../shared/errors.ts';
-import { createList } from '../../../shared/lists/lists.ts';
 import {
   createOrganization,
   setSendingAllowed,
   setSendingEnabled,
 } from '../../../shared/organizations/organizations.ts';
-import type { Deps } from '../../../shared/ports.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
   verifyDomain,
 } from '../../../shared/sending/domains.ts';
-import { tenantNameOf } from '../../../shared/sending/isolation.ts';
 import {
   createIdentity,
   deleteIdentity,
   listIdentities,
   updateIdentity,
-} from '../../../shared/settings/identities.ts';
+} from '../../../shared/sending/identities.ts';
+import { tenantNameOf } from '../../../shared/sending/isolation.ts';
 import { DEFAULT_OPTIN_CONTENT } from '../../../shared/settings/optin.ts';
 import {
   testSendOptin,

@@ -2,7 +2,7 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../../../shared/adapters/aws/ses-mailer.ts';
-import type { OutgoingMessage } from '../../../../shared/messaging/message.ts';
+import type { OutgoingMessage } from '../../../../shared/ports.ts';
 
 const client = new SESv2Client({ region: 'eu-west-1' });
 const ses = mockClient(client);

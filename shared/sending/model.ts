@@ -1,8 +1,8 @@
 /**
- * Sending settings model: the address book of sender identities, and
- * sending domains.
+ * Sending model: the address book of sender identities, sending domains,
+ * and the address rules both share (hosts, subdomains, verification).
  */
-import type { DkimStatus, MailFromStatus } from '../sending/provider.ts';
+import type { DkimStatus, MailFromStatus } from './provider.ts';
 
 /** A sender identity (address book entry). */
 export interface Identity {

@@ -7,8 +7,7 @@
  */
 import libmime from 'libmime';
 import { type CodeOf, RuleViolationError, ValidationError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
-import { tenantNameOf } from '../sending/isolation.ts';
+import { tenantNameOf } from './isolation.ts';
 import {
   hostOf,
   type Identity,
@@ -18,6 +17,7 @@ import {
   type SendingDomain,
   selfAndParents,
 } from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 
 // Printable ASCII: a name beyond it is encoded (RFC 2047), as SES requires.
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

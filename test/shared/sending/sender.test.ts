@@ -6,7 +6,7 @@ import {
   displayName,
   formatSender,
   senderOf,
-} from '../../../shared/settings/sender.ts';
+} from '../../../shared/sending/sender.ts';
 import { UpdateSendingBody } from '../../../shared/settings/settings.ts';
 import { parse } from '../../../shared/validation.ts';
 

@@ -3,11 +3,11 @@
  * is stored.
  */
 import * as v from 'valibot';
-import { CONTACT_STATUSES, type ContactStatus } from '../audience/model.ts';
 import { NotFoundError } from '../errors.ts';
-import type { Deps, Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import { Count, requiredName, Timestamp, ViewId } from '../validation.ts';
-import type { List } from './model.ts';
+import { CONTACT_STATUSES, type ContactStatus, type List } from './model.ts';
+import type { AudienceDeps as Deps } from './ports.ts';
 
 /** Body of POST /lists. */
 export const CreateListBody = v.object({

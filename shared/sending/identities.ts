@@ -6,12 +6,11 @@
  */
 
 import * as v from 'valibot';
-import { normalizeEmail } from '../audience/model.ts';
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
-import type { Deps } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
-import { Timestamp, ViewId } from '../validation.ts';
+import { normalizeEmail, Timestamp, ViewId } from '../validation.ts';
 import type { Identity, IdentityBook } from './model.ts';
+import type { SendingDeps as Deps } from './ports.ts';
 import { checkSenderAddress } from './sender.ts';
 
 /** An identity (an entry of the address book) as the API shows it. */

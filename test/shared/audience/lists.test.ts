@@ -1,8 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createList,
+  getList,
+  listLists,
+} from '../../../shared/audience/lists.ts';
+import type { Deps } from '../../../shared/deps.ts';
 import { ConflictError, NotFoundError } from '../../../shared/errors.ts';
-import { createList, getList, listLists } from '../../../shared/lists/lists.ts';
 import { createOrganization } from '../../../shared/organizations/organizations.ts';
-import type { Deps } from '../../../shared/ports.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 
 describe('lists, on the embedded DynamoDB', () => {

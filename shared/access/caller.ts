@@ -1,0 +1,59 @@
+/**
+ * Application logic of GET /me: who is calling — the caller's
+ * organization, role and key — and whether its organization can send.
+ */
+import * as v from 'valibot';
+import { UnauthorizedError } from '../errors.ts';
+import {
+  OrganizationView,
+  organizationView,
+} from '../organizations/organizations.ts';
+import {
+  Readiness,
+  type ReadinessDeps,
+  readinessOf,
+} from '../sending/readiness.ts';
+import { ViewId } from '../validation.ts';
+import { type Caller, ROLES } from './model.ts';
+
+/** The data of GET /me. */
+export const CallerContext = v.pipe(
+  v.object({
+    // The organization the key belongs to: the whole scope of the key.
+    organization: OrganizationView,
+    organizationRole: v.pipe(
+      v.picklist(ROLES),
+      v.description(
+        "The role the key's creator holds in this organization (the key acts with it), never a role on the service itself",
+      ),
+    ),
+    keyId: v.pipe(
+      ViewId,
+      v.description(
+        "The key's id; it authenticates nothing, and no endpoint ever returns a key's value",
+      ),
+    ),
+    // Whether the organization can send now and, if not, why.
+    sending: Readiness,
+  }),
+  v.title('CallerContext'),
+);
+export type CallerContext = v.InferOutput<typeof CallerContext>;
+
+/** Describes the caller: its organization, role, key id and readiness. */
+export const describeCaller = async (
+  deps: ReadinessDeps,
+  caller: Caller,
+): Promise<CallerContext> => {
+  const org = await deps.organizations.get(caller.orgId);
+  // A key whose organization vanished is as good as revoked.
+  if (!org) {
+    throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
+  }
+  return {
+    organization: organizationView(org),
+    organizationRole: caller.role,
+    keyId: caller.keyId,
+    sending: await readinessOf(deps, org),
+  };
+};

@@ -1,0 +1,101 @@
+/**
+ * Ports of the audience: lists, their contacts (with the counters a change
+ * moves), the organization's tags, and where audience events go. Sending a
+ * confirmation also needs the settings (opt-in, sending setup); a topic
+ * link needs the topics.
+ */
+import type { Page, PageRequest } from '../ports.ts';
+import type { SettingsDeps } from '../settings/ports.ts';
+import type { TopicsDeps } from '../topics/ports.ts';
+import type { AudienceEvent } from './events.ts';
+import type { Contact, ContactStatus, List, Tag, TagRef } from './model.ts';
+
+/** Lists of contacts. */
+export interface ListRepository {
+  /** Creates the list; `ConflictError` when the name is taken in the organization. */
+  create(orgId: string, list: List): Promise<void>;
+  get(orgId: string, listId: string): Promise<List | undefined>;
+  /** Newest first. */
+  page(orgId: string, request: PageRequest): Promise<Page<List>>;
+}
+
+/** A change of one contact: `before` undefined for a new contact. */
+export interface ContactChange {
+  before?: Contact;
+  after: Contact;
+}
+
+/** Filters of a contact listing. */
+export interface ContactFilter {
+  status?: ContactStatus;
+  tagId?: string;
+  /** Case-insensitive substring of the email, first or last name. */
+  search?: string;
+}
+
+/** Contacts of lists, with the list and tag counters they move. */
+export interface ContactRepository {
+  /** The contact of a list with this normalized email (strongly consistent). */
+  get(
+    orgId: string,
+    listId: string,
+    email: string,
+  ): Promise<Contact | undefined>;
+  /** Several contacts of one list by email, keyed by email. */
+  getMany(
+    orgId: string,
+    listId: string,
+    emails: string[],
+  ): Promise<Map<string, Contact>>;
+  findById(orgId: string, contactId: string): Promise<Contact | undefined>;
+  /**
+   * Stores a few changes and moves every counter they imply (list totals
+   * per status, tag carriers) in one transaction; each write is conditional
+   * on the version read. `ConflictError` when a contact changed meanwhile.
+   */
+  save(orgId: string, changes: ContactChange[]): Promise<void>;
+  /**
+   * Stores many changes in as few transactions as fit, each as `save` does.
+   * Returns the changes that conflicted: those, and only those, were not
+   * written (re-read them and try again).
+   */
+  saveMany(orgId: string, changes: ContactChange[]): Promise<ContactChange[]>;
+  /**
+   * A page of a list's contacts, by email. With `knownTotal` (from the
+   * list's counters) it reads only up to the page's end; without, it counts
+   * every match for the total.
+   */
+  page(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    request: PageRequest,
+    knownTotal?: number,
+  ): Promise<Page<Contact>>;
+}
+
+/** The organization's tags. */
+export interface TagRepository {
+  /** Creates a tag; `ConflictError` when the name is taken, case-insensitively. */
+  create(orgId: string, tag: Tag): Promise<void>;
+  get(orgId: string, tagId: string): Promise<Tag | undefined>;
+  /** Tags by id; unknown ids are left out. */
+  getMany(orgId: string, tagIds: string[]): Promise<Tag[]>;
+  /** Tags by name, keyed by the normalized name; unknown names are left out. */
+  findByNames(orgId: string, names: string[]): Promise<Map<string, TagRef>>;
+  /** Newest first, with contact counts. */
+  page(orgId: string, request: PageRequest): Promise<Page<Tag>>;
+}
+
+/** Where audience events go: the hooks automation plugs into. */
+export interface AudienceEvents {
+  publish(events: AudienceEvent[]): Promise<void>;
+}
+
+/** What the audience needs. */
+export interface AudienceDeps extends SettingsDeps, TopicsDeps {
+  lists: ListRepository;
+  contacts: ContactRepository;
+  tags: TagRepository;
+  audienceEvents: AudienceEvents;
+}

@@ -1,0 +1,29 @@
+/**
+ * `Deps`: everything the domain and the pipeline need, built once per
+ * container by `shared/runtime/*`. A type-only aggregate of each area's
+ * ports: the edge (`shared/http`, `functions/`), the composition roots and
+ * the tests use it; no domain area imports it (each takes its own
+ * `<Area>Deps`, narrowed with `Pick`).
+ */
+import type { AccessDeps } from './access/ports.ts';
+import type { AudienceDeps } from './audience/ports.ts';
+import type { OrganizationsDeps } from './organizations/ports.ts';
+import type { CoreDeps } from './ports.ts';
+import type { SendingDeps } from './sending/ports.ts';
+import type { SettingsDeps } from './settings/ports.ts';
+import type { TemplatesDeps } from './templates/ports.ts';
+import type { TopicsDeps } from './topics/ports.ts';
+
+/** Everything the domain and the pipeline need, built once per container. */
+export interface Deps
+  extends CoreDeps,
+    OrganizationsDeps,
+    SendingDeps,
+    SettingsDeps,
+    TopicsDeps,
+    AudienceDeps,
+    TemplatesDeps,
+    AccessDeps {
+  // Topics see contacts through a narrower port; the audience's store is one.
+  contacts: AudienceDeps['contacts'];
+}

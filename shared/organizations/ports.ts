@@ -1,0 +1,39 @@
+/**
+ * Ports of organizations: the store of organizations (with what is known
+ * of their sending isolation) and the operator's application-wide settings.
+ */
+import type { CoreDeps } from '../ports.ts';
+import type { IsolationState, Organization } from './model.ts';
+
+/** Organizations and their application-level flags. */
+export interface OrganizationRepository {
+  /** Creates the organization; `ConflictError` when the slug is taken. */
+  create(organization: Organization): Promise<void>;
+  get(orgId: string): Promise<Organization | undefined>;
+  /** Puts the organization on or off the sending allowlist; `NotFoundError` if unknown. */
+  setSendingAllowed(orgId: string, allowed: boolean): Promise<void>;
+  /** Sets (or, with null, clears) the organization's postal address. */
+  setPostalAddress(orgId: string, postalAddress: string | null): Promise<void>;
+  /** The organization's domain challenge token, stored on first use. */
+  challengeToken(orgId: string, candidate: string): Promise<string>;
+  /** Stores what is known of the organization's sending isolation. */
+  saveIsolation(orgId: string, isolation: IsolationState): Promise<void>;
+}
+
+/** Application-wide settings, set by the operator. */
+export interface AppSettingsRepository {
+  get(): Promise<AppSettings>;
+  setSendingEnabled(enabled: boolean): Promise<void>;
+}
+
+/** Application-wide settings. */
+export interface AppSettings {
+  /** The application-wide sending switch. */
+  sendingEnabled: boolean;
+}
+
+/** What the organizations area needs. */
+export interface OrganizationsDeps extends CoreDeps {
+  organizations: OrganizationRepository;
+  appSettings: AppSettingsRepository;
+}

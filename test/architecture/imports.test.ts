@@ -1,0 +1,202 @@
+/**
+ * The import graph of `shared/`, `functions/` and `infra/`, read by
+ * dependency-cruiser (type-only imports included: a cycle of types is still
+ * a cycle for a reader): no cycle between files, none between areas
+ * (`shared/<area>`, each top-level `shared/*.ts`, `functions`, `infra`),
+ * and the domain never imports the edge. Each failure prints its chain.
+ */
+import {
+  cruise,
+  type ICruiseResult,
+  type IFlattenedRuleSet,
+} from 'dependency-cruiser';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// Not the domain: the HTTP edge, the driven adapters, the composition roots.
+const EDGE_FOLDERS = '(?:http|adapters|runtime)/';
+
+const rules: IFlattenedRuleSet = {
+  forbidden: [
+    {
+      name: 'no-file-cycle',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-edge',
+      comment:
+        'Domain code never imports the HTTP edge, adapters, runtimes, functions or infra (they import it).',
+      severity: 'error',
+      from: { path: `^shared/(?!${EDGE_FOLDERS})` },
+      to: {
+        path: `^(?:shared/${EDGE_FOLDERS}|functions/|infra/)`,
+      },
+    },
+    {
+      name: 'domain-imports-deps',
+      comment:
+        'A domain area takes its own <Area>Deps from its ports.ts; the Deps aggregate is for the edge.',
+      severity: 'error',
+      from: { path: `^shared/(?!${EDGE_FOLDERS})[^/]+/` },
+      to: { path: '^shared/deps\\.ts$' },
+    },
+  ],
+};
+
+/** `shared/<folder>`, a top-level `shared/<file>`, `functions` or `infra`. */
+const areaOf = (file: string): string => {
+  const folder = /^shared\/([^/]+)\//.exec(file);
+  if (folder) return `shared/${folder[1]}`;
+  if (file.startsWith('shared/')) return file.replace(/\.ts$/, '');
+  return file.split('/')[0] ?? file;
+};
+
+/**
+ * The area graph's cycles, from its strongly connected components (Tarjan):
+ * for each, its areas and its shortest chain through the first of them
+ * (`a → b → a`, with a file import behind every hop).
+ */
+const areaCycles = (result: ICruiseResult): string[] => {
+  // Area edges, each with one file import that makes it.
+  const edges = new Map<string, Map<string, string>>();
+  for (const module of result.modules) {
+    const from = areaOf(module.source);
+    for (const dependency of module.dependencies) {
+      if (!/^(?:shared|functions|infra)\//.test(dependency.resolved)) continue;
+      const to = areaOf(dependency.resolved);
+      if (from === to) continue;
+      const out = edges.get(from) ?? new Map<string, string>();
+      if (!out.has(to))
+        out.set(to, `${module.source} → ${dependency.resolved}`);
+      edges.set(from, out);
+    }
+  }
+
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  const visit = (area: string) => {
+    index.set(area, index.size);
+    low.set(area, index.get(area) ?? 0);
+    stack.push(area);
+    for (const next of edges.get(area)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(area, Math.min(low.get(area) ?? 0, low.get(next) ?? 0));
+      } else if (stack.includes(next)) {
+        low.set(area, Math.min(low.get(area) ?? 0, index.get(next) ?? 0));
+      }
+    }
+    if (low.get(area) === index.get(area)) {
+      const component: string[] = [];
+      let member: string | undefined;
+      do {
+        member = stack.pop();
+        if (member) component.push(member);
+      } while (member && member !== area);
+      if (component.length > 1) components.push(component);
+    }
+  };
+  for (const area of edges.keys()) if (!index.has(area)) visit(area);
+
+  // One shortest cycle through the first area of each component.
+  return components.map((component) => {
+    const [start = ''] = component.sort();
+    const previous = new Map<string, string>();
+    const queue = [start];
+    let last: string | undefined;
+    while (queue.length > 0 && !last) {
+      const area = queue.shift() ?? '';
+      for (const next of edges.get(area)?.keys() ?? []) {
+        if (!component.includes(next)) continue;
+        if (next === start) {
+          last = area;
+          break;
+        }
+        if (!previous.has(next)) {
+          previous.set(next, area);
+          queue.push(next);
+        }
+      }
+    }
+    const chain = [start];
+    for (let area = last; area && area !== start; area = previous.get(area)) {
+      chain.splice(1, 0, area);
+    }
+    chain.push(start);
+    const hops = chain
+      .slice(1)
+      .map((to, i) => `    ${edges.get(chain[i] ?? '')?.get(to)}`);
+    return [
+      `areas in one cycle: ${component.join(', ')}`,
+      `  shortest through ${start}: ${chain.join(' → ')}`,
+      ...hops,
+    ].join('\n');
+  });
+};
+
+describe('the import graph', () => {
+  let result: ICruiseResult;
+
+  beforeAll(async () => {
+    const { output } = await cruise(['shared', 'functions', 'infra'], {
+      validate: true,
+      ruleSet: rules,
+      doNotFollow: { path: '^node_modules' },
+      tsPreCompilationDeps: true,
+    });
+    if (typeof output === 'string') throw new Error('expected a cruise result');
+    result = output;
+  });
+
+  it('reads every source file, type-only imports included', () => {
+    // Arrange
+    const deps = result.modules.find((m) => m.source === 'shared/deps.ts');
+
+    // Act
+    const imported = deps?.dependencies.map((d) => d.resolved) ?? [];
+
+    // Assert
+    expect(result.summary.totalCruised).toBeGreaterThan(100);
+    expect(imported).toContain('shared/audience/ports.ts');
+  });
+
+  it('has no cycle between files', () => {
+    // Arrange
+    const violations = result.summary.violations.filter(
+      (v) => v.rule.name === 'no-file-cycle',
+    );
+
+    // Act
+    const chains = [
+      ...new Set(
+        violations.map((v) =>
+          [v.from, ...(v.cycle ?? []).map((c) => c.name)].join(' → '),
+        ),
+      ),
+    ];
+
+    // Assert
+    expect(chains).toEqual([]);
+  });
+
+  it('has no cycle between areas', () => {
+    // Act
+    const cycles = areaCycles(result);
+
+    // Assert
+    expect(cycles).toEqual([]);
+  });
+
+  it('keeps the domain off the edge and off the Deps aggregate', () => {
+    // Act
+    const imports = result.summary.violations
+      .filter((v) => v.rule.name !== 'no-file-cycle')
+      .map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+
+    // Assert
+    expect(imports).toEqual([]);
+  });
+});
