@@ -175,5 +175,21 @@ describe('discovery, roles, tenancy and lists through the pipeline (in process)'
       expect(badJson.status).toBe(400);
       expect(dup.status).toBe(409);
     });
+    it('reads a body only on a route that declares one: elsewhere a stray body is ignored', async () => {
+      // Arrange
+      const { apiKey } = await newOrgWithKey('admin');
+      const odd = {
+        key: apiKey,
+        rawBody: 'not json at all',
+        contentType: 'text/plain',
+      };
+      // Act
+      const read = await stack.client.get('/lists', odd);
+      const write = await stack.client.post('/lists', odd);
+      // Assert
+      expect(read.status).toBe(200);
+      expect(write.status).toBe(415);
+      expect(write.json.code).toBe('request.mediaType');
+    });
   });
 });
