@@ -26,6 +26,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
+import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
 import { AppFunction } from './constructs/app-function.ts';
 
@@ -81,7 +82,7 @@ const GATEWAY_RESPONSES: {
   type: ResponseType;
   statusCode?: string;
   error: string;
-  code: string;
+  code: ErrorCode;
   headers?: Record<string, string>;
 }[] = [
   {
@@ -365,7 +366,7 @@ export class StatelessStack extends Stack {
           contentType: 'APPLICATION_JSON',
           content: JSON.stringify({
             error: 'Too many requests from this address; try again in a minute',
-            code: 'rateLimit.perSource',
+            code: 'rateLimit.perSource' satisfies ErrorCode,
           }),
         },
       },

@@ -59,6 +59,22 @@ export const ERROR_CODES = {
     429,
     'More than 120 requests of this key in 60 seconds; retry after Retry-After seconds',
   ),
+  'rateLimit.perSource': entry(
+    429,
+    'Too many requests to the public pages from one address (the edge firewall); retry in a minute',
+  ),
+  'rateLimit.quotaExceeded': entry(
+    429,
+    "The key's usage-plan quota is spent (answered by API Gateway)",
+  ),
+  'auth.denied': entry(
+    403,
+    'API Gateway refused the request before it reached us',
+  ),
+  'request.rejected': entry(
+    400,
+    'API Gateway refused the request before it reached us (another 4xx)',
+  ),
   'apiKey.notFound': entry(404, 'No API key has this id'),
   'apiKey.limit': entry(409, 'The member already holds the most keys allowed'),
   'member.notFound': entry(404, 'The user is not a member of the organization'),

@@ -18,6 +18,7 @@ import type {
 } from 'aws-lambda';
 import type { EndpointGroup } from '../../functions/groups.ts';
 import type { Deps } from '../../shared/deps.ts';
+import type { ErrorCode, FieldIssue } from '../../shared/errors.ts';
 import { resourcePath } from '../../shared/http/route.ts';
 
 /** API Gateway's payload limit. */
@@ -115,10 +116,11 @@ const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
     request.on('error', reject);
   });
 
+/** An error the gateway answers itself, in the envelope, with a listed code. */
 const sendJson = (
   response: ServerResponse,
   statusCode: number,
-  body: unknown,
+  body: { error: string; code: ErrorCode; details?: FieldIssue[] },
 ) => {
   response.writeHead(statusCode, {
     'content-type': 'application/json; charset=utf-8',

@@ -345,8 +345,10 @@ const errorResponse = (
     .join('\n');
   const description = `${codes.length === 1 ? 'Error code' : 'Error codes'}:\n\n${list}`;
   const content: ResponseObject['content'] =
-    route.role === 'public'
-      ? // Public routes are pages: their errors are pages too.
+    route.role === 'public' &&
+    !codes.every((code) => code.startsWith('rateLimit.'))
+      ? // Public routes are pages: their errors are pages too (but the
+        // edge's 429s, in the JSON envelope).
         { 'text/html': { schema: { type: 'string' } } }
       : {
           'application/json': {

@@ -206,6 +206,12 @@ export const errorsOf = (route: Route): ErrorCode[] => {
     codes.add('auth.invalidKey');
     codes.add('rateLimit.exceeded');
   }
+  if (route.role === 'public') {
+    // The edge: API Gateway's method throttle and the firewall's limit
+    // per address answer 429 before the page is reached.
+    codes.add('rateLimit.exceeded');
+    codes.add('rateLimit.perSource');
+  }
   if (route.role === 'admin') codes.add('auth.roleTooLow');
   if (route.params || route.query || route.body) codes.add('request.invalid');
   if (route.body) {

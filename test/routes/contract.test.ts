@@ -165,6 +165,10 @@ describe('the contract check of an answer', () => {
     expect(check(shown, 200, { success: true })).not.toEqual([]);
     expect(check(shown, 410, '<p>expired</p>', type)).toEqual([]);
     expect(check(shown, 400, '<p>bad</p>', type)).toEqual([]);
+    // The edge's 429s (method throttle, firewall per address) are JSON.
+    expect(
+      check(shown, 429, { error: 'Slow down', code: 'rateLimit.perSource' }),
+    ).toEqual([]);
     expect(check(shown, 409, '<p>conflict</p>', type)).toEqual([
       'GET /public/thing answered 409, a status none of its error codes has',
     ]);
