@@ -4,15 +4,12 @@
  * pipelines render them into the spec's envelopes; `route()` checks at
  * compile time that a handler returns only what its route declares.
  */
+import type * as v from 'valibot';
 import type { Page, PageRequest } from '../ports.ts';
+import type { Pagination as PaginationSchema } from './envelopes.ts';
 
-/** `pagination` of a paginated answer. */
-export interface Pagination {
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
+/** `pagination` of a paginated answer (its schema is in `envelopes.ts`). */
+export type Pagination = v.InferOutput<typeof PaginationSchema>;
 
 /** `{success: true, data}` with this status. */
 export interface JsonResult<S extends number = number, T = unknown> {
