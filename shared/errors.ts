@@ -75,6 +75,10 @@ export const ERROR_CODES = {
     400,
     'API Gateway refused the request before it reached us (another 4xx)',
   ),
+  'write.contended': entry(
+    409,
+    'Another request wrote the same items at the same moment, again and again; retry',
+  ),
   'apiKey.notFound': entry(404, 'No API key has this id'),
   'apiKey.limit': entry(409, 'The member already holds the most keys allowed'),
   'member.notFound': entry(404, 'The user is not a member of the organization'),

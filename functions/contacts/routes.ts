@@ -148,6 +148,7 @@ export const contactRoutes = [
       'contact.changed',
       'audience.targetGone',
       'organization.notFound',
+      'write.contended',
     ],
     handle: async (deps, { caller, params, body }) => {
       const result = await addContact(deps, caller.orgId, params.listId, body);
@@ -176,7 +177,12 @@ export const contactRoutes = [
     params: idParams('listId'),
     body: BulkImportBody,
     responses: { 200: json(ImportReport, 'The report, line by line') },
-    errors: ['list.notFound', 'import.tooLarge', 'audience.targetGone'],
+    errors: [
+      'list.notFound',
+      'import.tooLarge',
+      'audience.targetGone',
+      'write.contended',
+    ],
     handle: async (deps, { caller, params, body }) =>
       ok(
         await importContacts(deps, caller.orgId, params.listId, body.contacts),
@@ -241,7 +247,12 @@ export const contactRoutes = [
       201: json(TagContactResult, 'The contact gained the tag'),
       200: json(TagContactResult, 'The contact already carried the tag'),
     },
-    errors: ['contact.notFound', 'contact.changed', 'audience.targetGone'],
+    errors: [
+      'contact.notFound',
+      'contact.changed',
+      'audience.targetGone',
+      'write.contended',
+    ],
     handle: async (deps, { caller, params, body }) => {
       const result = await tagContact(
         deps,

@@ -25,7 +25,7 @@ export const listRoutes = [
       'Creates an empty list. Names are unique in the organization, compared case-insensitively after trimming; a taken name is a 409.',
     body: CreateListBody,
     responses: { 201: json(ListView, 'The list, created') },
-    errors: ['list.nameTaken'],
+    errors: ['list.nameTaken', 'write.contended'],
     handle: async (deps, { caller, body }) =>
       created(await createList(deps, caller.orgId, body)),
   }),

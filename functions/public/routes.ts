@@ -235,7 +235,12 @@ export const publicRoutes = [
     ),
     query: TokenQuery,
     responses: { 200: html('The page saying the opt-out is recorded') },
-    errors: ['link.invalid', 'link.expired', 'topic.notFound'],
+    errors: [
+      'link.invalid',
+      'link.expired',
+      'topic.notFound',
+      'write.contended',
+    ],
     handle: async (deps, { query }) => {
       const target = await optOutByLink(deps, query.token);
       if (target.kind !== 'contact') return plainPage(target);

@@ -31,7 +31,7 @@ export const tagRoutes = [
       'Creates a tag carried by no contact yet. Names are unique in the organization, compared case-insensitively after trimming: a taken name answers 409 `tag.nameTaken`. To put a tag on a contact, creating it when missing, use POST /contacts/{contactId}/tags.',
     body: TagBody,
     responses: { 201: json(TagView, 'The tag, created') },
-    errors: ['tag.nameTaken'],
+    errors: ['tag.nameTaken', 'write.contended'],
     handle: async (deps, { caller, body }) =>
       created(await createTag(deps, caller.orgId, body)),
   }),

@@ -56,7 +56,7 @@ export const topicRoutes = [
     ),
     body: CreateTopicBody,
     responses: { 201: json(TopicView, 'The topic, created') },
-    errors: ['topic.nameTaken'],
+    errors: ['topic.nameTaken', 'write.contended'],
     handle: async (deps, { caller, body }) =>
       created(await createTopic(deps, caller.orgId, body)),
   }),
@@ -153,7 +153,7 @@ export const topicRoutes = [
       201: json(OptOutView, 'The opt-out, recorded'),
       200: json(OptOutView, 'The address had already declined the topic'),
     },
-    errors: ['topic.notFound', 'contact.notFound'],
+    errors: ['topic.notFound', 'contact.notFound', 'write.contended'],
     handle: async (deps, { caller, params, body }) => {
       const { created: isNew, ...optOut } = await optOutOfTopic(
         deps,
@@ -178,7 +178,7 @@ export const topicRoutes = [
       ...idParams('contactId').entries,
     }),
     responses: { 200: json(UndoneOptOut, 'Whether an opt-out was removed') },
-    errors: ['topic.notFound', 'contact.notFound'],
+    errors: ['topic.notFound', 'contact.notFound', 'write.contended'],
     handle: async (deps, { caller, params }) =>
       ok(
         await undoTopicOptOut(

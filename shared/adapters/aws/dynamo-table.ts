@@ -18,6 +18,8 @@ import {
 import * as v from 'valibot';
 import { itemSchema, parseItem } from '../../db/items.ts';
 import type { Key, QueryKey } from '../../db/keys.ts';
+import { ConflictError } from '../../errors.ts';
+import { retryOnConflict } from '../../retry.ts';
 
 /** One item of a TransactWriteItems request. */
 export type TransactItem = NonNullable<
@@ -74,6 +76,34 @@ export const isTransactionConflict = (error: unknown): boolean =>
   (error.CancellationReasons ?? []).some(
     (reason) => reason.Code === 'TransactionConflict',
   );
+
+/**
+ * Sends one TransactWriteItems, again while DynamoDB cancels it because
+ * another transaction held one of its items at that instant (a
+ * `TransactionConflict`: nothing was checked, the same write may pass a
+ * moment later). After the conflict budget it is a 409 `write.contended`;
+ * any other failure (a condition that failed) surfaces at once.
+ */
+export const transactWrite = (
+  table: DynamoTable,
+  TransactItems: TransactItem[],
+): Promise<void> =>
+  retryOnConflict(async (retryable) => {
+    try {
+      await table.client.send(new TransactWriteCommand({ TransactItems }));
+    } catch (error) {
+      if (isTransactionConflict(error) && !failedConditions(error)?.length) {
+        retryable(
+          new ConflictError(
+            'write.contended',
+            'Another request wrote the same items at the same moment; retry',
+            { cause: error },
+          ),
+        );
+      }
+      throw error;
+    }
+  });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -196,36 +226,32 @@ export const putWithReservation = async (
   const { tableName: TableName } = table;
   const absent = 'attribute_not_exists(PK)';
   try {
-    await table.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName,
-              Item: entry.reservation,
-              ConditionExpression: absent,
-            },
-          },
-          { Put: { TableName, Item: entry.item, ConditionExpression: absent } },
-          ...(entry.counter
-            ? [
-                {
-                  Update: {
-                    TableName,
-                    Key: entry.counter.key,
-                    UpdateExpression: 'ADD #counter :one',
-                    ConditionExpression: 'attribute_exists(PK)',
-                    ExpressionAttributeNames: {
-                      '#counter': entry.counter.attribute,
-                    },
-                    ExpressionAttributeValues: { ':one': 1 },
-                  },
+    await transactWrite(table, [
+      {
+        Put: {
+          TableName,
+          Item: entry.reservation,
+          ConditionExpression: absent,
+        },
+      },
+      { Put: { TableName, Item: entry.item, ConditionExpression: absent } },
+      ...(entry.counter
+        ? [
+            {
+              Update: {
+                TableName,
+                Key: entry.counter.key,
+                UpdateExpression: 'ADD #counter :one',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeNames: {
+                  '#counter': entry.counter.attribute,
                 },
-              ]
-            : []),
-        ],
-      }),
-    );
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ]
+        : []),
+    ]);
   } catch (error) {
     if (failedConditions(error)?.includes(0)) throw entry.onTaken(error);
     throw error;

@@ -26,6 +26,7 @@ import {
   pageByPrefix,
   putWithReservation,
   type TransactItem,
+  transactWrite,
 } from './dynamo-table.ts';
 
 const toItem = (orgId: string, topic: Topic) => ({
@@ -283,22 +284,18 @@ export class DynamoTopicRepository implements TopicRepository {
     optOutWrite: TransactItem,
   ): Promise<boolean> {
     try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            optOutWrite,
-            {
-              Update: {
-                TableName: this.table.tableName,
-                Key: keys.topic(orgId, topicId),
-                UpdateExpression: 'ADD optOutCount :delta',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':delta': delta },
-              },
-            },
-          ],
-        }),
-      );
+      await transactWrite(this.table, [
+        optOutWrite,
+        {
+          Update: {
+            TableName: this.table.tableName,
+            Key: keys.topic(orgId, topicId),
+            UpdateExpression: 'ADD optOutCount :delta',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':delta': delta },
+          },
+        },
+      ]);
       return true;
     } catch (error) {
       const failed = failedConditions(error);

@@ -1,14 +1,23 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
+  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoContactRepository } from '../../../../shared/adapters/aws/dynamo-contact-repository.ts';
-import { pageByPrefix } from '../../../../shared/adapters/aws/dynamo-table.ts';
+import {
+  pageByPrefix,
+  putWithReservation,
+  transactWrite,
+} from '../../../../shared/adapters/aws/dynamo-table.ts';
 import { keys } from '../../../../shared/db/keys.ts';
+import { ConflictError } from '../../../../shared/errors.ts';
 
 const client = DynamoDBDocumentClient.from(
   new DynamoDBClient({ region: 'eu-west-1' }),
@@ -117,5 +126,58 @@ describe('query pagination', () => {
     // Assert
     expect(page.total).toBe(5);
     expect(dynamo.commandCalls(QueryCommand)).toHaveLength(5);
+  });
+});
+
+describe('transactWrite: a transaction another one held at that instant', () => {
+  beforeEach(() => dynamo.reset());
+
+  const cancelled = (...codes: string[]) =>
+    new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+  const put = { Put: { TableName: 'table', Item: { PK: 'a', SK: 'b' } } };
+
+  it('is sent again until it passes', async () => {
+    // Arrange
+    dynamo
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled('TransactionConflict', 'None'))
+      .rejectsOnce(cancelled('None', 'TransactionConflict'))
+      .resolves({});
+    // Act
+    await transactWrite(table, [put, put]);
+    // Assert
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(3);
+  });
+
+  it('is a 409 write.contended after the conflict budget, never a 500', async () => {
+    // Arrange
+    dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict'));
+    // Act
+    const failure = await transactWrite(table, [put]).catch((e) => e);
+    // Assert
+    expect(failure).toBeInstanceOf(ConflictError);
+    expect(failure.code).toBe('write.contended');
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(5);
+  });
+
+  it('surfaces a failed condition at once: a name taken is not retried', async () => {
+    // Arrange
+    dynamo
+      .on(TransactWriteCommand)
+      .rejects(cancelled('ConditionalCheckFailed', 'None'));
+    const taken = new ConflictError('tag.nameTaken', 'Taken');
+    // Act
+    const failure = await putWithReservation(table, {
+      reservation: { PK: 'r', SK: 'r' },
+      item: { PK: 'i', SK: 'i' },
+      onTaken: () => taken,
+    }).catch((e) => e);
+    // Assert
+    expect(failure).toBe(taken);
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 });
