@@ -12,8 +12,9 @@ import {
 } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-// Not the domain: the HTTP edge, the driven adapters, the composition roots.
-const EDGE_FOLDERS = '(?:http|adapters|runtime)/';
+// Not the domain: the HTTP and queue edges, the driven adapters, the
+// composition roots.
+const EDGE_FOLDERS = '(?:http|queue|adapters|runtime)/';
 
 const rules: IFlattenedRuleSet = {
   forbidden: [

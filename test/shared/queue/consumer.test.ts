@@ -1,0 +1,189 @@
+/**
+ * The consumer pipeline (shared/queue/consumer.ts): what becomes of each
+ * record of a batch — processed, dead-lettered at once, dropped for good,
+ * or reported as a batch item failure to be retried.
+ */
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import * as v from 'valibot';
+import { describe, expect, it, vi } from 'vitest';
+import { ConflictError, NotFoundError } from '../../../shared/errors.ts';
+import {
+  consumer,
+  createConsumerHandler,
+  type DeadLetters,
+} from '../../../shared/queue/consumer.ts';
+import { lambdaContext } from '../../support/events.ts';
+
+const record = (id: string, body: string, receiveCount = 1): SQSRecord => ({
+  messageId: id,
+  receiptHandle: `handle-${id}`,
+  body,
+  attributes: {
+    ApproximateReceiveCount: String(receiveCount),
+    SentTimestamp: '1700000000000',
+    SenderId: 'sender',
+    ApproximateFirstReceiveTimestamp: '1700000000000',
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:eu-west-1:000000000000:things',
+  awsRegion: 'eu-west-1',
+});
+
+const batch = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+/** A consumer that marks things done: idempotent on its own state. */
+const setup = (failWith?: (id: string) => Error | undefined) => {
+  const done = new Map<string, number>();
+  const calls: { id: string; receiveCount: number }[] = [];
+  const deadLetters = { send: vi.fn<DeadLetters['send']>(async () => {}) };
+  const group = consumer({
+    name: 'things',
+    entry: 'functions/things/lambda.ts',
+    queue: {
+      visibilityTimeoutSeconds: 60,
+      batchSize: 10,
+      maxConcurrency: 2,
+      maxReceiveCount: 5,
+    },
+    message: v.object({ thingId: v.string(), amount: v.number() }),
+    handle: async (deps: { done: Map<string, number> }, message, delivery) => {
+      calls.push({ id: message.thingId, receiveCount: delivery.receiveCount });
+      const failure = failWith?.(message.thingId);
+      if (failure) throw failure;
+      // Setting, not adding: a second delivery changes nothing.
+      deps.done.set(message.thingId, message.amount);
+    },
+  });
+  const handler = createConsumerHandler({ done, deadLetters }, group);
+  return { done, calls, deadLetters, handler };
+};
+
+const body = (thingId: string, amount = 1) =>
+  JSON.stringify({ thingId, amount });
+
+describe('a consumer group handles a batch record by record', () => {
+  it('processes valid messages, parsed with the schema, with their receive count', async () => {
+    // Arrange
+    const { done, calls, handler } = setup();
+    // Act
+    const response = await handler(
+      batch(record('1', body('a', 2)), record('2', body('b'), 3)),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect([...done]).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+    expect(calls).toEqual([
+      { id: 'a', receiveCount: 1 },
+      { id: 'b', receiveCount: 3 },
+    ]);
+  });
+
+  it('dead-letters a body that is not JSON or not the message at once, naming the field, and never retries it', async () => {
+    // Arrange
+    const { calls, deadLetters, handler } = setup();
+    // Act
+    const response = await handler(
+      batch(
+        record('1', 'not json'),
+        record('2', JSON.stringify({ thingId: 'a', amount: 'x' })),
+        record('3', body('c')),
+      ),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls.map((c) => c.id)).toEqual(['c']);
+    expect(deadLetters.send.mock.calls).toEqual([
+      ['things', 'not json', 'the body is not JSON'],
+      [
+        'things',
+        JSON.stringify({ thingId: 'a', amount: 'x' }),
+        expect.stringMatching(/^the message is invalid: amount: /),
+      ],
+    ]);
+  });
+
+  it('reports a transient failure (a conflict, anything unexpected) as a batch item failure, and only that record', async () => {
+    // Arrange
+    const { done, handler } = setup((id) =>
+      id === 'a'
+        ? new ConflictError('contact.changed', 'raced')
+        : id === 'b'
+          ? new Error('throttled')
+          : undefined,
+    );
+    // Act
+    const response = await handler(
+      batch(
+        record('1', body('a')),
+        record('2', body('b')),
+        record('3', body('c')),
+      ),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: '1' },
+      { itemIdentifier: '2' },
+    ]);
+    expect([...done.keys()]).toEqual(['c']);
+  });
+
+  it('reports every record when the whole batch fails, instead of throwing', async () => {
+    // Arrange
+    const { handler } = setup(() => new Error('down'));
+    // Act
+    const response = await handler(
+      batch(record('1', body('a')), record('2', body('b'))),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toHaveLength(2);
+  });
+
+  it('drops a message whose call refuses for good (a 4xx other than 409): retrying cannot help', async () => {
+    // Arrange
+    const { deadLetters, handler } = setup((id) =>
+      id === 'gone'
+        ? new NotFoundError('contact.notFound', 'No contact')
+        : undefined,
+    );
+    // Act
+    const response = await handler(
+      batch(record('1', body('gone'))),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetters.send).not.toHaveBeenCalled();
+  });
+
+  it('has the effect of one when a batch is delivered again after a crash mid-batch', async () => {
+    // Arrange: the first delivery fails on its second record.
+    let crash = true;
+    const { done, handler } = setup((id) =>
+      id === 'b' && crash ? new Error('crash') : undefined,
+    );
+    const delivered = batch(
+      record('1', body('a', 5)),
+      record('2', body('b', 7)),
+    );
+    // Act: the whole batch again (as after a crashed invocation), and a duplicate.
+    const first = await handler(delivered, lambdaContext());
+    crash = false;
+    await handler(delivered, lambdaContext());
+    await handler(batch(record('3', body('a', 5))), lambdaContext());
+    // Assert: only the crashed record was to retry; the end state is one delivery's.
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
+    expect([...done]).toEqual([
+      ['a', 5],
+      ['b', 7],
+    ]);
+  });
+});
