@@ -13,6 +13,8 @@ const StackFile = v.object({
   mailbox: v.pipe(v.string(), v.url()),
   /** The local DNS server, `127.0.0.1:PORT` (UDP and TCP). */
   dns: v.pipe(v.string(), v.regex(/^127\.0\.0\.1:\d{1,5}$/)),
+  /** The embedded SQS engine's endpoint (give it to the SQSClient). */
+  sqs: v.pipe(v.string(), v.url()),
   tableName: v.string(),
   pid: v.number(),
 });

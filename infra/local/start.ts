@@ -1,8 +1,8 @@
 /**
- * `npm start`: the local stack. Starts the embedded DynamoDB engine, the
- * mailbox and the DNS server, creates the table from the CDK stack's
- * definition, and serves the API through the local gateway with the very
- * same handlers as on AWS.
+ * `npm start`: the local stack. Starts the engines of `localEngines`
+ * (DynamoDB, the mailbox, the DNS server, SQS), creates the table from the
+ * CDK stack's definition, and serves the API through the local gateway with
+ * the very same handlers as on AWS.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -16,10 +16,9 @@ import {
 } from '../../shared/runtime/local.ts';
 import { seedDemo } from './demo.ts';
 import { ensureDnsRecordsFile } from './dns-records.ts';
-import { startDnsServer } from './dns-server.ts';
-import { ensureTable, startDynamoDb } from './dynamodb.ts';
+import { ensureTable } from './dynamodb.ts';
+import { localEngines, startEngines } from './engines.ts';
 import { createGateway } from './gateway.ts';
-import { startMailbox } from './mailbox.ts';
 import { localSecret } from './secrets.ts';
 import {
   dnsRecordsFileOf,
@@ -43,36 +42,34 @@ const main = async () => {
   const providerStateFile = providerStateFileOf(dataDir);
   await ensureDnsRecordsFile(dnsRecordsFile);
 
-  // 2. The engines: DynamoDB on disk, the mailbox in memory, DNS from a file.
-  const dynamodb = await startDynamoDb({ dataDir: dbDir });
-  const mailbox = await startMailbox({ providerStateFile }).catch(
-    async (error) => {
-      await dynamodb.stop();
-      throw error;
-    },
-  );
-  const dns = await startDnsServer({ recordsFile: dnsRecordsFile }).catch(
-    async (error) => {
-      await Promise.all([mailbox.stop(), dynamodb.stop()]);
-      throw error;
-    },
+  // 2. The engines: DynamoDB on disk, the mailbox in memory, DNS from a
+  // file, SQS in memory. A signal during start-up stops those started.
+  const aborted = new AbortController();
+  const starting = startEngines(
+    localEngines({ dynamodbDataDir: dbDir, providerStateFile, dnsRecordsFile }),
+    { signal: aborted.signal },
   );
   let gatewayClose: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;
+    aborted.abort();
     await removeStackFile(dataDir);
     await gatewayClose?.();
-    await dns.stop();
-    await mailbox.stop();
-    await dynamodb.stop();
+    // Engines still starting unwind themselves on the abort.
+    await starting.then(
+      (running) => running.stop(),
+      () => undefined,
+    );
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
   try {
+    const { dynamodb, mailbox, dns, sqs } = (await starting).engines;
+
     // 3. The table, from the same definition as the CDK stack.
     const dynamo = localDynamo(dynamodb.endpoint);
     await ensureTable(dynamo, LOCAL_TABLE_NAME, tableDefinition);
@@ -124,6 +121,7 @@ const main = async () => {
       dynamodb: dynamodb.endpoint,
       mailbox: mailbox.url,
       dns: dns.address,
+      sqs: sqs.endpoint,
       tableName: LOCAL_TABLE_NAME,
       pid: process.pid,
     });
@@ -135,6 +133,7 @@ const main = async () => {
     if (demo) console.log(`Demo API key: ${demo.apiKey}`);
     console.log(`Mailbox:      ${mailbox.url}`);
     console.log(`DynamoDB:     ${dynamodb.endpoint}`);
+    console.log(`SQS:          ${sqs.endpoint}`);
     console.log(`DNS:          ${dns.address} (records in ${dnsRecordsFile})`);
     console.log(`Data dir:     ${dataDir}`);
     console.log(`Reference:    ${api}/docs (document: ${api}/openapi.json)`);
@@ -143,6 +142,8 @@ const main = async () => {
       `Try: curl -s -H "x-api-key: ${demo?.apiKey ?? '<API_KEY>'}" ${api}/me`,
     );
   } catch (error) {
+    // Stopped by a signal while starting: that stop exits.
+    if (stopping) return;
     console.error('The local stack could not start:', error);
     await stop(1);
   }

@@ -68,10 +68,12 @@ describe('the local stack, over HTTP (end to end)', () => {
   };
 
   describe('start-up', () => {
-    it('writes stack.json with the API, DynamoDB and mailbox addresses', () => {
+    it('writes stack.json with the API, DynamoDB, mailbox and SQS addresses', () => {
       expect(stack.info.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
       expect(stack.info.dynamodb).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(stack.info.mailbox).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stack.info.sqs).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stack.output()).toContain(`SQS:          ${stack.info.sqs}`);
       expect(stack.output()).toContain(stack.demoKey);
     });
 
@@ -358,6 +360,7 @@ describe('local stacks side by side, restarts and shutdown', () => {
     try {
       expect(a.info.dynamodb).not.toBe(b.info.dynamodb);
       expect(a.info.mailbox).not.toBe(b.info.mailbox);
+      expect(a.info.sqs).not.toBe(b.info.sqs);
       expect(a.demoKey).not.toBe(b.demoKey);
       const created = await a.call('/lists', {
         key: a.demoKey,

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
-import { startDnsServer } from '../../infra/local/dns-server.ts';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
-import { startMailbox } from '../../infra/local/mailbox.ts';
+import { localEngines, startEngines } from '../../infra/local/engines.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,41 +13,42 @@ declare module 'vitest' {
     dnsServer: string;
     /** The records file it answers from. */
     dnsRecordsFile: string;
+    /** The embedded SQS engine's endpoint, for an SQSClient. */
+    sqsEndpoint: string;
     /** A scratch directory removed after the run (provider state files). */
     scratchDir: string;
   }
 }
 
 /**
- * Starts one in-memory DynamoDB engine, one SES v2 emulator (mailbox) and
- * one DNS server for the whole run; test files keep apart by table, by
- * recipient and by domain name.
+ * Starts the local stack's engines once for the whole run (the same list as
+ * `npm start`): an in-memory DynamoDB engine, the SES v2 emulator (mailbox),
+ * a DNS server and SQS. Test files keep apart by table, by recipient, by
+ * domain name and by queue.
  */
 export default async function setup(project: TestProject) {
   const scratchDir = await mkdtemp(join(tmpdir(), 'email-marketing-tests-'));
+  const removeScratchDir = () =>
+    rm(scratchDir, { recursive: true, force: true });
   const dnsRecordsFile = join(scratchDir, 'dns.json');
-  await ensureDnsRecordsFile(dnsRecordsFile);
-  const engine = await startDynamoDb();
-  const stops: (() => Promise<void>)[] = [
-    () => engine.stop(),
-    () => rm(scratchDir, { recursive: true, force: true }),
-  ];
-  const stopAll = async () => {
-    await Promise.all(stops.map((stop) => stop()));
+  const running = await ensureDnsRecordsFile(dnsRecordsFile)
+    .then(() => startEngines(localEngines({ dnsRecordsFile })))
+    .catch(async (error: unknown) => {
+      await removeScratchDir();
+      throw error;
+    });
+  const { dynamodb, mailbox, dns, sqs } = running.engines;
+  project.provide('dynamodbEndpoint', dynamodb.endpoint);
+  project.provide('mailboxUrl', mailbox.url);
+  project.provide('dnsServer', dns.address);
+  project.provide('dnsRecordsFile', dnsRecordsFile);
+  project.provide('sqsEndpoint', sqs.endpoint);
+  project.provide('scratchDir', scratchDir);
+  return async () => {
+    try {
+      await running.stop();
+    } finally {
+      await removeScratchDir();
+    }
   };
-  try {
-    const mailbox = await startMailbox();
-    stops.push(() => mailbox.stop());
-    const dns = await startDnsServer({ recordsFile: dnsRecordsFile });
-    stops.push(() => dns.stop());
-    project.provide('dynamodbEndpoint', engine.endpoint);
-    project.provide('mailboxUrl', mailbox.url);
-    project.provide('dnsServer', dns.address);
-    project.provide('dnsRecordsFile', dnsRecordsFile);
-    project.provide('scratchDir', scratchDir);
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
-  return stopAll;
 }
