@@ -58,11 +58,18 @@ const main = async () => {
     await removeStackFile(dataDir);
     await gatewayClose?.();
     // Engines still starting unwind themselves on the abort.
-    await starting.then(
-      (running) => running.stop(),
+    const stopFailure = await starting.then(
+      (running) =>
+        running.stop().then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
       () => undefined,
     );
-    process.exit(exitCode);
+    if (stopFailure) {
+      console.error('The local stack did not stop cleanly:', stopFailure);
+    }
+    process.exit(stopFailure ? 1 : exitCode);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
