@@ -47,6 +47,12 @@ export interface OutgoingMessage {
    * set of the same name goes with it.
    */
   tenantName?: string;
+  /**
+   * Message tags (SES `EmailTags`; names and values of ASCII letters,
+   * digits, `_`, `-` and `.`): the events SES publishes about the message
+   * carry them back (see `shared/delivery/ses-event.ts`).
+   */
+  tags?: Record<string, string>;
 }
 
 /** Sends one email. */

@@ -13,6 +13,10 @@ export class SesMailer implements Mailer {
     const headers = Object.entries(message.headers ?? {}).map(
       ([Name, Value]) => ({ Name, Value }),
     );
+    const tags = Object.entries(message.tags ?? {}).map(([Name, Value]) => ({
+      Name,
+      Value,
+    }));
     const { MessageId } = await this.client.send(
       new SendEmailCommand({
         FromEmailAddress: message.from,
@@ -28,6 +32,7 @@ export class SesMailer implements Mailer {
             ...(headers.length ? { Headers: headers } : {}),
           },
         },
+        ...(tags.length ? { EmailTags: tags } : {}),
         // The tenant's configuration set has the tenant's name; SES sends
         // only if every resource used is associated with the tenant.
         ...(message.tenantName
