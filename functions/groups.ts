@@ -7,29 +7,29 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
-import type { Deps } from '../shared/deps.ts';
+import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { Route } from '../shared/http/route.ts';
 import { createHandler as createContactsHandler } from './contacts/handler.ts';
-import { contactRoutes } from './contacts/routes.ts';
+import { contactBindings, contactRoutes } from './contacts/routes.ts';
 import { REDOC_BUNDLE } from './docs/assets.ts';
 import { createHandler as createDocsHandler } from './docs/handler.ts';
-import { createDocsRoutes } from './docs/routes.ts';
+import { createDocsRoutes, docsBindings } from './docs/routes.ts';
 import { createHandler as createDomainsHandler } from './domains/handler.ts';
-import { domainRoutes } from './domains/routes.ts';
+import { domainBindings, domainRoutes } from './domains/routes.ts';
 import { createHandler as createListsHandler } from './lists/handler.ts';
-import { listRoutes } from './lists/routes.ts';
+import { listBindings, listRoutes } from './lists/routes.ts';
 import { createHandler as createMeHandler } from './me/handler.ts';
-import { meRoutes } from './me/routes.ts';
+import { meBindings, meRoutes } from './me/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
-import { publicRoutes } from './public/routes.ts';
+import { publicBindings, publicRoutes } from './public/routes.ts';
 import { createHandler as createSettingsHandler } from './settings/handler.ts';
-import { settingsRoutes } from './settings/routes.ts';
+import { settingsBindings, settingsRoutes } from './settings/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
-import { tagRoutes } from './tags/routes.ts';
+import { tagBindings, tagRoutes } from './tags/routes.ts';
 import { createHandler as createTemplatesHandler } from './templates/handler.ts';
-import { templateRoutes } from './templates/routes.ts';
+import { templateBindings, templateRoutes } from './templates/routes.ts';
 import { createHandler as createTopicsHandler } from './topics/handler.ts';
-import { topicRoutes } from './topics/routes.ts';
+import { topicBindings, topicRoutes } from './topics/routes.ts';
 
 /** A group's handler, as Lambda (or the local gateway) invokes it. */
 export type GroupHandler = (
@@ -37,46 +37,21 @@ export type GroupHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyResult>;
 
-/** DynamoDB actions a group's function may call on the table. */
-export type TableAction =
-  | 'dynamodb:GetItem'
-  | 'dynamodb:BatchGetItem'
-  | 'dynamodb:Query'
-  | 'dynamodb:PutItem'
-  | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem'
-  | 'dynamodb:BatchWriteItem'
-  | 'dynamodb:ConditionCheckItem';
-
-/** Every request reads its key and counts itself against the rate limit. */
-const PIPELINE_ACTIONS: TableAction[] = [
-  'dynamodb:GetItem',
-  'dynamodb:UpdateItem',
-];
-
-/** One endpoint group and what its function needs. */
-export interface EndpointGroup {
+/** One endpoint group and what its function may use. */
+export interface EndpointGroup<B extends Bindings = Bindings> {
   /** Short name, used for construct ids, log groups and document tags. */
   name: string;
   /** What the group is about, for a reader of the API reference. */
   description: string;
   /** The Lambda entry file, relative to the repository root. */
   entry: string;
-  routes: Route[];
-  createHandler: (deps: Deps) => GroupHandler;
-  /** Least privilege: the table actions of the pipeline plus the group's own. */
-  tableActions: TableAction[];
-  /** Sends email through SES (needs ses:SendEmail). */
-  sendsEmail?: boolean;
-  /** Signs or checks public links (needs the link signing secret). */
-  usesLinkSecret?: boolean;
   /**
-   * Manages SES identities, tenants and configuration sets, and reads the
-   * account (the sending setup).
+   * What the function may use: its grants, environment, configuration and
+   * deps derive from this list, and its routes are typed with those deps.
    */
-  managesSendingSetup?: boolean;
-  /** Computes readiness: reads the tenant's status (ses:GetTenant). */
-  readsSendingStatus?: boolean;
+  bindings: B;
+  routes: readonly Route<DepsOf<B>>[];
+  createHandler: (deps: DepsOf<B>) => GroupHandler;
   /**
    * Files of npm packages the function reads at run time (module paths,
    * e.g. `redoc/bundles/redoc.standalone.js`): copied beside its bundle.
@@ -84,156 +59,108 @@ export interface EndpointGroup {
   assets?: string[];
 }
 
+/** Declares an endpoint group, checking its routes against its bindings. */
+export const endpointGroup = <const B extends Bindings>(
+  // The bindings decide the deps; the routes are checked against them.
+  declaration: Omit<EndpointGroup<B>, 'routes' | 'createHandler'> & {
+    routes: readonly Route<DepsOf<NoInfer<B>>>[];
+    createHandler: (deps: DepsOf<NoInfer<B>>) => GroupHandler;
+  },
+): EndpointGroup => declaration as unknown as EndpointGroup;
+
 /**
  * The routes of the API reference. They describe every group, themselves
  * included, so they read the registry when first asked, not now.
  */
-const docsRoutes = createDocsRoutes(() => endpointGroups);
+export const docsRoutes = createDocsRoutes(() => endpointGroups);
 
 /** Every endpoint group of the API. */
-export const endpointGroups: EndpointGroup[] = [
-  {
+export const endpointGroups: readonly EndpointGroup[] = [
+  endpointGroup({
     name: 'me',
     description:
       "The caller's context: its organization, role and key, and whether the organization can send.",
     entry: 'functions/me/lambda.ts',
+    bindings: meBindings,
     routes: meRoutes,
     createHandler: createMeHandler,
-    // Readiness reads the domains and the address book, and the tenant.
-    tableActions: [...PIPELINE_ACTIONS, 'dynamodb:Query'],
-    readsSendingStatus: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'lists',
     description: 'Lists of the organization, each holding its contacts.',
     entry: 'functions/lists/lambda.ts',
+    bindings: listBindings,
     routes: listRoutes,
     createHandler: createListsHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:ConditionCheckItem',
-    ],
-  },
-  {
+  }),
+  endpointGroup({
     name: 'contacts',
     description:
       'Contacts of the lists: adding one or many (with double opt-in), reading, changing, unsubscribing and tagging them.',
     entry: 'functions/contacts/lambda.ts',
+    bindings: contactBindings,
     routes: contactRoutes,
     createHandler: createContactsHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:BatchGetItem',
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:ConditionCheckItem',
-    ],
-    sendsEmail: true,
-    usesLinkSecret: true,
-    // The confirmation email passes the readiness guards.
-    readsSendingStatus: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'tags',
     description: 'Tags of the organization, put on contacts by name.',
     entry: 'functions/tags/lambda.ts',
+    bindings: tagBindings,
     routes: tagRoutes,
     createHandler: createTagsHandler,
-    tableActions: [...PIPELINE_ACTIONS, 'dynamodb:Query', 'dynamodb:PutItem'],
-  },
-  {
+  }),
+  endpointGroup({
     name: 'templates',
     description: 'Email templates (Liquid), their rendering and test sends.',
     entry: 'functions/templates/lambda.ts',
+    bindings: templateBindings,
     routes: templateRoutes,
     createHandler: createTemplatesHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-    ],
-    // Test sends; previews sign (test) links.
-    sendsEmail: true,
-    usesLinkSecret: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'topics',
     description: 'Topics a contact can opt out of without leaving the list.',
     entry: 'functions/topics/lambda.ts',
+    bindings: topicBindings,
     routes: topicRoutes,
     createHandler: createTopicsHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:ConditionCheckItem',
-    ],
-  },
-  {
+  }),
+  endpointGroup({
     name: 'settings',
     description:
       'Sender settings, the address book of sending identities, and the double opt-in email.',
     entry: 'functions/settings/lambda.ts',
+    bindings: settingsBindings,
     routes: settingsRoutes,
     createHandler: createSettingsHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-    ],
-    // Opt-in test sends; readiness reads the tenant's status.
-    sendsEmail: true,
-    usesLinkSecret: true,
-    managesSendingSetup: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'domains',
     description:
       'Sending domains: declaring one, its DNS records and their verification.',
     entry: 'functions/domains/lambda.ts',
+    bindings: domainBindings,
     routes: domainRoutes,
     createHandler: createDomainsHandler,
-    tableActions: [
-      ...PIPELINE_ACTIONS,
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-    ],
-    managesSendingSetup: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'public',
     description:
       'Pages reached from links in emails, without a key: confirmation, unsubscribe and topic opt-out.',
     entry: 'functions/public/lambda.ts',
+    bindings: publicBindings,
     routes: publicRoutes,
     createHandler: createPublicHandler,
-    // No key, no rate counter: reads contacts and topics, confirms,
-    // unsubscribes and records topic opt-outs.
-    tableActions: [
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:ConditionCheckItem',
-    ],
-    usesLinkSecret: true,
-  },
-  {
+  }),
+  endpointGroup({
     name: 'docs',
     description:
       'This reference: the OpenAPI document and its page, without a key.',
     entry: 'functions/docs/lambda.ts',
+    bindings: docsBindings,
     routes: docsRoutes,
     createHandler: (deps) => createDocsHandler(deps, docsRoutes),
-    // Reads nothing: the document comes from the declarations.
-    tableActions: [],
     assets: [REDOC_BUNDLE],
-  },
+  }),
 ];

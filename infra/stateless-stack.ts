@@ -220,26 +220,12 @@ export class StatelessStack extends Stack {
         entry: group.entry,
         ...(group.assets ? { assets: group.assets } : {}),
       });
-      fn.bindTable(props.table, group.tableActions);
-      // Every function's cold start validates the whole configuration, so
-      // each one is told where the secret is; only those that sign or check
-      // links may read it.
-      if (group.usesLinkSecret) {
-        fn.bindSecret(props.linkSigningSecret, 'LINK_SIGNING_SECRET_ARN');
-      } else {
-        fn.bindEnvironment(
-          'LINK_SIGNING_SECRET_ARN',
-          props.linkSigningSecret.secretArn,
-        );
-      }
-      if (group.sendsEmail) fn.bindEmailSending();
-      if (group.managesSendingSetup) fn.bindSendingSetup();
-      else if (group.readsSendingStatus) fn.bindSendingStatusRead();
-      fn.bindEnvironment('PUBLIC_API_URL', publicApiUrl);
-      fn.bindEnvironment('APP_FROM_ADDRESS', appFromAddress.valueAsString);
-      // The SES adapters build resource ARNs with it; Lambda itself sets
-      // AWS_REGION but not the account.
-      fn.bindEnvironment('AWS_ACCOUNT_ID', Aws.ACCOUNT_ID);
+      fn.bind(group.bindings, {
+        table: props.table,
+        linkSigningSecret: props.linkSigningSecret,
+        publicApiUrl,
+        appFromAddress: appFromAddress.valueAsString,
+      });
       functions.set(group.name, fn);
 
       // One permission for the whole API instead of one per method, so the

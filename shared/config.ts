@@ -1,8 +1,11 @@
 /**
- * Runtime configuration, read from the environment once and validated, so a
- * misconfigured function fails at cold start rather than on a request.
+ * Runtime configuration, derived from a function's bindings: each binding
+ * names the variables it needs, the cold start reads and validates exactly
+ * those, and a misconfigured function fails there rather than on a request.
+ * A function is told only what it uses.
  */
 import * as v from 'valibot';
+import { type Binding, type Bindings, bindingsOf } from './bindings.ts';
 
 const seconds = (fallback: number) =>
   v.optional(
@@ -16,11 +19,24 @@ const seconds = (fallback: number) =>
     String(fallback),
   );
 
-const ConfigSchema = v.pipe(
-  v.object({
-    TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
+const Text = v.pipe(v.string(), v.minLength(1));
+
+/** The environment variable naming a consumer group's queue URL. */
+export const queueUrlEnv = (group: string): string =>
+  `QUEUE_URL_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+/** The environment variable naming a schedule target's queue ARN. */
+export const scheduleTargetEnv = (group: string): string =>
+  `SCHEDULE_TARGET_ARN_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+/** The variables of each kind of binding. */
+const VARIABLES = {
+  table: {
+    TABLE_NAME: Text,
     /** How long a warm container trusts a resolved API key; also the revocation delay. */
     API_KEY_CACHE_TTL_SECONDS: seconds(10),
+  },
+  endpoints: {
     /** The API's public base URL, ending in /api/v1: links in emails point here. */
     PUBLIC_API_URL: v.pipe(
       v.string(),
@@ -29,39 +45,119 @@ const ConfigSchema = v.pipe(
     ),
     /** The application's own sender address, the fallback From. */
     APP_FROM_ADDRESS: v.pipe(v.string(), v.email()),
+  },
+  mail: {},
+  linkSecret: {
     /** The link signing secret itself (local stack, tests)… */
     LINK_SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
     /** …or the ARN of the Secrets Manager secret holding it (AWS). */
     LINK_SIGNING_SECRET_ARN: v.optional(v.string()),
+  },
+  sendingSetup: {
     /** Account and region: the SES adapter builds identity and tenant ARNs. */
-    AWS_ACCOUNT_ID: v.optional(
-      v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be 12 digits')),
+    AWS_ACCOUNT_ID: v.pipe(
+      v.string(),
+      v.regex(/^\d{12}$/, 'must be 12 digits'),
     ),
     AWS_REGION: v.optional(v.string(), 'us-east-1'),
     /** DNS servers for ownership checks (comma-separated host[:port]); default: the system's. */
     DNS_SERVERS: v.optional(v.string()),
     /** How long a stored tenant status is trusted before asking SES again. */
     PROVIDER_STATUS_TTL_SECONDS: seconds(60),
-  }),
-  v.check(
-    (env) => Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),
-    'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
-  ),
-);
+  },
+  sendingStatus: {
+    AWS_ACCOUNT_ID: v.pipe(
+      v.string(),
+      v.regex(/^\d{12}$/, 'must be 12 digits'),
+    ),
+    AWS_REGION: v.optional(v.string(), 'us-east-1'),
+    PROVIDER_STATUS_TTL_SECONDS: seconds(60),
+  },
+  scheduler: {
+    SCHEDULE_GROUP_NAME: Text,
+    SCHEDULER_ROLE_ARN: Text,
+    SCHEDULER_DEAD_LETTER_QUEUE_ARN: Text,
+    /** The least lead time of `scheduledAt`. */
+    SCHEDULE_MIN_LEAD_SECONDS: seconds(120),
+  },
+  queue: {},
+} as const satisfies Record<Binding['kind'], v.ObjectEntries>;
 
-/** The validated configuration of a function or of the local stack. */
-export type Config = v.InferOutput<typeof ConfigSchema>;
+/**
+ * The validated configuration. Each variable is there when one of the
+ * function's bindings needs it (a schema of that binding checked it).
+ */
+export interface Config {
+  TABLE_NAME?: string;
+  API_KEY_CACHE_TTL_SECONDS?: number;
+  PUBLIC_API_URL?: string;
+  APP_FROM_ADDRESS?: string;
+  LINK_SIGNING_SECRET?: string;
+  LINK_SIGNING_SECRET_ARN?: string;
+  AWS_ACCOUNT_ID?: string;
+  AWS_REGION?: string;
+  DNS_SERVERS?: string;
+  PROVIDER_STATUS_TTL_SECONDS?: number;
+  SCHEDULE_GROUP_NAME?: string;
+  SCHEDULER_ROLE_ARN?: string;
+  SCHEDULER_DEAD_LETTER_QUEUE_ARN?: string;
+  SCHEDULE_MIN_LEAD_SECONDS?: number;
+  /** Queue URLs and schedule targets, by their derived names. */
+  [name: string]: string | number | undefined;
+}
 
-/** Reads and validates the configuration; throws naming every bad variable. */
+/** A variable a binding's schema required, read back. */
+export const required = <T>(value: T | undefined, name: string): T => {
+  if (value === undefined) {
+    throw new Error(`Invalid configuration: ${name} is required`);
+  }
+  return value;
+};
+
+/** The configuration schema of a function with these bindings. */
+export const configSchemaOf = (bindings: Bindings) => {
+  const entries: v.ObjectEntries = {};
+  for (const binding of bindings) {
+    Object.assign(entries, VARIABLES[binding.kind]);
+    if (binding.kind === 'queue') {
+      entries[queueUrlEnv(binding.queue)] = v.pipe(v.string(), v.url());
+    }
+    if (binding.kind === 'scheduler') {
+      for (const target of binding.queues) {
+        entries[scheduleTargetEnv(target)] = Text;
+      }
+    }
+  }
+  const linkSecret = bindingsOf(bindings, 'linkSecret').length > 0;
+  return v.pipe(
+    v.object(entries),
+    v.check(
+      (env: Record<string, unknown>) =>
+        !linkSecret ||
+        Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),
+      'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
+    ),
+  );
+};
+
+/** The names of the variables a function with these bindings is told. */
+export const configNamesOf = (bindings: Bindings): string[] =>
+  Object.keys(configSchemaOf(bindings).pipe[0].entries).sort();
+
+/**
+ * Reads and validates the configuration of a function with these
+ * bindings; throws naming every bad variable.
+ */
 export const loadConfig = (
+  bindings: Bindings,
   env: Record<string, string | undefined> = process.env,
 ): Config => {
-  const result = v.safeParse(ConfigSchema, env);
+  const result = v.safeParse(configSchemaOf(bindings), env);
   if (!result.success) {
     const problems = result.issues
       .map((issue) => `${v.getDotPath(issue) ?? '?'}: ${issue.message}`)
       .join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  return result.output;
+  return result.output as Config;
 };

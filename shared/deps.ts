@@ -8,7 +8,8 @@
 import type { AccessDeps } from './access/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
-import type { CoreDeps } from './ports.ts';
+import type { CoreDeps, QueueSenders } from './ports.ts';
+import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
 import type { SettingsDeps } from './settings/ports.ts';
 import type { TemplatesDeps } from './templates/ports.ts';
@@ -23,7 +24,12 @@ export interface Deps
     TopicsDeps,
     AudienceDeps,
     TemplatesDeps,
-    AccessDeps {
+    AccessDeps,
+    SchedulingDeps {
+  /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
+  scheduleMinLeadSeconds: number;
+  /** The consumer queues a function may send to, by group name. */
+  queues: QueueSenders<string>;
   // Topics see contacts through a narrower port; the audience's store is one.
   contacts: AudienceDeps['contacts'];
 }

@@ -91,3 +91,12 @@ export interface CoreDeps {
   links: LinkSigner;
   endpoints: Endpoints;
 }
+
+/** Sends JSON messages to one consumer group's queue. */
+export interface QueueSender {
+  /** Sends one message, serialised as JSON; consumers are idempotent. */
+  send(message: unknown): Promise<void>;
+}
+
+/** The queues a function may send to, by consumer group name. */
+export type QueueSenders<Q extends string> = Record<Q, QueueSender>;

@@ -2,6 +2,7 @@
  * Routes of the `contacts` group: contacts of lists, single adds with
  * double opt-in, the bulk import, subscription status and contact tags.
  */
+
 import * as v from 'valibot';
 import {
   ImportReport,
@@ -30,9 +31,39 @@ import {
   UntagContactResult,
   untagContact,
 } from '../../shared/audience/tags.ts';
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  mail,
+  PIPELINE_ACTIONS,
+  sendingStatus,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { json, page, route } from '../../shared/http/route.ts';
+import { json, page, routeFor } from '../../shared/http/route.ts';
 import { idParams } from '../../shared/validation.ts';
+
+/** What the `contacts` group's function may use. */
+export const contactBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:ConditionCheckItem',
+  ),
+  // The confirmation email: its link, and the readiness guards it passes.
+  mail,
+  linkSecret,
+  sendingStatus,
+  endpoints,
+] as const;
+
+/** The deps of the `contacts` group's function. */
+export type ContactDeps = DepsOf<typeof contactBindings>;
+
+const route = routeFor<ContactDeps>();
 
 const ContactParams = idParams('contactId');
 

@@ -3,14 +3,16 @@
  * over its routes.
  */
 
-import type { Deps } from '../../shared/deps.ts';
 import { createPublicHandler } from '../../shared/http/public-handler.ts';
 import type { Route } from '../../shared/http/route.ts';
+import type { DocsDeps } from './routes.ts';
 
 /**
  * The runtime-neutral handler of the `docs` group. Its routes are built
  * with the registry of groups they describe (functions/groups.ts), so they
  * are passed in rather than imported.
  */
-export const createHandler = (deps: Deps, routes: Route[]) =>
-  createPublicHandler(deps, routes);
+export const createHandler = (
+  deps: DocsDeps,
+  routes: readonly Route<DocsDeps>[],
+) => createPublicHandler(deps, routes);

@@ -3,10 +3,9 @@
  * group: the document describes them all.
  */
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { endpointGroups } from '../groups.ts';
-
-const docs = endpointGroups.find((group) => group.name === 'docs');
-if (!docs) throw new Error('The docs group is not registered');
+import { docsRoutes } from '../groups.ts';
+import { createHandler } from './handler.ts';
+import { docsBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = docs.createHandler(awsDeps());
+export const handler = createHandler(awsDeps(docsBindings), docsRoutes);

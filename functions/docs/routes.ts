@@ -3,16 +3,30 @@
  * OpenAPI document is built from the declarations of every group (this
  * one included), once per container; the page renders it with Redoc.
  */
+
 import * as v from 'valibot';
+import { type DepsOf, endpoints } from '../../shared/bindings.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import {
   buildOpenApi,
   type DocumentedGroup,
 } from '../../shared/http/openapi.ts';
 import { fileOf, htmlPage } from '../../shared/http/responses.ts';
-import { file, html, type Route, route } from '../../shared/http/route.ts';
+import { file, html, type Route, routeFor } from '../../shared/http/route.ts';
 import { assetOf, REDOC_BUNDLE } from './assets.ts';
 import { DOCS_PAGE_CSP, docsPage } from './page.ts';
+
+/** What the `docs` group's function may use. */
+export const docsBindings = [
+  // Reads nothing: the document comes from the declarations; the
+  // servers' URL is the public API's.
+  endpoints,
+] as const;
+
+/** The deps of the `docs` group's function. */
+export type DocsDeps = DepsOf<typeof docsBindings>;
+
+const route = routeFor<DocsDeps>();
 
 /** A year: an asset's name changes with its content. */
 const ASSET_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
@@ -34,7 +48,7 @@ const AssetParams = v.object({
  */
 export const createDocsRoutes = (
   documented: () => readonly DocumentedGroup[],
-): Route[] => {
+): Route<DocsDeps>[] => {
   const documents = new Map<string, string>();
   const documentFor = (serverUrl: string): string => {
     const known = documents.get(serverUrl);

@@ -1,9 +1,17 @@
 /**
  * Routes of the `domains` group: sending domains on the email provider.
  */
+
 import * as v from 'valibot';
+import {
+  type DepsOf,
+  endpoints,
+  PIPELINE_ACTIONS,
+  sendingSetup,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok } from '../../shared/http/responses.ts';
-import { json, route } from '../../shared/http/route.ts';
+import { json, routeFor } from '../../shared/http/route.ts';
 import {
   DeclareDomainBody,
   DeletedDomain,
@@ -15,6 +23,23 @@ import {
   verifyDomain,
 } from '../../shared/sending/domains.ts';
 import { idParams } from '../../shared/validation.ts';
+
+/** What the `domains` group's function may use. */
+export const domainBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+  ),
+  sendingSetup,
+  endpoints,
+] as const;
+
+/** The deps of the `domains` group's function. */
+export type DomainDeps = DepsOf<typeof domainBindings>;
+
+const route = routeFor<DomainDeps>();
 
 const DomainParams = idParams('domainId');
 

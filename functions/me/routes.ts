@@ -1,9 +1,30 @@
 /**
  * Routes of the `me` group: discovery of the caller's context.
  */
+
 import { CallerContext, describeCaller } from '../../shared/access/caller.ts';
+import {
+  type DepsOf,
+  endpoints,
+  PIPELINE_ACTIONS,
+  sendingStatus,
+  table,
+} from '../../shared/bindings.ts';
 import { ok } from '../../shared/http/responses.ts';
-import { json, route } from '../../shared/http/route.ts';
+import { json, routeFor } from '../../shared/http/route.ts';
+
+/** What the `me` group's function may use. */
+export const meBindings = [
+  // Readiness reads the domains and the address book, and the tenant.
+  table(...PIPELINE_ACTIONS, 'dynamodb:Query'),
+  sendingStatus,
+  endpoints,
+] as const;
+
+/** The deps of the `me` group's function. */
+export type MeDeps = DepsOf<typeof meBindings>;
+
+const route = routeFor<MeDeps>();
 
 /** GET /me. */
 export const meRoutes = [

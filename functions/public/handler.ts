@@ -2,10 +2,9 @@
  * Driving adapter of the `public` group: the public pipeline (no API key,
  * HTML pages) over its routes.
  */
-import type { Deps } from '../../shared/deps.ts';
 import { createPublicHandler } from '../../shared/http/public-handler.ts';
-import { publicRoutes } from './routes.ts';
+import { type PublicDeps, publicRoutes } from './routes.ts';
 
 /** The runtime-neutral handler of the `public` group. */
-export const createHandler = (deps: Deps) =>
+export const createHandler = (deps: PublicDeps) =>
   createPublicHandler(deps, publicRoutes);

@@ -2,6 +2,7 @@
  * Routes of the `public` group: pages reached from links in emails, without
  * an API key. The links are signed; nothing here trusts anything else.
  */
+
 import * as v from 'valibot';
 import {
   type ConfirmResult,
@@ -14,9 +15,35 @@ import {
   readUnsubscribeLink,
   unsubscribeByLink,
 } from '../../shared/audience/link-actions.ts';
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  table,
+} from '../../shared/bindings.ts';
 import { type PageForm, renderPage } from '../../shared/http/pages.ts';
 import { type HtmlResult, htmlPage } from '../../shared/http/responses.ts';
-import { html, route } from '../../shared/http/route.ts';
+import { html, routeFor } from '../../shared/http/route.ts';
+
+/** What the `public` group's function may use. */
+export const publicBindings = [
+  // No key, no rate counter: reads contacts and topics, confirms,
+  // unsubscribes and records topic opt-outs.
+  table(
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:ConditionCheckItem',
+  ),
+  linkSecret,
+  endpoints,
+] as const;
+
+/** The deps of the `public` group's function. */
+export type PublicDeps = DepsOf<typeof publicBindings>;
+
+const route = routeFor<PublicDeps>();
 
 const TokenQuery = v.object({
   token: v.pipe(

@@ -2,9 +2,19 @@
  * Routes of the `settings` group: sending settings, the address book of
  * sender identities, and the double opt-in settings.
  */
+
 import * as v from 'valibot';
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  mail,
+  PIPELINE_ACTIONS,
+  sendingSetup,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok } from '../../shared/http/responses.ts';
-import { json, route } from '../../shared/http/route.ts';
+import { json, routeFor } from '../../shared/http/route.ts';
 import {
   createIdentity,
   DeletedIdentity,
@@ -29,6 +39,26 @@ import {
   updateSendingSettings,
 } from '../../shared/settings/settings.ts';
 import { EmailAddress, idParams } from '../../shared/validation.ts';
+
+/** What the `settings` group's function may use. */
+export const settingsBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+  ),
+  // Opt-in test sends; the address book provisions the tenant.
+  mail,
+  linkSecret,
+  sendingSetup,
+  endpoints,
+] as const;
+
+/** The deps of the `settings` group's function. */
+export type SettingsDeps = DepsOf<typeof settingsBindings>;
+
+const route = routeFor<SettingsDeps>();
 
 const IdentityParams = idParams('identityId');
 

@@ -1,8 +1,16 @@
 /**
  * Routes of the `templates` group: templates, the preview and test sends.
  */
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  mail,
+  PIPELINE_ACTIONS,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { json, page, route } from '../../shared/http/route.ts';
+import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
   CreateTemplateBody,
   RenderBody,
@@ -24,6 +32,25 @@ import {
   updateTemplate,
 } from '../../shared/templates/templates.ts';
 import { idParams, PageQuery } from '../../shared/validation.ts';
+
+/** What the `templates` group's function may use. */
+export const templateBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+  ),
+  // Test sends; previews sign (test) links.
+  mail,
+  linkSecret,
+  endpoints,
+] as const;
+
+/** The deps of the `templates` group's function. */
+export type TemplateDeps = DepsOf<typeof templateBindings>;
+
+const route = routeFor<TemplateDeps>();
 
 const TemplateParams = idParams('templateId');
 

@@ -3,6 +3,7 @@
  */
 import { awsDeps } from '../../shared/runtime/aws.ts';
 import { createHandler } from './handler.ts';
+import { topicBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps());
+export const handler = createHandler(awsDeps(topicBindings));

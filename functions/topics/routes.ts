@@ -1,9 +1,11 @@
 /**
  * Routes of the `topics` group: topics and the opt-outs of readers.
  */
+
 import * as v from 'valibot';
+import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
-import { json, page, route } from '../../shared/http/route.ts';
+import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
   CreateTopicBody,
   OptOutBody,
@@ -24,6 +26,23 @@ import {
   updateTopic,
 } from '../../shared/topics/topics.ts';
 import { idParams, PageQuery } from '../../shared/validation.ts';
+
+/** What the `topics` group's function may use. */
+export const topicBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:ConditionCheckItem',
+  ),
+] as const;
+
+/** The deps of the `topics` group's function. */
+export type TopicDeps = DepsOf<typeof topicBindings>;
+
+const route = routeFor<TopicDeps>();
 
 const TopicParams = idParams('topicId');
 

@@ -8,6 +8,7 @@ import { basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ArnFormat,
+  Aws,
   Duration,
   RemovalPolicy,
   Stack,
@@ -24,8 +25,10 @@ import {
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { TableAction } from '../../functions/groups.ts';
+import type { Bindings, TableAction } from '../../shared/bindings.ts';
+import { queueUrlEnv } from '../../shared/config.ts';
 
 /** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
 const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'];
@@ -70,6 +73,23 @@ const SES_SETUP_GRANTS: { actions: string[]; resources: SesResourceType[] }[] =
 
 /** The repository root: entries and the lock file are relative to it. */
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Grants scheduling (the schedule group, its role and target queues). */
+export interface Scheduling {
+  grantScheduling(fn: AppFunction, queues: readonly string[]): void;
+}
+
+/** The deployed resources bindings refer to. */
+export interface BindingResources {
+  table: ITable;
+  /** Signs the public links; readable only with a `linkSecret` binding. */
+  linkSigningSecret: ISecret;
+  publicApiUrl: string;
+  appFromAddress: string;
+  /** The consumer groups' queues, by group name. */
+  queues?: ReadonlyMap<string, IQueue>;
+  scheduling?: Scheduling;
+}
 
 /** Props of an {@link AppFunction}. */
 export interface AppFunctionProps {
@@ -166,10 +186,69 @@ export class AppFunction extends Construct {
    * the function the table's name through `TABLE_NAME`; no action, no grant.
    */
   bindTable(table: ITable, actions: readonly TableAction[]): void {
-    // A function that reads nothing (the docs) is only told the name: its
-    // configuration, validated at cold start, names the table.
     if (actions.length > 0) table.grant(this.fn, ...actions);
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
+  }
+
+  /**
+   * Gives the function exactly its bindings: for each, its grants and the
+   * variables its configuration schema reads (`shared/config.ts`), and
+   * nothing else.
+   */
+  bind(bindings: Bindings, resources: BindingResources): void {
+    const kinds = new Set(bindings.map((binding) => binding.kind));
+    for (const binding of bindings) {
+      switch (binding.kind) {
+        case 'table':
+          this.bindTable(resources.table, binding.actions);
+          break;
+        case 'endpoints':
+          this.bindEnvironment('PUBLIC_API_URL', resources.publicApiUrl);
+          this.bindEnvironment('APP_FROM_ADDRESS', resources.appFromAddress);
+          break;
+        case 'mail':
+          this.bindEmailSending();
+          break;
+        case 'linkSecret':
+          this.bindSecret(
+            resources.linkSigningSecret,
+            'LINK_SIGNING_SECRET_ARN',
+          );
+          break;
+        case 'sendingSetup':
+          this.bindSendingSetup();
+          this.bindAccount();
+          break;
+        case 'sendingStatus':
+          // The setup's grants read tenants too.
+          if (!kinds.has('sendingSetup')) this.bindSendingStatusRead();
+          this.bindAccount();
+          break;
+        case 'scheduler': {
+          const scheduling = resources.scheduling;
+          if (!scheduling) {
+            throw new Error('A scheduler binding needs the schedules');
+          }
+          scheduling.grantScheduling(this, binding.queues);
+          break;
+        }
+        case 'queue': {
+          const queue = resources.queues?.get(binding.queue);
+          if (!queue) throw new Error(`No queue named ${binding.queue}`);
+          queue.grantSendMessages(this.fn);
+          this.bindEnvironment(queueUrlEnv(binding.queue), queue.queueUrl);
+          break;
+        }
+      }
+    }
+  }
+
+  /**
+   * The account id: the SES adapters build identity and tenant ARNs with
+   * it; Lambda itself sets AWS_REGION but not the account.
+   */
+  private bindAccount(): void {
+    this.bindEnvironment('AWS_ACCOUNT_ID', Aws.ACCOUNT_ID);
   }
 
   /**

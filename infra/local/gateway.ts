@@ -39,7 +39,7 @@ interface ResolvedRoute {
 
 /** The route table of the gateway: literal segments win over parameters. */
 export const buildRouteTable = (
-  groups: EndpointGroup[],
+  groups: readonly EndpointGroup[],
   deps: Deps,
 ): ResolvedRoute[] =>
   groups
@@ -219,7 +219,7 @@ const lambdaContext = (functionName: string, requestId: string): Context => {
 };
 
 /** Serves the declared routes of every group over HTTP. */
-export const createGateway = (groups: EndpointGroup[], deps: Deps): Server => {
+export const createGateway = (groups: readonly EndpointGroup[], deps: Deps): Server => {
   const table = buildRouteTable(groups, deps);
   return createServer(async (request, response) => {
     try {

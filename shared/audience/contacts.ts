@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
 import type { Page } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
+import type { ReadinessDeps } from '../sending/readiness.ts';
 import { ConfirmationOutcome, sendConfirmation } from './confirmation.ts';
 import type {
   AddContactInput,
@@ -54,7 +55,8 @@ export interface AddContactResult {
  * and a confirmation email goes out; otherwise it joins the list at once.
  */
 export const addContact = async (
-  deps: Deps,
+  // Everything but the sending setup: the confirmation only reads readiness.
+  deps: Omit<Deps, 'provider' | 'dns'> & ReadinessDeps,
   orgId: string,
   listId: string,
   input: AddContactInput,

@@ -15,8 +15,8 @@ import type {
 import * as contentType from 'content-type';
 import { createAuthenticator } from '../access/authenticate.ts';
 import { type Caller, roleAtLeast } from '../access/model.ts';
+import type { AccessDeps } from '../access/ports.ts';
 import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
-import type { Deps } from '../deps.ts';
 import {
   ForbiddenError,
   NotFoundError,
@@ -31,6 +31,12 @@ import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
 
 /** What the middlewares learn about a request, for the ones after them. */
+/** What the pipeline itself reads: keys, rate counters, time. */
+export type PipelineDeps = Pick<
+  AccessDeps,
+  'access' | 'rateLimits' | 'organizations' | 'clock' | 'apiKeyCacheTtlSeconds'
+>;
+
 interface PipelineContext extends Context {
   caller?: Caller;
   rateLimit?: RateLimitState;
@@ -105,7 +111,7 @@ const errorResponses = (): Middleware => ({
 });
 
 /** Step 1 and 2: who is calling, and may it call again this minute? */
-const authenticateAndCount = (deps: Deps): Middleware => {
+const authenticateAndCount = (deps: PipelineDeps): Middleware => {
   const authenticate = createAuthenticator(deps);
   return {
     before: async (request) => {
@@ -122,7 +128,7 @@ const authenticateAndCount = (deps: Deps): Middleware => {
  * Step 3: the route of the request. An unknown route, or a public one
  * reached through the keyed pipeline, is a 404.
  */
-const findRoute = (routes: Route[]): Middleware => {
+const findRoute = (routes: readonly Route[]): Middleware => {
   const table = new Map(
     routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
   );
@@ -216,7 +222,7 @@ const jsonBody = (): Middleware => {
 
 /** Steps 5 to 7: validate the input, check the role, run the route. */
 const dispatch =
-  (deps: Deps) =>
+  <D>(deps: D) =>
   async (
     event: APIGatewayProxyEvent,
     context: PipelineContext,
@@ -243,7 +249,8 @@ const dispatch =
       );
     }
     return render(
-      await found.handle(deps, {
+      // The route was found among the group's own, typed with its deps.
+      await (found as Route<D>).handle(deps, {
         caller,
         params,
         query,
@@ -257,7 +264,10 @@ const dispatch =
  * Builds the Lambda handler of an endpoint group from its route
  * declarations. Middleware first, handler last.
  */
-export const createApiHandler = (deps: Deps, routes: Route[]) =>
+export const createApiHandler = <D extends PipelineDeps>(
+  deps: D,
+  routes: readonly Route<D>[],
+) =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>({
     timeoutEarlyInMillis: 0,
   })

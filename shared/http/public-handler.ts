@@ -9,7 +9,6 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
-import type { Deps } from '../deps.ts';
 import {
   ExpiredLinkError,
   InvalidLinkError,
@@ -119,7 +118,10 @@ const errorPage = async (error: unknown): Promise<APIGatewayProxyResult> => {
 };
 
 /** Builds the Lambda handler of a group of public routes. */
-export const createPublicHandler = (deps: Deps, routes: Route[]) => {
+export const createPublicHandler = <D>(
+  deps: D,
+  routes: readonly Route<D>[],
+) => {
   const table = new Map(
     routes.map((r) => [routeKey(r.method, resourcePath(r)), r]),
   );

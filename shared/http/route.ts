@@ -7,7 +7,6 @@
  */
 import type * as v from 'valibot';
 import type { Caller } from '../access/model.ts';
-import type { Deps } from '../deps.ts';
 import type { ErrorCode } from '../errors.ts';
 import type {
   FileResult,
@@ -128,8 +127,12 @@ export interface RouteRequest<
   sourceIp?: string;
 }
 
-/** One declared route of an endpoint group. */
-export interface Route {
+/**
+ * One declared route of an endpoint group, whose handler needs `D`: the
+ * `Deps` slice of its group's bindings (`DepsOf` in shared/bindings.ts).
+ * Code that only reads the declaration takes `Route` (any slice).
+ */
+export interface Route<D = never> {
   method: HttpMethod;
   /** Path below `/api/v1`, with `{name}` parameters, e.g. `/lists/{listId}`. */
   path: string;
@@ -147,7 +150,9 @@ export interface Route {
    * (key, rate, validation, role) are added by `errorsOf`.
    */
   errors: readonly ErrorCode[];
-  handle(deps: Deps, request: RouteRequest): Promise<HttpResult>;
+  // A property, not a method: parameters are then checked strictly, so a
+  // route needing more than its group binds is not a Route of that group.
+  handle: (deps: D, request: RouteRequest) => Promise<HttpResult>;
 }
 
 type RouteInput<R extends MinimumRole, P, Q, B> = {
@@ -160,8 +165,8 @@ type RouteInput<R extends MinimumRole, P, Q, B> = {
   body?: B;
 };
 
-type Handler<R extends MinimumRole, P, Q, B, Result> = (
-  deps: Deps,
+type Handler<D, R extends MinimumRole, P, Q, B, Result> = (
+  deps: D,
   request: RouteRequest<
     Parsed<P>,
     Parsed<Q>,
@@ -170,13 +175,8 @@ type Handler<R extends MinimumRole, P, Q, B, Result> = (
   >,
 ) => Promise<Result>;
 
-/**
- * Declares a route, typing its handler's input from its schemas, its caller
- * from its role (a keyed route always has one, a public route none), and
- * its result from its responses: a handler cannot return a status or a body
- * its declaration does not name.
- */
-export function route<
+/** Declares one route of a group whose functions have the deps `D`. */
+export type RouteDeclarer<D> = <
   R extends MinimumRole,
   const A extends Responses,
   P extends AnySchema | undefined = undefined,
@@ -187,12 +187,22 @@ export function route<
     description: string;
     responses: A;
     errors: readonly ErrorCode[];
-    handle: Handler<R, P, Q, B, ResultOf<A>>;
+    handle: Handler<D, R, P, Q, B, ResultOf<A>>;
   },
-): Route;
-export function route(definition: unknown): Route {
-  return definition as Route;
-}
+) => Route<D>;
+
+/**
+ * The `route` of a group whose bindings give `D` (`routeFor<DepsOf<typeof
+ * bindings>>()`). It types each handler's deps from the bindings, its input
+ * from its schemas, its caller from its role (a keyed route always has one,
+ * a public route none), and its result from its responses: a handler cannot
+ * return a status or a body its declaration does not name, nor call what
+ * its group did not bind.
+ */
+export const routeFor =
+  <D>(): RouteDeclarer<D> =>
+  (definition) =>
+    definition as unknown as Route<D>;
 
 /**
  * Every error code a route can answer: its own, and those of the pipeline

@@ -1,6 +1,7 @@
 /**
- * Composition root on AWS Lambda: SDK clients created once per container at
- * module scope, adapters built once, `awsDeps()` memoised.
+ * Composition root on AWS Lambda: a function's deps built from its
+ * bindings, once per container. Each SDK client is created when first
+ * needed, so a function pays only for the clients its bindings name.
  */
 
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
@@ -8,54 +9,74 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
+import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
-import { loadConfig } from '../config.ts';
-import type { Deps } from '../deps.ts';
+import type { Bindings, DepsOf } from '../bindings.ts';
+import { loadConfig, required } from '../config.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
-const dynamo = DynamoDBDocumentClient.from(
-  new DynamoDBClient({}),
-  documentClientOptions,
+/** One client per container, made when first asked for. */
+const once = <T>(make: () => T): (() => T) => {
+  let made: T | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+};
+
+const dynamo = once(() =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({}), documentClientOptions),
 );
-const ses = new SESv2Client({});
+const ses = once(() => new SESv2Client({}));
 
-let deps: Deps | undefined;
-
-/** The dependencies of a Lambda function, built on first use. */
-export const awsDeps = (): Deps => {
-  if (!deps) {
-    const config = loadConfig();
-    const { LINK_SIGNING_SECRET: secret, LINK_SIGNING_SECRET_ARN: arn } =
-      config;
-    deps = buildDeps({
-      dynamo,
-      ses,
-      tableName: config.TABLE_NAME,
-      apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS,
-      endpoints: {
-        publicApiUrl: config.PUBLIC_API_URL,
-        appFromAddress: config.APP_FROM_ADDRESS,
-      },
-      provider: new SesEmailProvider(ses, {
-        region: config.AWS_REGION,
-        accountId: config.AWS_ACCOUNT_ID ?? '',
+/**
+ * The deps of a Lambda function with these bindings; the configuration of
+ * exactly those bindings is read and validated first.
+ */
+export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
+  const config = loadConfig(bindings);
+  const region = config.AWS_REGION ?? 'us-east-1';
+  const provider = once(
+    () =>
+      new SesEmailProvider(ses(), {
+        region,
+        accountId: required(config.AWS_ACCOUNT_ID, 'AWS_ACCOUNT_ID'),
       }),
-      dns: new NodeDnsResolver(
+  );
+  return buildDeps(bindings, {
+    table: () => ({
+      dynamo: dynamo(),
+      tableName: required(config.TABLE_NAME, 'TABLE_NAME'),
+      apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS ?? 10,
+    }),
+    endpoints: () => ({
+      publicApiUrl: required(config.PUBLIC_API_URL, 'PUBLIC_API_URL'),
+      appFromAddress: required(config.APP_FROM_ADDRESS, 'APP_FROM_ADDRESS'),
+    }),
+    mailer: () => new SesMailer(ses()),
+    // Powertools caches the secret for the container's life (maxAge below).
+    linkSecret: () => async () => {
+      if (config.LINK_SIGNING_SECRET) return config.LINK_SIGNING_SECRET;
+      const value = await getSecret(config.LINK_SIGNING_SECRET_ARN ?? '', {
+        maxAge: 3600,
+      });
+      if (typeof value !== 'string') {
+        throw new Error('The link signing secret is not a string');
+      }
+      return value;
+    },
+    provider,
+    dns: () =>
+      new NodeDnsResolver(
         config.DNS_SERVERS?.split(',')
           .map((server) => server.trim())
           .filter(Boolean),
       ),
-      providerStatusTtlSeconds: config.PROVIDER_STATUS_TTL_SECONDS,
-      // Powertools caches the secret for the container's life (maxAge below).
-      linkSecret: async () => {
-        if (secret) return secret;
-        const value = await getSecret(arn ?? '', { maxAge: 3600 });
-        if (typeof value !== 'string') {
-          throw new Error('The link signing secret is not a string');
-        }
-        return value;
-      },
-    });
-  }
-  return deps;
+    ...(config.PROVIDER_STATUS_TTL_SECONDS !== undefined
+      ? { providerStatusTtlSeconds: config.PROVIDER_STATUS_TTL_SECONDS }
+      : {}),
+    ...(config.SCHEDULE_MIN_LEAD_SECONDS !== undefined
+      ? { scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS }
+      : {}),
+  });
 };

@@ -1,8 +1,8 @@
 /**
- * Builds the dependencies from the SDK clients: the part shared by the AWS
+ * Builds a function's dependencies from its bindings: only the adapters its
+ * bindings name, over what its runtime provides. The part shared by the AWS
  * and the local composition roots.
  */
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
@@ -18,42 +18,68 @@ import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counte
 import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
 import { DynamoTemplateRepository } from '../adapters/aws/dynamo-template-repository.ts';
 import { DynamoTopicRepository } from '../adapters/aws/dynamo-topic-repository.ts';
-import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { JoseLinkSigner } from '../adapters/jose-link-signer.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
-import type { Deps } from '../deps.ts';
-import type { Clock, Endpoints, Ids } from '../ports.ts';
+import {
+  type Binding,
+  type Bindings,
+  bindingsOf,
+  type DepsOf,
+} from '../bindings.ts';
+import type { Clock, Endpoints, Ids, Mailer, QueueSender } from '../ports.ts';
+import type { Scheduler } from '../scheduling/ports.ts';
 import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 
-/** What differs between runtimes. */
-export interface DepsOptions {
+/** The table and the settings of its stores. */
+export interface TableOptions {
   dynamo: DynamoDBDocumentClient;
   tableName: string;
-  ses: SESv2Client;
-  /** The link signing secret, fetched when first needed. */
-  linkSecret: () => Promise<string>;
-  endpoints: Endpoints;
-  /** The email provider: SES v2, or the local stand-in. */
-  provider: EmailProvider;
-  dns: DnsResolver;
-  /** Default 60 s. */
-  providerStatusTtlSeconds?: number;
+  /** How long a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
-  clock?: Clock;
-  ids?: Ids;
   audienceEvents?: AudienceEvents;
 }
 
-/** Wires the repositories, the mailer, the link signer, clock and ids. */
-export const buildDeps = (options: DepsOptions): Deps => {
+/**
+ * What a runtime provides, each part built only when a binding needs it:
+ * a function is never told, nor builds, what it does not use.
+ */
+export interface DepsOptions {
+  clock?: Clock;
+  ids?: Ids;
+  table?: () => TableOptions;
+  endpoints?: () => Endpoints;
+  /** The mailer (`mail`): SES v2, locally with simulated events. */
+  mailer?: () => Mailer;
+  /** The link signing secret, fetched when first needed. */
+  linkSecret?: () => () => Promise<string>;
+  /** The email provider (SES v2, or the local stand-in) and DNS. */
+  provider?: () => EmailProvider;
+  dns?: () => DnsResolver;
+  /** Default 60 s. */
+  providerStatusTtlSeconds?: number;
+  scheduler?: () => Scheduler;
+  /** Default 120 s. */
+  scheduleMinLeadSeconds?: number;
+  /** The sender of one consumer group's queue. */
+  queue?: (name: string) => QueueSender;
+}
+
+const need = <T>(part: (() => T) | undefined, binding: string): T => {
+  if (!part) {
+    throw new Error(
+      `The composition root provides nothing for the ${binding} binding`,
+    );
+  }
+  return part();
+};
+
+/** The stores of the table. */
+const tableDeps = (options: TableOptions) => {
   const table = { client: options.dynamo, tableName: options.tableName };
-  const clock = options.clock ?? systemClock;
   return {
-    clock,
-    ids: options.ids ?? randomIds,
     organizations: new DynamoOrganizationRepository(table),
     access: new DynamoAccessRepository(table),
     rateLimits: new DynamoRateLimitCounter(table),
@@ -67,17 +93,102 @@ export const buildDeps = (options: DepsOptions): Deps => {
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),
-    mailer: new SesMailer(options.ses),
-    links: new JoseLinkSigner(options.linkSecret, clock),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
-    endpoints: options.endpoints,
-    // Recent domain answers are reused within the freshness (GET /domains).
-    provider: new RecentDomainAnswers(options.provider, clock),
-    dns: options.dns,
-    providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };
 };
+
+/** What one binding adds to the deps. */
+const provide = (
+  binding: Binding,
+  options: DepsOptions,
+  clock: Clock,
+): Record<string, unknown> => {
+  switch (binding.kind) {
+    case 'table':
+      return tableDeps(need(options.table, 'table'));
+    case 'endpoints':
+      return { endpoints: need(options.endpoints, 'endpoints') };
+    case 'mail':
+      return { mailer: need(options.mailer, 'mail') };
+    case 'linkSecret':
+      return {
+        links: new JoseLinkSigner(
+          need(options.linkSecret, 'linkSecret'),
+          clock,
+        ),
+      };
+    case 'sendingSetup':
+      return {
+        // Recent domain answers are reused within the freshness (GET /domains).
+        provider: new RecentDomainAnswers(
+          need(options.provider, 'sendingSetup'),
+          clock,
+        ),
+        dns: need(options.dns, 'sendingSetup'),
+        providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
+      };
+    case 'sendingStatus':
+      return {
+        provider: need(options.provider, 'sendingStatus'),
+        providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
+      };
+    case 'scheduler':
+      return {
+        scheduler: need(options.scheduler, 'scheduler'),
+        scheduleMinLeadSeconds: options.scheduleMinLeadSeconds ?? 120,
+      };
+    case 'queue':
+      return {};
+  }
+};
+
+/**
+ * The deps of a function with these bindings: time and ids, and for each
+ * binding its adapters (the setup provider wins over the status reader when
+ * both are bound; queue bindings gather into `queues`).
+ */
+export const buildDeps = <const B extends Bindings>(
+  bindings: B,
+  options: DepsOptions,
+): DepsOf<B> => {
+  const clock = options.clock ?? systemClock;
+  const deps: Record<string, unknown> = {
+    clock,
+    ids: options.ids ?? randomIds,
+  };
+  // The setup binding last, so its provider replaces the status reader.
+  const ordered = [...bindings].sort(
+    (a, b) =>
+      Number(a.kind === 'sendingSetup') - Number(b.kind === 'sendingSetup'),
+  );
+  for (const binding of ordered) {
+    Object.assign(deps, provide(binding, options, clock));
+  }
+  const queues = bindingsOf(bindings, 'queue');
+  if (queues.length > 0) {
+    const send = options.queue;
+    if (!send) throw new Error('The composition root provides no queues');
+    deps.queues = Object.fromEntries(
+      queues.map((binding) => [binding.queue, send(binding.queue)]),
+    );
+  }
+  return deps as DepsOf<B>;
+};
+
+/** Every binding there is: the local stack and the tests run every group. */
+export const ALL_BINDINGS = [
+  {
+    kind: 'table',
+    actions: [],
+  },
+  { kind: 'endpoints' },
+  { kind: 'mail' },
+  { kind: 'linkSecret' },
+  { kind: 'sendingSetup' },
+  { kind: 'sendingStatus' },
+  { kind: 'scheduler', queues: [] },
+] as const satisfies Bindings;
 
 /** The operator's dependencies over a table and an edge key registry. */
 export const buildAdminDeps = (options: {

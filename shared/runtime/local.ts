@@ -7,12 +7,19 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
+import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { LocalEmailProvider } from '../adapters/local/local-email-provider.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
 import type { Deps } from '../deps.ts';
-import type { Clock, Ids } from '../ports.ts';
-import { buildAdminDeps, buildDeps, documentClientOptions } from './deps.ts';
+import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
+import type { Scheduler } from '../scheduling/ports.ts';
+import {
+  ALL_BINDINGS,
+  buildAdminDeps,
+  buildDeps,
+  documentClientOptions,
+} from './deps.ts';
 
 /** Credentials the embedded engines accept (they check none). */
 export const LOCAL_CREDENTIALS = {
@@ -43,6 +50,12 @@ export interface LocalOptions {
   clock?: Clock;
   ids?: Ids;
   audienceEvents?: AudienceEvents;
+  /** Wraps the SES mailer (the local stack adds simulated SES events). */
+  mailer?: (ses: Mailer) => Mailer;
+  scheduler?: Scheduler;
+  scheduleMinLeadSeconds?: number;
+  /** The consumer queues, by group name. */
+  queues?: QueueSenders<string>;
 }
 
 /** A document client for the embedded DynamoDB engine. */
@@ -64,30 +77,48 @@ export const localSes = (endpoint: string): SESv2Client =>
     credentials: LOCAL_CREDENTIALS,
   });
 
-/** The local dependencies of the API handlers. */
+/** The local dependencies: every binding, as the local stack runs every group. */
 export const localDeps = (options: LocalOptions): Deps => {
   const dns = new NodeDnsResolver([options.dnsServer]);
-  return buildDeps({
-    dynamo: localDynamo(options.dynamodb),
-    tableName: options.tableName,
-    ses: localSes(options.mailbox),
-    linkSecret: async () => options.linkSecret,
-    endpoints: {
+  const ses = localSes(options.mailbox);
+  const deps = buildDeps(ALL_BINDINGS, {
+    table: () => ({
+      dynamo: localDynamo(options.dynamodb),
+      tableName: options.tableName,
+      apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
+      ...(options.audienceEvents
+        ? { audienceEvents: options.audienceEvents }
+        : {}),
+    }),
+    endpoints: () => ({
       publicApiUrl: options.publicApiUrl,
       appFromAddress: options.appFromAddress ?? LOCAL_APP_FROM_ADDRESS,
-    },
-    provider: new LocalEmailProvider(options.providerStateFile, dns),
-    dns,
-    apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
+    }),
+    mailer: () => options.mailer?.(new SesMailer(ses)) ?? new SesMailer(ses),
+    linkSecret: () => async () => options.linkSecret,
+    provider: () => new LocalEmailProvider(options.providerStateFile, dns),
+    dns: () => dns,
+    scheduler: () => options.scheduler ?? noScheduler,
+    ...(options.scheduleMinLeadSeconds !== undefined
+      ? { scheduleMinLeadSeconds: options.scheduleMinLeadSeconds }
+      : {}),
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
       : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
-    ...(options.audienceEvents
-      ? { audienceEvents: options.audienceEvents }
-      : {}),
   });
+  return { ...deps, queues: options.queues ?? {} };
+};
+
+/** A stack without schedules (some tests): any use is a wiring mistake. */
+const noScheduler: Scheduler = {
+  schedule: async () => {
+    throw new Error('This local stack has no scheduler');
+  },
+  cancel: async () => {
+    throw new Error('This local stack has no scheduler');
+  },
 };
 
 /**

@@ -7,7 +7,7 @@
 import { ServiceUnavailableError } from '../errors.ts';
 import type { IsolationState, Organization } from '../organizations/model.ts';
 import type { SendingDeps as Deps } from './ports.ts';
-import type { ProviderTenant } from './provider.ts';
+import type { ProviderTenant, TenantStatusReader } from './provider.ts';
 
 /** The tenant (and configuration set) name of an organization. */
 export const tenantNameOf = (orgId: string): string => `org-${orgId}`;
@@ -89,12 +89,8 @@ const stateOf = (
 export const currentIsolation = async (
   deps: Pick<
     Deps,
-    | 'provider'
-    | 'organizations'
-    | 'domains'
-    | 'clock'
-    | 'providerStatusTtlSeconds'
-  >,
+    'organizations' | 'domains' | 'clock' | 'providerStatusTtlSeconds'
+  > & { provider: TenantStatusReader },
   org: Organization,
 ): Promise<IsolationState | undefined> => {
   const known = org.isolation;

@@ -126,6 +126,9 @@ export interface EmailProvider {
   getAccount(): Promise<ProviderAccount>;
 }
 
+/** The part of the provider that reads a tenant's status (readiness). */
+export type TenantStatusReader = Pick<EmailProvider, 'getTenant'>;
+
 /**
  * DNS lookups. Names are fully qualified; a missing name or record type
  * answers an empty array. An unreachable DNS server answers an empty array

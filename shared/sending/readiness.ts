@@ -7,7 +7,7 @@ import type { Organization } from '../organizations/model.ts';
 import { currentIsolation } from './isolation.ts';
 import { type IdentityBook, isOnDomain, isVerified } from './model.ts';
 import type { SendingDeps as Deps } from './ports.ts';
-import type { DkimStatus } from './provider.ts';
+import type { DkimStatus, TenantStatusReader } from './provider.ts';
 import { defaultIdentityOf, type Sender, senderOf } from './sender.ts';
 
 /** Stable machine codes of what stops a send (spec, Blocker codes). */
@@ -173,14 +173,16 @@ export const computeReadiness = (facts: SendingFacts): Readiness => {
 export type ReadinessDeps = Pick<
   Deps,
   | 'appSettings'
-  | 'provider'
   | 'organizations'
   | 'domains'
   | 'identities'
   | 'clock'
   | 'providerStatusTtlSeconds'
   | 'endpoints'
->;
+> & {
+  // Readiness only reads the tenant's status, never changes the setup.
+  provider: TenantStatusReader;
+};
 
 /** An organization's sending state: each source read once. */
 export interface SendingState {

@@ -12,7 +12,9 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { contactBindings } from '../../functions/contacts/routes.ts';
 import { ensureTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { SesMailer } from '../../shared/adapters/aws/ses-mailer.ts';
 import { importContacts } from '../../shared/audience/bulk-import.ts';
 import { createList } from '../../shared/audience/lists.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
@@ -157,19 +159,17 @@ const main = async () => {
     const dynamo = instrumentedClient(engine.endpoint);
     const tableName = 'bench-import';
     await ensureTable(dynamo, tableName, tableDefinition);
-    const deps = buildDeps({
-      dynamo,
-      tableName,
-      ses: new SESv2Client({ region: LOCAL_REGION }),
-      linkSecret: async () => 'unused-in-an-import-unused-in-an-import',
-      endpoints: {
+    // The contacts function's own deps, from its bindings.
+    const deps = buildDeps(contactBindings, {
+      table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
+      mailer: () => new SesMailer(new SESv2Client({ region: LOCAL_REGION })),
+      linkSecret: () => async () => 'unused-in-an-import-unused-in-an-import',
+      endpoints: () => ({
         publicApiUrl: 'http://127.0.0.1/api/v1',
         appFromAddress: 'bench@example.test',
-      },
-      apiKeyCacheTtlSeconds: 0,
+      }),
       // An import never reaches the provider or DNS.
-      provider: unreachableProvider,
-      dns: unreachableDns,
+      provider: () => unreachableProvider,
     });
     const org = await createOrganization(deps, { name: 'Bench' });
     const tags = ['customers', 'newsletter', 'vip', 'beta', 'events'];

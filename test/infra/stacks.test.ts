@@ -15,7 +15,13 @@ import {
   STAGE_THROTTLE,
   StatelessStack,
 } from '../../infra/stateless-stack.ts';
-import { loadConfig } from '../../shared/config.ts';
+import {
+  type Binding,
+  bindingsOf,
+  binds,
+  sendingSetup,
+} from '../../shared/bindings.ts';
+import { configNamesOf, loadConfig } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import { API_PREFIX, resourcePath } from '../../shared/http/route.ts';
 
@@ -69,7 +75,7 @@ const stacks = (): Built => {
  * An app whose stateless stack serves `groups` instead of the API's, for
  * flags no real group sets yet.
  */
-const stacksWith = (groups: EndpointGroup[]): Built => {
+const stacksWith = (groups: readonly EndpointGroup[]): Built => {
   const app = newApp();
   const data = new StatefulStack(app, 'CustomData');
   const api = new StatelessStack(app, 'CustomApi', {
@@ -570,7 +576,9 @@ describe('StatelessStack', () => {
 
       // Assert
       const granted = statements.flatMap((s) => asArray<string>(s.Action));
-      expect(new Set(granted)).toEqual(new Set(group.tableActions));
+      expect(new Set(granted)).toEqual(
+        new Set(bindingsOf(group.bindings, 'table').flatMap((b) => b.actions)),
+      );
       expect(granted).not.toContain('dynamodb:Scan');
       expect(granted).not.toContain('dynamodb:DeleteTable');
       for (const statement of statements) {
@@ -586,29 +594,49 @@ describe('StatelessStack', () => {
     }
   });
 
-  it('tells each function the table, API URL, sender and secret', () => {
+  it('tells each function exactly the variables of its bindings', () => {
     // Arrange
     const built = stacks();
     const { api, data } = built;
     const tableId = logicalId(data, data.table);
     const secretId = logicalId(data, data.linkSigningSecret);
     const apiId = logicalId(api, api.api);
+    // Set for every function by the house defaults, not by a binding.
+    const RUNTIME = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME'];
 
     for (const group of endpointGroups) {
       // Act
       const env = environmentOf(built, group);
 
-      // Assert
-      expect(env, group.name).toMatchObject({
-        TABLE_NAME: {
+      // Assert: nothing a binding does not name.
+      const allowed = new Set([...configNamesOf(group.bindings), ...RUNTIME]);
+      for (const name of Object.keys(env)) {
+        expect(
+          allowed.has(name) || name.startsWith('POWERTOOLS_'),
+          `${group.name}: ${name}`,
+        ).toBe(true);
+      }
+      const bound = (kind: Binding['kind']) => binds(group.bindings, kind);
+      if (bound('table')) {
+        expect(env.TABLE_NAME, group.name).toEqual({
           'Fn::ImportValue': expect.stringMatching(new RegExp(`Ref${tableId}`)),
-        },
-        APP_FROM_ADDRESS: { Ref: 'AppFromAddress' },
-        LINK_SIGNING_SECRET_ARN: {
-          'Fn::ImportValue': expect.stringMatching(
-            new RegExp(`Ref${secretId}`),
-          ),
-        },
+        });
+      }
+      expect(env.LINK_SIGNING_SECRET_ARN, group.name).toEqual(
+        bound('linkSecret')
+          ? {
+              'Fn::ImportValue': expect.stringMatching(
+                new RegExp(`Ref${secretId}`),
+              ),
+            }
+          : undefined,
+      );
+      if (!bound('endpoints')) {
+        expect(env.PUBLIC_API_URL, group.name).toBeUndefined();
+        continue;
+      }
+      expect(env.APP_FROM_ADDRESS, group.name).toEqual({
+        Ref: 'AppFromAddress',
       });
       // Built from the API's id, not from its stage, which depends on the
       // methods and so on the functions (Template.fromStack rejects cycles).
@@ -635,7 +663,7 @@ describe('StatelessStack', () => {
       );
 
       // Assert
-      expect(() => loadConfig(env), group.name).not.toThrow();
+      expect(() => loadConfig(group.bindings, env), group.name).not.toThrow();
     }
   });
 
@@ -651,9 +679,11 @@ describe('StatelessStack', () => {
     const functions = Template.fromStack(api).findResources(
       'AWS::Lambda::Function',
     );
-    for (const fn of Object.values(functions)) {
-      expect(fn.Properties.Environment.Variables.PUBLIC_API_URL).toBe(url);
-    }
+    const told = Object.values(functions)
+      .map((fn) => fn.Properties.Environment.Variables.PUBLIC_API_URL)
+      .filter((value) => value !== undefined);
+    expect(told.length).toBeGreaterThan(0);
+    for (const value of told) expect(value).toBe(url);
   });
 
   it.each([
@@ -709,7 +739,7 @@ describe('StatelessStack', () => {
     const built = stacks();
     const secretId = logicalId(built.data, built.data.linkSigningSecret);
     expect(
-      new Set(endpointGroups.map((g) => Boolean(g.usesLinkSecret))),
+      new Set(endpointGroups.map((g) => binds(g.bindings, 'linkSecret'))),
     ).toEqual(new Set([true, false]));
 
     for (const group of endpointGroups) {
@@ -718,7 +748,7 @@ describe('StatelessStack', () => {
 
       // Assert
       const granted = statements.flatMap((s) => asArray<string>(s.Action));
-      if (!group.usesLinkSecret) {
+      if (!binds(group.bindings, 'linkSecret')) {
         expect(granted, group.name).toEqual([]);
         continue;
       }
@@ -738,16 +768,16 @@ describe('StatelessStack', () => {
   it('lets only the groups that send email send it, on identities and configuration sets', () => {
     // Arrange
     const built = stacks();
-    expect(new Set(endpointGroups.map((g) => Boolean(g.sendsEmail)))).toEqual(
-      new Set([true, false]),
-    );
+    expect(
+      new Set(endpointGroups.map((g) => binds(g.bindings, 'mail'))),
+    ).toEqual(new Set([true, false]));
 
     for (const group of endpointGroups) {
       // Act
       const statements = statementsFor(built, group, 'ses:Send');
 
       // Assert
-      if (!group.sendsEmail) {
+      if (!binds(group.bindings, 'mail')) {
         expect(statements, group.name).toEqual([]);
         continue;
       }
@@ -768,14 +798,14 @@ describe('StatelessStack', () => {
   });
 
   it('lets only the groups that manage the sending setup manage it', () => {
-    // Arrange: no group of the API sets the flag yet, so a stack serving a
-    // fake one alongside a flagless one.
+    // Arrange: the API's groups, and a stack serving a made-up manager
+    // beside a group that only reads the status.
     const flagless = groupNamed('me');
     const manager: EndpointGroup = {
       ...flagless,
       name: 'domains',
       routes: [],
-      managesSendingSetup: true,
+      bindings: [...flagless.bindings, sendingSetup],
     };
     const custom = stacksWith([flagless, manager]);
 
@@ -802,14 +832,14 @@ describe('StatelessStack', () => {
         // Assert
         // Groups computing readiness read tenants, and nothing more.
         const statusOnly = ['ses:GetTenant', 'ses:ListTenantResources'];
-        const expected = group.managesSendingSetup
+        const expected = binds(group.bindings, 'sendingSetup')
           ? new Map(
               Object.entries(SENDING_SETUP_GRANTS).map(([action, arns]) => [
                 action,
                 new Set(arns),
               ]),
             )
-          : group.readsSendingStatus
+          : binds(group.bindings, 'sendingStatus')
             ? new Map(
                 statusOnly.map((action) => [
                   action,
@@ -830,7 +860,7 @@ describe('StatelessStack', () => {
         ...groupNamed('me'),
         name: 'domains',
         routes: [],
-        managesSendingSetup: true,
+        bindings: [sendingSetup],
       },
     ]);
 
@@ -841,13 +871,20 @@ describe('StatelessStack', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
-  it('tells every function the account id, for the ARNs it builds', () => {
+  it('tells the functions that talk to SES the account id, for the ARNs they build', () => {
     // Arrange
     const built = stacks();
 
     for (const group of endpointGroups) {
       // Act
       const env = environmentOf(built, group);
+      if (
+        !binds(group.bindings, 'sendingSetup') &&
+        !binds(group.bindings, 'sendingStatus')
+      ) {
+        expect(env.AWS_ACCOUNT_ID, group.name).toBeUndefined();
+        continue;
+      }
 
       // Assert
       expect(env.AWS_ACCOUNT_ID, group.name).toEqual({

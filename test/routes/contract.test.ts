@@ -3,17 +3,21 @@
  * in-process client runs on every answer: it must refuse each way an answer
  * can stray from its route's declaration.
  */
+
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import type { Deps } from '../../shared/deps.ts';
 import { created, htmlPage, paginated } from '../../shared/http/responses.ts';
 import {
   html,
   json,
   page,
   type Route,
-  route,
+  routeFor,
 } from '../../shared/http/route.ts';
 import { contractProblems } from '../support/contract.ts';
+
+const route = routeFor<Deps>();
 
 const Thing = v.object({ id: v.string(), count: v.number() });
 

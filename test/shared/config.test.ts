@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
+import { docsBindings } from '../../functions/docs/routes.ts';
+import { endpointGroups } from '../../functions/groups.ts';
+import {
+  endpoints,
+  linkSecret,
+  queue,
+  scheduler,
+  sendingStatus,
+  table,
+} from '../../shared/bindings.ts';
+import { configNamesOf, loadConfig } from '../../shared/config.ts';
+
+const bindings = [table('dynamodb:GetItem'), endpoints, linkSecret] as const;
 
 const valid = {
   TABLE_NAME: 'table',
@@ -8,29 +20,71 @@ const valid = {
   LINK_SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:links',
 };
 
-describe('configuration', () => {
-  it('reads the environment and defaults the key cache to 10 seconds', () => {
-    expect(loadConfig(valid)).toEqual({
+describe('configuration, derived from the bindings', () => {
+  it('reads the variables of the bindings and defaults the key cache to 10 seconds', () => {
+    expect(loadConfig(bindings, valid)).toEqual({
       ...valid,
       API_KEY_CACHE_TTL_SECONDS: 10,
-      AWS_REGION: 'us-east-1',
-      PROVIDER_STATUS_TTL_SECONDS: 60,
     });
   });
 
   it('fails fast, naming every bad variable', () => {
     expect(() =>
-      loadConfig({
+      loadConfig(bindings, {
         API_KEY_CACHE_TTL_SECONDS: 'soon',
         PUBLIC_API_URL: 'https://api.example.test/',
       }),
     ).toThrow(/TABLE_NAME.*API_KEY_CACHE_TTL_SECONDS.*PUBLIC_API_URL/);
   });
 
-  it('needs the link signing secret or the ARN of its secret', () => {
+  it('needs the link signing secret or the ARN of its secret with a linkSecret binding', () => {
     const { LINK_SIGNING_SECRET_ARN: _, ...withoutSecret } = valid;
-    expect(() => loadConfig(withoutSecret)).toThrow(
+    expect(() => loadConfig(bindings, withoutSecret)).toThrow(
       'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
     );
+    expect(
+      loadConfig([table('dynamodb:GetItem'), endpoints], withoutSecret),
+    ).not.toHaveProperty('LINK_SIGNING_SECRET_ARN');
+  });
+
+  it('tells a function only what it uses: the docs need no table, no secret, no account', () => {
+    expect(configNamesOf(docsBindings)).toEqual([
+      'APP_FROM_ADDRESS',
+      'PUBLIC_API_URL',
+    ]);
+    expect(
+      loadConfig(docsBindings, {
+        PUBLIC_API_URL: valid.PUBLIC_API_URL,
+        APP_FROM_ADDRESS: valid.APP_FROM_ADDRESS,
+      }),
+    ).toEqual({
+      PUBLIC_API_URL: valid.PUBLIC_API_URL,
+      APP_FROM_ADDRESS: valid.APP_FROM_ADDRESS,
+    });
+  });
+
+  it('reads the account for the sending status, queue URLs per queue and the scheduler settings', () => {
+    expect(
+      configNamesOf([sendingStatus, queue('campaigns'), scheduler('sends')]),
+    ).toEqual([
+      'AWS_ACCOUNT_ID',
+      'AWS_REGION',
+      'PROVIDER_STATUS_TTL_SECONDS',
+      'QUEUE_URL_CAMPAIGNS',
+      'SCHEDULER_DEAD_LETTER_QUEUE_ARN',
+      'SCHEDULER_ROLE_ARN',
+      'SCHEDULE_GROUP_NAME',
+      'SCHEDULE_MIN_LEAD_SECONDS',
+      'SCHEDULE_TARGET_ARN_SENDS',
+    ]);
+    expect(() => loadConfig([sendingStatus], { AWS_ACCOUNT_ID: 'me' })).toThrow(
+      /AWS_ACCOUNT_ID: must be 12 digits/,
+    );
+  });
+
+  it('every group of the API has a configuration schema its bindings name', () => {
+    for (const group of endpointGroups) {
+      expect(configNamesOf(group.bindings).length).toBeGreaterThan(0);
+    }
   });
 });

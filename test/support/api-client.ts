@@ -212,7 +212,7 @@ const gatewayEvent = (request: {
 export const createApiClient = async (
   options: {
     clock?: ReturnType<typeof fixedClock>;
-    groups?: EndpointGroup[];
+    groups?: readonly EndpointGroup[];
     providerStatusTtlSeconds?: number;
   } = {},
 ): Promise<ApiClient> => {

@@ -15,6 +15,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
 import { formatApiKey, hashApiKey } from '../../../shared/access/api-key.ts';
 import type { Role } from '../../../shared/access/model.ts';
+import { SesMailer } from '../../../shared/adapters/aws/ses-mailer.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { logger } from '../../../shared/observability.ts';
 import { buildDeps } from '../../../shared/runtime/deps.ts';
@@ -35,23 +36,22 @@ const KEY_ID = '01a20000-0000-7000-8000-0000000000aa';
 const API_KEY = formatApiKey(KEY_ID, 'A'.repeat(43));
 
 const handlerOf = (group: string, clock = fixedClock()) => {
-  const deps = buildDeps({
-    dynamo,
-    tableName: 'table',
-    apiKeyCacheTtlSeconds: 10,
-    clock,
-    ses: new SESv2Client({ region: 'us-east-1' }),
-    provider: unreachableProvider,
-    dns: unreachableDns,
-    linkSecret: async () => 'x'.repeat(32),
-    endpoints: {
-      publicApiUrl: 'https://api.example.test/api/v1',
-      appFromAddress: 'no-reply@example.test',
-    },
-  });
   const found = endpointGroups.find((g) => g.name === group);
   if (!found) throw new Error(`no group ${group}`);
-  return found.createHandler(deps);
+  // The group's own deps, built from its bindings as on Lambda.
+  const deps = buildDeps(found.bindings, {
+    table: () => ({ dynamo, tableName: 'table', apiKeyCacheTtlSeconds: 10 }),
+    clock,
+    mailer: () => new SesMailer(new SESv2Client({ region: 'us-east-1' })),
+    provider: () => unreachableProvider,
+    dns: () => unreachableDns,
+    linkSecret: () => async () => 'x'.repeat(32),
+    endpoints: () => ({
+      publicApiUrl: 'https://api.example.test/api/v1',
+      appFromAddress: 'no-reply@example.test',
+    }),
+  });
+  return found.createHandler(deps as Parameters<typeof found.createHandler>[0]);
 };
 
 const storeKey = (

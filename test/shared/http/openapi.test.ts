@@ -4,6 +4,7 @@
  * with its statuses, codes, security and headers, and the paths of the
  * spec built so far.
  */
+
 import type {
   OpenAPIObject,
   OperationObject,
@@ -14,6 +15,7 @@ import type {
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
+import type { Deps } from '../../../shared/deps.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
 import { buildOpenApi, operationIdOf } from '../../../shared/http/openapi.ts';
 import { htmlPage, ok } from '../../../shared/http/responses.ts';
@@ -23,8 +25,10 @@ import {
   json,
   page,
   type Route,
-  route,
+  routeFor,
 } from '../../../shared/http/route.ts';
+
+const route = routeFor<Deps>();
 
 const document = buildOpenApi(endpointGroups);
 

@@ -1,0 +1,182 @@
+/**
+ * Bindings: what a function may use, declared once per group (endpoint or
+ * consumer), in the spirit of SST's `link`. From one list derive:
+ * - the `Deps` slice its routes and consumers are typed with (`DepsOf`), so
+ *   a route calling a capability its group did not bind does not compile;
+ * - the configuration its cold start validates (`shared/config.ts`);
+ * - the adapters its composition root builds (`shared/runtime/deps.ts`);
+ * - its IAM grants and environment in CDK (`infra/constructs/app-function.ts`).
+ *
+ * A type-only view of the areas' ports plus small value constructors: no
+ * adapter, no SDK.
+ */
+import type { Deps } from './deps.ts';
+import type { QueueSenders } from './ports.ts';
+import type { SchedulingDeps } from './scheduling/ports.ts';
+import type { TenantStatusReader } from './sending/provider.ts';
+
+/** DynamoDB actions a function may call on the table. */
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** The table, with exactly the actions the group's code calls. */
+export interface TableBinding {
+  kind: 'table';
+  actions: readonly TableAction[];
+}
+/** This deployment's addresses: the public API's URL, the app's sender. */
+export interface EndpointsBinding {
+  kind: 'endpoints';
+}
+/** Sends email through SES (`ses:SendEmail`). */
+export interface MailBinding {
+  kind: 'mail';
+}
+/** Signs or checks public links: may read the link signing secret. */
+export interface LinkSecretBinding {
+  kind: 'linkSecret';
+}
+/**
+ * Manages the sending setup: SES identities, tenants and configuration
+ * sets, the account's quota, and DNS lookups for ownership checks.
+ */
+export interface SendingSetupBinding {
+  kind: 'sendingSetup';
+}
+/** Reads the status of the organizations' SES tenants (readiness). */
+export interface SendingStatusBinding {
+  kind: 'sendingStatus';
+}
+/** Creates and deletes one-shot schedules delivering to these queues. */
+export interface SchedulerBinding {
+  kind: 'scheduler';
+  queues: readonly string[];
+}
+/** Sends messages to a consumer group's queue. */
+export interface QueueBinding<Q extends string = string> {
+  kind: 'queue';
+  queue: Q;
+}
+
+/** One capability a function is given. */
+export type Binding =
+  | TableBinding
+  | EndpointsBinding
+  | MailBinding
+  | LinkSecretBinding
+  | SendingSetupBinding
+  | SendingStatusBinding
+  | SchedulerBinding
+  | QueueBinding;
+
+/** A group's declared list of bindings. */
+export type Bindings = readonly Binding[];
+
+/** The table actions every keyed request uses: its key, its rate counter. */
+export const PIPELINE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:UpdateItem',
+] as const satisfies readonly TableAction[];
+
+/** Binds the table with these actions (no duplicates kept). */
+export const table = (...actions: TableAction[]): TableBinding => ({
+  kind: 'table',
+  actions: [...new Set(actions)],
+});
+export const endpoints: EndpointsBinding = { kind: 'endpoints' };
+export const mail: MailBinding = { kind: 'mail' };
+export const linkSecret: LinkSecretBinding = { kind: 'linkSecret' };
+export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
+export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
+/** Binds the scheduler, allowed to target these consumer queues. */
+export const scheduler = (...queues: string[]): SchedulerBinding => ({
+  kind: 'scheduler',
+  queues,
+});
+/** Binds sending to one consumer group's queue. */
+export const queue = <const Q extends string>(name: Q): QueueBinding<Q> => ({
+  kind: 'queue',
+  queue: name,
+});
+
+/** The table's stores and the settings that come with them. */
+export type TableDeps = Pick<
+  Deps,
+  | 'organizations'
+  | 'access'
+  | 'rateLimits'
+  | 'appSettings'
+  | 'lists'
+  | 'contacts'
+  | 'tags'
+  | 'optinSettings'
+  | 'templates'
+  | 'topics'
+  | 'identities'
+  | 'domains'
+  | 'campaignReferences'
+  | 'apiKeyCacheTtlSeconds'
+  // Audience facts are written with the contacts they describe.
+  | 'audienceEvents'
+>;
+
+/** What every function has: time and ids. */
+export type BaseDeps = Pick<Deps, 'clock' | 'ids'>;
+
+/** The `Deps` each kind of binding provides. */
+interface Provided<B extends Binding> {
+  table: TableDeps;
+  endpoints: Pick<Deps, 'endpoints'>;
+  mail: Pick<Deps, 'mailer'>;
+  linkSecret: Pick<Deps, 'links'>;
+  sendingSetup: Pick<Deps, 'provider' | 'dns' | 'providerStatusTtlSeconds'>;
+  sendingStatus: {
+    provider: TenantStatusReader;
+    providerStatusTtlSeconds: number;
+  };
+  scheduler: SchedulingDeps & { scheduleMinLeadSeconds: number };
+  queue: {
+    queues: QueueSenders<B extends QueueBinding<infer Q> ? Q : never>;
+  };
+}
+
+type UnionToIntersection<U> = (
+  U extends unknown
+    ? (x: U) => void
+    : never
+) extends (x: infer I) => void
+  ? I
+  : never;
+
+/** What one binding provides. */
+type ProvidedBy<B extends Binding> = B extends Binding
+  ? Provided<B>[B['kind']]
+  : never;
+
+/**
+ * The `Deps` slice of a group: time and ids, and what each of its bindings
+ * provides. Routes and consumers are typed with it.
+ */
+export type DepsOf<B extends Bindings> = BaseDeps &
+  UnionToIntersection<ProvidedBy<B[number]>>;
+
+/** The bindings of a kind in a list. */
+export const bindingsOf = <K extends Binding['kind']>(
+  bindings: Bindings,
+  kind: K,
+): Extract<Binding, { kind: K }>[] =>
+  bindings.filter(
+    (binding): binding is Extract<Binding, { kind: K }> =>
+      binding.kind === kind,
+  );
+
+/** Whether a list binds a kind. */
+export const binds = (bindings: Bindings, kind: Binding['kind']): boolean =>
+  bindings.some((binding) => binding.kind === kind);
