@@ -55,7 +55,10 @@ const SES_SETUP_GRANTS: { actions: string[]; resources: SesResourceType[] }[] =
       resources: ['identity'],
     },
     {
-      actions: ['ses:CreateConfigurationSet'],
+      actions: [
+        'ses:CreateConfigurationSet',
+        'ses:CreateConfigurationSetEventDestination',
+      ],
       resources: ['configuration-set'],
     },
     {

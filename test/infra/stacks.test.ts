@@ -110,6 +110,7 @@ const SENDING_SETUP_GRANTS: Record<string, string[]> = (() => {
     'ses:DeleteEmailIdentity': identity,
     'ses:PutEmailIdentityMailFromAttributes': identity,
     'ses:CreateConfigurationSet': [arn('configuration-set')],
+    'ses:CreateConfigurationSetEventDestination': [arn('configuration-set')],
     'ses:CreateTenant': tenant,
     'ses:GetTenant': tenant,
     'ses:ListTenantResources': tenant,

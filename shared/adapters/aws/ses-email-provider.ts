@@ -6,6 +6,7 @@
  */
 import {
   CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
   CreateEmailIdentityCommand,
   CreateTenantCommand,
   CreateTenantResourceAssociationCommand,
@@ -113,6 +114,23 @@ const mailFromStatusOf = (
 ): MailFromStatus =>
   status === 'SUCCESS' || status === 'FAILED' ? status : 'PENDING';
 
+/** The name of the event destination of every tenant's configuration set. */
+export const SES_EVENT_DESTINATION = 'events';
+
+/** The SES event types a tenant's configuration set publishes. */
+export const PUBLISHED_EVENT_TYPES = [
+  'SEND',
+  'REJECT',
+  'BOUNCE',
+  'COMPLAINT',
+  'DELIVERY',
+  'DELIVERY_DELAY',
+  'OPEN',
+  'CLICK',
+  'RENDERING_FAILURE',
+  'SUBSCRIPTION',
+] as const;
+
 /** The EmailProvider port over an SESv2Client. */
 export class SesEmailProvider implements EmailProvider {
   /** `arn:<partition>:ses:<region>:<account>:`, what every ARN starts with. */
@@ -124,7 +142,11 @@ export class SesEmailProvider implements EmailProvider {
   ) {
     const { partition = 'aws', region, accountId } = location;
     this.arnPrefix = `arn:${partition}:ses:${region}:${accountId}:`;
+    this.eventBusArn = `arn:${partition}:events:${region}:${accountId}:event-bus/default`;
   }
+
+  /** The account's default event bus: SES publishes the events there. */
+  private readonly eventBusArn: string;
 
   async createDomain(
     domain: string,
@@ -238,6 +260,21 @@ export class SesEmailProvider implements EmailProvider {
     await this.call(() =>
       this.client.send(
         new CreateConfigurationSetCommand({ ConfigurationSetName: tenantName }),
+      ),
+    ).catch(tolerate('AlreadyExistsException'));
+    // Every event of the tenant's mail goes to the default event bus, where
+    // the events rule sends it to the events queue (suppression, stats).
+    await this.call(() =>
+      this.client.send(
+        new CreateConfigurationSetEventDestinationCommand({
+          ConfigurationSetName: tenantName,
+          EventDestinationName: SES_EVENT_DESTINATION,
+          EventDestination: {
+            Enabled: true,
+            MatchingEventTypes: [...PUBLISHED_EVENT_TYPES],
+            EventBridgeDestination: { EventBusArn: this.eventBusArn },
+          },
+        }),
       ),
     ).catch(tolerate('AlreadyExistsException'));
     await this.call(() =>

@@ -2,6 +2,7 @@ import {
   AlreadyExistsException,
   BadRequestException,
   CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
   CreateEmailIdentityCommand,
   CreateTenantCommand,
   CreateTenantResourceAssociationCommand,
@@ -356,9 +357,10 @@ describe('SesEmailProvider', () => {
   });
 
   describe('ensureTenant', () => {
-    it('creates the configuration set and the tenant, and associates them', async () => {
+    it('creates the configuration set publishing every event to the default event bus, and the tenant, and associates them', async () => {
       // Arrange
       ses.on(CreateConfigurationSetCommand).resolves({});
+      ses.on(CreateConfigurationSetEventDestinationCommand).resolves({});
       ses.on(CreateTenantCommand).resolves({});
       ses.on(CreateTenantResourceAssociationCommand).resolves({});
 
@@ -369,6 +371,26 @@ describe('SesEmailProvider', () => {
       expect(
         ses.commandCalls(CreateConfigurationSetCommand)[0]?.args[0].input,
       ).toEqual({ ConfigurationSetName: 'org-1' });
+      expect(
+        ses.commandCalls(CreateConfigurationSetEventDestinationCommand)[0]
+          ?.args[0].input,
+      ).toEqual({
+        ConfigurationSetName: 'org-1',
+        EventDestinationName: 'events',
+        EventDestination: {
+          Enabled: true,
+          MatchingEventTypes: expect.arrayContaining([
+            'BOUNCE',
+            'COMPLAINT',
+            'DELIVERY',
+            'OPEN',
+            'CLICK',
+          ]),
+          EventBridgeDestination: {
+            EventBusArn: `${ARN.replace(':ses:', ':events:')}:event-bus/default`,
+          },
+        },
+      });
       expect(ses.commandCalls(CreateTenantCommand)[0]?.args[0].input).toEqual({
         TenantName: 'org-1',
       });
@@ -384,6 +406,9 @@ describe('SesEmailProvider', () => {
     it('goes through when everything exists already', async () => {
       // Arrange
       ses.on(CreateConfigurationSetCommand).rejects(alreadyExists());
+      ses
+        .on(CreateConfigurationSetEventDestinationCommand)
+        .rejects(alreadyExists());
       ses.on(CreateTenantCommand).rejects(alreadyExists());
       ses.on(CreateTenantResourceAssociationCommand).rejects(alreadyExists());
 
