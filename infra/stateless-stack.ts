@@ -21,14 +21,21 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import {
+  type ConsumerFunction,
+  consumerFunctions,
+} from '../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
 import { AppFunction } from './constructs/app-function.ts';
+import { ConsumerQueue } from './constructs/consumer-queue.ts';
 
 /** Props of the {@link StatelessStack}. */
 export interface StatelessStackProps extends StackProps {
@@ -38,6 +45,8 @@ export interface StatelessStackProps extends StackProps {
   linkSigningSecret: ISecret;
   /** The endpoint groups to serve; defaults to every group of the API. */
   groups?: readonly EndpointGroup[];
+  /** The consumer groups to run; defaults to every consumer. */
+  consumers?: readonly ConsumerFunction[];
 }
 
 /** Per-key edge shield: 120 requests a minute; the Lambda enforces it exactly. */
@@ -159,6 +168,12 @@ export class StatelessStack extends Stack {
   /** One function per endpoint group, by group name. */
   readonly functions: ReadonlyMap<string, AppFunction>;
 
+  /** One function per consumer group, by group name. */
+  readonly consumers: ReadonlyMap<string, AppFunction>;
+
+  /** Each consumer group's queue, DLQ and alarms, by group name. */
+  readonly queues: ReadonlyMap<string, ConsumerQueue>;
+
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
     const groups = props.groups ?? endpointGroups;
@@ -214,18 +229,70 @@ export class StatelessStack extends Stack {
     });
     const publicApiUrl = this.publicApiUrl();
 
+    const resources = {
+      table: props.table,
+      linkSigningSecret: props.linkSigningSecret,
+      publicApiUrl,
+      appFromAddress: appFromAddress.valueAsString,
+    };
+
+    // The consumers first: their queues are what other functions bind.
+    const consumers = new Map<string, AppFunction>();
+    const queues = new Map<string, ConsumerQueue>();
+    for (const declared of props.consumers ?? consumerFunctions) {
+      const { group } = declared;
+      const fn = new AppFunction(this, `${pascal(group.name)}Consumer`, {
+        entry: group.entry,
+        // SQS's advice: a visibility timeout of six times the function's.
+        timeoutSeconds: Math.max(
+          3,
+          Math.floor(group.queue.visibilityTimeoutSeconds / 6),
+        ),
+      });
+      const consumerQueue = new ConsumerQueue(
+        this,
+        `${pascal(group.name)}Queue`,
+        { name: group.name, settings: group.queue, consumer: fn },
+      );
+      if (declared.events) {
+        new Rule(this, `${pascal(group.name)}Events`, {
+          description: `Sends ${declared.events.source.join(', ')} events to the ${group.name} queue`,
+          eventPattern: {
+            source: [...declared.events.source],
+            detailType: [...declared.events.detailTypes],
+          },
+          targets: [
+            new SqsQueue(consumerQueue.queue, {
+              message: RuleTargetInput.fromEventPath('$.detail'),
+              deadLetterQueue: consumerQueue.deadLetterQueue,
+            }),
+          ],
+        });
+      }
+      consumers.set(group.name, fn);
+      queues.set(group.name, consumerQueue);
+    }
+    const boundResources = {
+      ...resources,
+      queues: new Map(
+        [...queues].map(([name, consumerQueue]) => [name, consumerQueue.queue]),
+      ),
+    };
+    for (const declared of props.consumers ?? consumerFunctions) {
+      consumers
+        .get(declared.group.name)
+        ?.bind(declared.bindings, boundResources);
+    }
+    this.consumers = consumers;
+    this.queues = queues;
+
     const functions = new Map<string, AppFunction>();
     for (const group of groups) {
       const fn = new AppFunction(this, pascal(group.name), {
         entry: group.entry,
         ...(group.assets ? { assets: group.assets } : {}),
       });
-      fn.bind(group.bindings, {
-        table: props.table,
-        linkSigningSecret: props.linkSigningSecret,
-        publicApiUrl,
-        appFromAddress: appFromAddress.valueAsString,
-      });
+      fn.bind(group.bindings, boundResources);
       functions.set(group.name, fn);
 
       // One permission for the whole API instead of one per method, so the
@@ -272,7 +339,7 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: plan.usagePlanId });
     new CfnOutput(this, 'TableName', { value: props.table.tableName });
 
-    this.acknowledgeNagFindings(functions);
+    this.acknowledgeNagFindings([...functions.values(), ...consumers.values()]);
   }
 
   /**
@@ -392,7 +459,7 @@ export class StatelessStack extends Stack {
   }
 
   /** cdk-nag rules this design does not follow, each with its reason. */
-  private acknowledgeNagFindings(functions: Map<string, AppFunction>): void {
+  private acknowledgeNagFindings(functions: readonly AppFunction[]): void {
     Validations.of(this.api).acknowledge(
       {
         id: 'AwsSolutions-APIG2',
@@ -415,7 +482,7 @@ export class StatelessStack extends Stack {
           'The account-level role that lets API Gateway write execution logs; this AWS-managed policy is the one AWS documents for it.',
       },
     );
-    for (const fn of functions.values()) {
+    for (const fn of functions) {
       Validations.of(fn).acknowledge(
         {
           id: 'AwsSolutions-IAM5[Resource::*]',

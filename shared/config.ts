@@ -25,6 +25,10 @@ const Text = v.pipe(v.string(), v.minLength(1));
 export const queueUrlEnv = (group: string): string =>
   `QUEUE_URL_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
+/** The environment variable naming a consumer group's dead-letter queue URL. */
+export const deadLetterQueueEnv = (group: string): string =>
+  `DEAD_LETTER_QUEUE_URL_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
 /** The environment variable naming a schedule target's queue ARN. */
 export const scheduleTargetEnv = (group: string): string =>
   `SCHEDULE_TARGET_ARN_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

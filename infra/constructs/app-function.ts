@@ -103,6 +103,8 @@ export interface AppFunctionProps {
    * (`redoc/bundles/redoc.standalone.js`): each is copied beside the bundle.
    */
   assets?: readonly string[];
+  /** Default 10 s (an API request). */
+  timeoutSeconds?: number;
 }
 
 /** The commands that copy `assets` into a bundle's output directory. */
@@ -152,7 +154,7 @@ export class AppFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
       role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,

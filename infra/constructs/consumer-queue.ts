@@ -16,6 +16,7 @@ import {
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterQueueEnv } from '../../shared/config.ts';
 import type { QueueSettings } from '../../shared/queue/consumer.ts';
 import type { AppFunction } from './app-function.ts';
 
@@ -28,9 +29,7 @@ export interface ConsumerQueueProps {
   consumer: AppFunction;
 }
 
-/** The environment variable naming a group's dead-letter queue URL. */
-export const deadLetterQueueEnv = (group: string): string =>
-  `DEAD_LETTER_QUEUE_URL_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+export { deadLetterQueueEnv };
 
 /** A consumer group's queue, DLQ, trigger, grants and alarms. */
 export class ConsumerQueue extends Construct {

@@ -219,7 +219,10 @@ const lambdaContext = (functionName: string, requestId: string): Context => {
 };
 
 /** Serves the declared routes of every group over HTTP. */
-export const createGateway = (groups: readonly EndpointGroup[], deps: Deps): Server => {
+export const createGateway = (
+  groups: readonly EndpointGroup[],
+  deps: Deps,
+): Server => {
   const table = buildRouteTable(groups, deps);
   return createServer(async (request, response) => {
     try {

@@ -7,12 +7,21 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
+import { SqsDeadLetters } from '../adapters/aws/sqs-dead-letters.ts';
+import { SqsQueueSender } from '../adapters/aws/sqs-queue-sender.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import type { Bindings, DepsOf } from '../bindings.ts';
-import { loadConfig, required } from '../config.ts';
+import {
+  deadLetterQueueEnv,
+  loadConfig,
+  queueUrlEnv,
+  required,
+} from '../config.ts';
+import type { DeadLetters } from '../queue/consumer.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
 /** One client per container, made when first asked for. */
@@ -28,6 +37,7 @@ const dynamo = once(() =>
   DynamoDBDocumentClient.from(new DynamoDBClient({}), documentClientOptions),
 );
 const ses = once(() => new SESv2Client({}));
+const sqs = once(() => new SQSClient({}));
 
 /**
  * The deps of a Lambda function with these bindings; the configuration of
@@ -72,6 +82,11 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
           .map((server) => server.trim())
           .filter(Boolean),
       ),
+    queue: (name) =>
+      new SqsQueueSender(
+        sqs(),
+        String(required(config[queueUrlEnv(name)], queueUrlEnv(name))),
+      ),
     ...(config.PROVIDER_STATUS_TTL_SECONDS !== undefined
       ? { providerStatusTtlSeconds: config.PROVIDER_STATUS_TTL_SECONDS }
       : {}),
@@ -79,4 +94,21 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
       ? { scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS }
       : {}),
   });
+};
+
+/**
+ * The deps of a consumer function: its bindings', and the dead-letter
+ * queue of its group (where a message that can never succeed goes at once).
+ */
+export const awsConsumerDeps = <const B extends Bindings>(
+  bindings: B,
+  group: string,
+): DepsOf<B> & { deadLetters: DeadLetters } => {
+  const name = deadLetterQueueEnv(group);
+  const url = process.env[name];
+  if (!url) throw new Error(`Invalid configuration: ${name} is required`);
+  return {
+    ...awsDeps(bindings),
+    deadLetters: new SqsDeadLetters(sqs(), { [group]: url }),
+  };
 };

@@ -1,0 +1,43 @@
+/**
+ * The consumer groups: one Lambda each, fed by its own SQS queue. The CDK
+ * stack (queue, DLQ, trigger, alarms, grants), the local stack (queues and
+ * pollers) and the tests all read this registry, so a consumer is declared
+ * in exactly one place.
+ */
+import type { Bindings, DepsOf } from '../shared/bindings.ts';
+import type { ConsumerGroup } from '../shared/queue/consumer.ts';
+
+/** Events of an EventBridge bus this group's queue receives. */
+export interface EventSubscription {
+  /** The rule's `source` (e.g. `aws.ses`). */
+  source: readonly string[];
+  /** The rule's `detail-type`s. */
+  detailTypes: readonly string[];
+}
+
+/** One consumer group and what its function may use. */
+export interface ConsumerFunction<B extends Bindings = Bindings> {
+  /** What the group does, for a reader of the stack. */
+  description: string;
+  /**
+   * What the function may use; its message handler is typed with the deps
+   * those bindings give, like an endpoint group's routes.
+   */
+  bindings: B;
+  group: ConsumerGroup<DepsOf<B>>;
+  /**
+   * Events a rule sends to the queue, each message being the event's
+   * `detail` (SES's event publishing, for the events consumer).
+   */
+  events?: EventSubscription;
+}
+
+/** Declares a consumer function, checking its handler against its bindings. */
+export const consumerFunction = <const B extends Bindings>(
+  declaration: Omit<ConsumerFunction<B>, 'group'> & {
+    group: ConsumerGroup<DepsOf<NoInfer<B>>>;
+  },
+): ConsumerFunction => declaration as unknown as ConsumerFunction;
+
+/** Every consumer group of the service. */
+export const consumerFunctions: readonly ConsumerFunction[] = [];
