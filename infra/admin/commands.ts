@@ -194,7 +194,7 @@ ${COMMANDS.filter((c) => !c.local)
   .map(usageLine)
   .join('\n')}
 Without --stack, acts on the local stack of --data-dir (default $LOCAL_DATA_DIR or .local).
-Local-only commands (they change the files of --data-dir; no running stack needed, no --stack):
+Local-only commands (they act on the files of --data-dir, no --stack; only "local provider event" needs the stack running):
 ${COMMANDS.filter((c) => c.local)
   .map(usageLine)
   .join('\n')}`;
