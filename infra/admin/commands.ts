@@ -24,12 +24,15 @@ import {
   setLocalQuota,
   setLocalTenantStatus,
 } from './local-commands.ts';
+import { injectLocalProviderEvent } from './local-provider-events.ts';
 
 /** What every command has: its words and the flags it needs or accepts. */
 interface CommandWords {
   words: string;
   flags: string[];
   optionalFlags?: string[];
+  /** Placeholders of this command's flags in the usage text. */
+  placeholders?: Record<string, string>;
 }
 
 /** A command on a stack's operator services (local or deployed). */
@@ -149,6 +152,20 @@ export const COMMANDS: Command[] = [
     local: true,
     run: (files, f) => setLocalQuota(files, f),
   },
+  {
+    words: 'local provider event',
+    flags: ['type'],
+    optionalFlags: ['message', 'campaign', 'email', 'link'],
+    placeholders: {
+      type: 'open|click',
+      message: 'messageId',
+      campaign: 'campaignId',
+      email: 'address',
+      link: 'url',
+    },
+    local: true,
+    run: (files, f) => injectLocalProviderEvent(files, f),
+  },
 ];
 
 /** Placeholders in the usage text, where the flag's name says too little. */
@@ -161,12 +178,14 @@ const PLACEHOLDERS: Record<string, string> = {
   rate: 'emailsPerSecond',
 };
 
-const usageLine = (c: Command) =>
-  [
+const usageLine = (c: Command) => {
+  const placeholder = (f: string) => c.placeholders?.[f] ?? PLACEHOLDERS[f];
+  return [
     `  ${c.words}`,
-    ...c.flags.map((f) => ` --${f} <${PLACEHOLDERS[f] ?? f}>`),
-    ...(c.optionalFlags ?? []).map((f) => ` [--${f} <${f}>]`),
+    ...c.flags.map((f) => ` --${f} <${placeholder(f) ?? f}>`),
+    ...(c.optionalFlags ?? []).map((f) => ` [--${f} <${placeholder(f) ?? f}>]`),
   ].join('');
+};
 
 /** How to use the CLI, printed on a usage error. */
 export const USAGE = `Usage: npm run --silent admin -- <command> [--stack <name> [--region <r>]] [--data-dir <dir>]
@@ -175,7 +194,7 @@ ${COMMANDS.filter((c) => !c.local)
   .map(usageLine)
   .join('\n')}
 Without --stack, acts on the local stack of --data-dir (default $LOCAL_DATA_DIR or .local).
-Local-only commands (they change the files of --data-dir; no running stack needed, no --stack):
+Local-only commands (they act on the files of --data-dir, no --stack; only "local provider event" needs the stack running):
 ${COMMANDS.filter((c) => c.local)
   .map(usageLine)
   .join('\n')}`;
@@ -212,6 +231,9 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'priority',
           'max24h',
           'rate',
+          'message',
+          'campaign',
+          'link',
           'stack',
           'region',
           'data-dir',

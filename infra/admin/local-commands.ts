@@ -25,6 +25,10 @@ import {
 export interface LocalFiles {
   dnsRecordsFile: string;
   providerStateFile: string;
+  /** The messages the simulated SES accepted (JSON lines). */
+  sentLogFile: string;
+  /** The data dir itself: its stack.json says how to reach a running stack. */
+  dataDir: string;
 }
 
 /** Whether `name` is a fully qualified domain name (a trailing dot allowed). */

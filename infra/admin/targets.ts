@@ -22,6 +22,7 @@ import {
   dnsRecordsFileOf,
   providerStateFileOf,
   readStackFile,
+  sentLogFileOf,
 } from '../local/stack-file.ts';
 import type { LocalFiles } from './local-commands.ts';
 
@@ -82,4 +83,6 @@ export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {
 export const localFilesOf = (dataDir: string): LocalFiles => ({
   dnsRecordsFile: dnsRecordsFileOf(dataDir),
   providerStateFile: providerStateFileOf(dataDir),
+  sentLogFile: sentLogFileOf(dataDir),
+  dataDir,
 });

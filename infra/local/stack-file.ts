@@ -34,6 +34,14 @@ export const dnsRecordsFileOf = (dataDir: string): string =>
 export const providerStateFileOf = (dataDir: string): string =>
   join(dataDir, 'provider.json');
 
+/**
+ * The local stack's sent log (JSON lines): every message the simulated SES
+ * accepted, so that `admin local provider event` can make opens and clicks
+ * of it.
+ */
+export const sentLogFileOf = (dataDir: string): string =>
+  join(dataDir, 'sent.jsonl');
+
 const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
 
 /** Writes stack.json. */

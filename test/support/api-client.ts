@@ -8,6 +8,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
@@ -327,6 +328,10 @@ export const createApiClient = async (
           {
             dnsRecordsFile: inject('dnsRecordsFile'),
             providerStateFile: created.providerStateFile,
+            // No simulated SES events in process yet: an empty sent log,
+            // and no stack.json in the scratch dir.
+            sentLogFile: join(inject('scratchDir'), `sent-${tableName}.jsonl`),
+            dataDir: inject('scratchDir'),
           },
           flags,
         )) as unknown as Record<string, string>;
