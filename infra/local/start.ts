@@ -8,12 +8,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { endpointGroups } from '../../functions/groups.ts';
+import { systemClock } from '../../shared/adapters/system.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import {
   localAdminDeps,
   localDeps,
   localDynamo,
 } from '../../shared/runtime/local.ts';
+import { prepareLocalAsync } from './async.ts';
 import { seedDemo } from './demo.ts';
 import { ensureDnsRecordsFile } from './dns-records.ts';
 import { ensureTable } from './dynamodb.ts';
@@ -25,6 +27,7 @@ import {
   localDataDir,
   providerStateFileOf,
   removeStackFile,
+  sentLogFileOf,
   writeStackFile,
 } from './stack-file.ts';
 
@@ -50,6 +53,7 @@ const main = async () => {
     { signal: aborted.signal },
   );
   let gatewayClose: (() => Promise<void>) | undefined;
+  let stopAsync: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (exitCode: number) => {
     if (stopping) return;
@@ -57,6 +61,8 @@ const main = async () => {
     aborted.abort();
     await removeStackFile(dataDir);
     await gatewayClose?.();
+    // The pollers before the SQS engine they poll.
+    await stopAsync?.();
     // Engines still starting unwind themselves on the abort.
     const stopFailure = await starting.then(
       (running) =>
@@ -81,6 +87,15 @@ const main = async () => {
     const dynamo = localDynamo(dynamodb.endpoint);
     await ensureTable(dynamo, LOCAL_TABLE_NAME, tableDefinition);
     const api = `http://127.0.0.1:${port}/api/v1`;
+
+    // 4. The asynchronous half: the consumer queues on SQS, and the mailer
+    // that publishes SES's events of what it sends.
+    const asyncHalf = await prepareLocalAsync({
+      sqsEndpoint: sqs.endpoint,
+      sentLogFile: sentLogFileOf(dataDir),
+      clock: systemClock,
+    });
+    stopAsync = () => asyncHalf.stop();
     const deps = localDeps({
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
@@ -89,6 +104,8 @@ const main = async () => {
       providerStateFile,
       publicApiUrl: process.env.PUBLIC_API_URL || api,
       linkSecret: await localSecret(dataDir, 'linkSigning'),
+      mailer: asyncHalf.mailerWith,
+      queues: asyncHalf.senders,
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
       ),
@@ -103,7 +120,8 @@ const main = async () => {
       tableName: LOCAL_TABLE_NAME,
     });
 
-    // 4. The gateway.
+    // 5. The consumers poll their queues; the gateway serves the API.
+    asyncHalf.start(deps);
     const server = createGateway(endpointGroups, deps);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -115,14 +133,14 @@ const main = async () => {
         server.close(() => resolve());
       });
 
-    // 5. The demo organization on the first start; its key on every start.
+    // 6. The demo organization on the first start; its key on every start.
     const demo = firstStart
       ? await seedDemo(adminDeps, dataDir)
       : await readFile(join(dataDir, 'demo.json'), 'utf8')
           .then((text) => JSON.parse(text) as { apiKey: string })
           .catch(() => undefined);
 
-    // 6. Tell the world.
+    // 7. Tell the world.
     await writeStackFile(dataDir, {
       api,
       dynamodb: dynamodb.endpoint,

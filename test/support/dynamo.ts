@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import type { LocalAsync } from '../../infra/local/async.ts';
 import {
   type LocalDnsRecord,
   setDnsRecord,
@@ -78,6 +79,11 @@ export const createTestDeps = async (
     apiKeyCacheTtlSeconds?: number;
     /** Default that of buildDeps (60 s). */
     providerStatusTtlSeconds?: number;
+    /**
+     * The asynchronous half (`prepareLocalAsync`): its queues and the mailer
+     * that publishes SES's events; start its pollers with the deps.
+     */
+    asyncHalf?: Pick<LocalAsync, 'mailerWith' | 'senders'>;
   } = {},
 ): Promise<{
   deps: Deps;
@@ -109,6 +115,12 @@ export const createTestDeps = async (
       : {}),
     audienceEvents: events,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.asyncHalf
+      ? {
+          mailer: options.asyncHalf.mailerWith,
+          queues: options.asyncHalf.senders,
+        }
+      : {}),
   });
   const admin: AdminDeps = {
     ...localAdminDeps({ dynamodb: endpoint, tableName }),
