@@ -16,12 +16,17 @@
  *   redrive policy after `maxReceiveCount` receipts.
  * Every service call is idempotent on its own state: a message delivered
  * twice, or again after a crash mid-batch, has the effect of one.
+ *
+ * Each batch leaves one log line with its counts, the same counts as
+ * metrics (dimension `consumer`), and the age of its oldest message: a
+ * queue falling behind shows there before its DLQ fills.
  */
 import {
   BatchProcessor,
   EventType,
   processPartialResponse,
 } from '@aws-lambda-powertools/batch';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type {
   Context,
   SQSBatchResponse,
@@ -30,7 +35,7 @@ import type {
 } from 'aws-lambda';
 import * as v from 'valibot';
 import { AppError, statusOf } from '../errors.ts';
-import { logger } from '../observability.ts';
+import { logger, metrics, traced } from '../observability.ts';
 
 /** The queue of a consumer group, as CDK and the local poller build it. */
 export interface QueueSettings {
@@ -109,14 +114,52 @@ const readBody = (
 };
 
 /**
+ * Seconds since SQS accepted the oldest message of the batch, from its
+ * `SentTimestamp`. Wall time, not the clock port: SQS stamps real time,
+ * and this measures how far behind the queue is, not domain time.
+ */
+const oldestAgeSeconds = (records: SQSRecord[], now: number): number =>
+  records.reduce((oldest, item) => {
+    const sent = Number(item.attributes.SentTimestamp);
+    return Number.isFinite(sent)
+      ? Math.max(oldest, Math.max(0, now - sent) / 1000)
+      : oldest;
+  }, 0);
+
+/**
+ * Publishes a batch's counts as metrics of its group, in one EMF line.
+ * Synchronous from the first dimension to the publish: the buffer is the
+ * container's, and another consumer of the same process (the local poller)
+ * must not slip its metrics in between.
+ */
+const publishBatchMetrics = (
+  group: string,
+  counts: Record<Outcome | 'failed', number>,
+  oldestMessageAgeSeconds: number,
+): void => {
+  metrics.addDimension('consumer', group);
+  for (const [name, value] of Object.entries(counts)) {
+    metrics.addMetric(name, MetricUnit.Count, value);
+  }
+  metrics.addMetric(
+    'oldestMessageAgeSeconds',
+    MetricUnit.Seconds,
+    oldestMessageAgeSeconds,
+  );
+  metrics.publishStoredMetrics();
+};
+
+/**
  * Builds the SQS handler of a consumer group: partial batch responses
- * (`reportBatchItemFailures`), one log line per batch with its counts.
+ * (`reportBatchItemFailures`), one log line per batch with its counts, the
+ * same counts as metrics, and on Lambda an X-Ray subsegment per invocation
+ * annotated with the group (`consumer`).
  */
 export const createConsumerHandler = <D>(
   deps: D & { deadLetters: DeadLetters },
   group: ConsumerGroup<D>,
 ) => {
-  return async (
+  const handleBatch = async (
     event: SQSEvent,
     context: Context,
   ): Promise<SQSBatchResponse> => {
@@ -160,12 +203,18 @@ export const createConsumerHandler = <D>(
       context,
       throwOnFullBatchFailure: false,
     });
+    const retried = response.batchItemFailures.length;
     logger.info('Batch done', {
       consumer: group.name,
       records: event.Records.length,
       ...outcomes,
-      retried: response.batchItemFailures.length,
+      retried,
     });
+    publishBatchMetrics(
+      group.name,
+      { ...outcomes, failed: retried },
+      oldestAgeSeconds(event.Records, Date.now()),
+    );
     processor.failureMessages.forEach((failed, index) => {
       logger.warn('Message to retry', {
         consumer: group.name,
@@ -175,4 +224,8 @@ export const createConsumerHandler = <D>(
     });
     return response;
   };
+  return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    traced(`consumer ${group.name}`, { consumer: group.name }, () =>
+      handleBatch(event, context),
+    );
 };

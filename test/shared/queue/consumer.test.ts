@@ -1,12 +1,16 @@
 /**
  * The consumer pipeline (shared/queue/consumer.ts): what becomes of each
  * record of a batch — processed, dead-lettered at once, dropped for good,
- * or reported as a batch item failure to be retried.
+ * or reported as a batch item failure to be retried — and what a batch
+ * tells about itself: one log line, one EMF line of metrics, a traced
+ * subsegment.
  */
+import type { EmfOutput } from '@aws-lambda-powertools/metrics/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError, NotFoundError } from '../../../shared/errors.ts';
+import { logger, metrics, tracer } from '../../../shared/observability.ts';
 import {
   consumer,
   createConsumerHandler,
@@ -14,13 +18,18 @@ import {
 } from '../../../shared/queue/consumer.ts';
 import { lambdaContext } from '../../support/events.ts';
 
-const record = (id: string, body: string, receiveCount = 1): SQSRecord => ({
+const record = (
+  id: string,
+  body: string,
+  receiveCount = 1,
+  sentAt = 1700000000000,
+): SQSRecord => ({
   messageId: id,
   receiptHandle: `handle-${id}`,
   body,
   attributes: {
     ApproximateReceiveCount: String(receiveCount),
-    SentTimestamp: '1700000000000',
+    SentTimestamp: String(sentAt),
     SenderId: 'sender',
     ApproximateFirstReceiveTimestamp: '1700000000000',
   },
@@ -185,5 +194,120 @@ describe('a consumer group handles a batch record by record', () => {
       ['a', 5],
       ['b', 7],
     ]);
+  });
+});
+
+/**
+ * Stands in for the EMF flush: keeps each document `publishStoredMetrics`
+ * would print (metrics are off in tests), and empties the buffer as it does.
+ */
+const captureEmf = () => {
+  const published: EmfOutput[] = [];
+  vi.spyOn(metrics, 'publishStoredMetrics').mockImplementation(() => {
+    published.push(metrics.serializeMetrics());
+    metrics.clearMetrics();
+    metrics.clearDimensions();
+    metrics.clearMetadata();
+    return metrics;
+  });
+  return published;
+};
+
+describe('a consumer batch reports on itself', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('publishes its counts and the age of its oldest message as one EMF line, dimension consumer, beside its log line', async () => {
+    // Arrange: one processed, one retried, one dead-lettered, sent 30 to 90 s ago.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1700000090000);
+    const published = captureEmf();
+    const logged = vi.spyOn(logger, 'info');
+    const { handler } = setup((id) =>
+      id === 'b' ? new Error('throttled') : undefined,
+    );
+    // Act
+    const response = await handler(
+      batch(
+        record('1', body('a'), 1, 1700000060000),
+        record('2', body('b'), 2, 1700000000000),
+        record('3', 'not json', 1, 1700000030000),
+      ),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
+    expect(published).toHaveLength(1);
+    const [emf] = published;
+    expect(emf).toMatchObject({
+      consumer: 'things',
+      service: 'email-marketing',
+      processed: 1,
+      failed: 1,
+      deadLettered: 1,
+      dropped: 0,
+      oldestMessageAgeSeconds: 90,
+    });
+    expect(emf?._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: 'EmailMarketing',
+        Dimensions: [['service', 'consumer']],
+        Metrics: expect.arrayContaining([
+          { Name: 'processed', Unit: 'Count' },
+          { Name: 'failed', Unit: 'Count' },
+          { Name: 'deadLettered', Unit: 'Count' },
+          { Name: 'dropped', Unit: 'Count' },
+          { Name: 'oldestMessageAgeSeconds', Unit: 'Seconds' },
+        ]),
+      },
+    ]);
+    expect(logged).toHaveBeenCalledWith('Batch done', {
+      consumer: 'things',
+      records: 3,
+      processed: 1,
+      deadLettered: 1,
+      dropped: 0,
+      retried: 1,
+    });
+  });
+
+  it('publishes once per batch and carries nothing over to the next', async () => {
+    // Arrange
+    const published = captureEmf();
+    const { handler } = setup();
+    // Act
+    await handler(batch(record('1', body('a'))), lambdaContext());
+    await handler(
+      batch(record('2', body('b')), record('3', body('c'))),
+      lambdaContext(),
+    );
+    // Assert
+    expect(published.map((emf) => emf.processed)).toEqual([1, 2]);
+  });
+
+  it('runs each invocation in a subsegment annotated with its consumer group when tracing is on', async () => {
+    // Arrange: a stand-in for Lambda's segment, as X-Ray would give it.
+    const subsegment = { close: vi.fn() };
+    const segment = { addNewSubsegment: vi.fn(() => subsegment) };
+    vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
+    vi.spyOn(tracer, 'getSegment').mockReturnValue(
+      segment as unknown as ReturnType<typeof tracer.getSegment>,
+    );
+    vi.spyOn(tracer, 'setSegment').mockImplementation(() => {});
+    vi.spyOn(tracer, 'annotateColdStart').mockImplementation(() => {});
+    vi.spyOn(tracer, 'addServiceNameAnnotation').mockImplementation(() => {});
+    const annotate = vi
+      .spyOn(tracer, 'putAnnotation')
+      .mockImplementation(() => {});
+    captureEmf();
+    const { handler } = setup();
+    // Act
+    await handler(batch(record('1', body('a'))), lambdaContext());
+    // Assert
+    expect(segment.addNewSubsegment).toHaveBeenCalledWith('## consumer things');
+    expect(annotate).toHaveBeenCalledWith('consumer', 'things');
+    expect(subsegment.close).toHaveBeenCalledOnce();
   });
 });
