@@ -4,8 +4,9 @@
  * needed, so a function pays only for the clients its bindings name.
  */
 
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -21,6 +22,7 @@ import {
   queueUrlEnv,
   required,
 } from '../config.ts';
+import { captureClient } from '../observability.ts';
 import type { DeadLetters } from '../queue/consumer.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
@@ -33,11 +35,22 @@ const once = <T>(make: () => T): (() => T) => {
   };
 };
 
+// Each low-level client is captured by the tracer (X-Ray) on Lambda, once:
+// the document client shares its base client's middleware.
 const dynamo = once(() =>
-  DynamoDBDocumentClient.from(new DynamoDBClient({}), documentClientOptions),
+  DynamoDBDocumentClient.from(
+    captureClient(new DynamoDBClient({})),
+    documentClientOptions,
+  ),
 );
-const ses = once(() => new SESv2Client({}));
-const sqs = once(() => new SQSClient({}));
+const ses = once(() => captureClient(new SESv2Client({})));
+const sqs = once(() => captureClient(new SQSClient({})));
+const secrets = once(
+  () =>
+    new SecretsProvider({
+      awsSdkV3Client: captureClient(new SecretsManagerClient({})),
+    }),
+);
 
 /**
  * The deps of a Lambda function with these bindings; the configuration of
@@ -67,7 +80,7 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
     // Powertools caches the secret for the container's life (maxAge below).
     linkSecret: () => async () => {
       if (config.LINK_SIGNING_SECRET) return config.LINK_SIGNING_SECRET;
-      const value = await getSecret(config.LINK_SIGNING_SECRET_ARN ?? '', {
+      const value = await secrets().get(config.LINK_SIGNING_SECRET_ARN ?? '', {
         maxAge: 3600,
       });
       if (typeof value !== 'string') {
