@@ -6,6 +6,11 @@
  */
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { ConsumerGroup } from '../shared/queue/consumer.ts';
+import {
+  eventsBindings,
+  eventsConsumer,
+  sesEvents,
+} from './events/consumer.ts';
 
 /** Events of an EventBridge bus this group's queue receives. */
 export interface EventSubscription {
@@ -40,4 +45,12 @@ export const consumerFunction = <const B extends Bindings>(
 ): ConsumerFunction => declaration as unknown as ConsumerFunction;
 
 /** Every consumer group of the service. */
-export const consumerFunctions: readonly ConsumerFunction[] = [];
+export const consumerFunctions: readonly ConsumerFunction[] = [
+  consumerFunction({
+    description:
+      "SES's email events: recorded once each; a permanent bounce or a complaint suppresses the address for the organization at once.",
+    bindings: eventsBindings,
+    group: eventsConsumer,
+    events: sesEvents,
+  }),
+];

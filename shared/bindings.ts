@@ -122,6 +122,7 @@ export type TableDeps = Pick<
   | 'identities'
   | 'domains'
   | 'campaignReferences'
+  | 'delivery'
   | 'apiKeyCacheTtlSeconds'
   // Audience facts are written with the contacts they describe.
   | 'audienceEvents'

@@ -7,6 +7,7 @@
  */
 import type { AccessDeps } from './access/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
+import type { DeliveryDeps } from './delivery/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
@@ -25,6 +26,7 @@ export interface Deps
     AudienceDeps,
     TemplatesDeps,
     AccessDeps,
+    DeliveryDeps,
     SchedulingDeps {
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
@@ -32,4 +34,6 @@ export interface Deps
   queues: QueueSenders<string>;
   // Topics see contacts through a narrower port; the audience's store is one.
   contacts: AudienceDeps['contacts'];
+  // The audience only looks suppressions up; delivery's store keeps them.
+  delivery: DeliveryDeps['delivery'];
 }

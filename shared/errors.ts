@@ -216,6 +216,11 @@ export const ERROR_CODES = {
     400,
     'The subscription of the link no longer exists',
   ),
+  // Delivery (consumers only: never an answer of the API)
+  'event.unattributed': entry(
+    400,
+    'An email event without our organization tag: not mail this service sent',
+  ),
 } as const satisfies Record<string, CodeEntry>;
 
 /** A code of the list. */

@@ -20,7 +20,8 @@ import {
   sqsEventPublisher,
 } from '../../shared/adapters/local/sqs-event-publisher.ts';
 import { systemClock } from '../../shared/adapters/system.ts';
-import { EMAIL_TAGS, type SesEvent } from '../../shared/delivery/ses-event.ts';
+import type { SesEvent } from '../../shared/delivery/ses-event.ts';
+import { EMAIL_TAGS } from '../../shared/email-tags.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { Clock } from '../../shared/ports.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';

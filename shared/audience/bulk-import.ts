@@ -16,6 +16,7 @@ import {
 import { requireList } from './lists.ts';
 import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
 import type { ContactChange, AudienceDeps as Deps } from './ports.ts';
+import { suppressedStatuses } from './suppressed.ts';
 import { resolveTags } from './tags.ts';
 
 /** One refused line of an import. */
@@ -95,7 +96,10 @@ export const MAX_TAGS_PER_IMPORT = 100;
  * provides win, tags add up) and counts as updated.
  */
 export const importContacts = async (
-  deps: Pick<Deps, 'lists' | 'contacts' | 'tags' | 'ids' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'lists' | 'contacts' | 'tags' | 'ids' | 'clock' | 'delivery'
+  >,
   orgId: string,
   listId: string,
   lines: unknown[],
@@ -196,7 +200,14 @@ export const importContacts = async (
       return id ? [id] : [];
     });
 
-  // 4. Read, build and store; re-read and rebuild whatever raced.
+  // 4. Addresses that bounced for good or complained are created as such.
+  const suppressed = await suppressedStatuses(
+    deps,
+    orgId,
+    [...merged.values()].map((line) => line.email),
+  );
+
+  // 5. Read, build and store; re-read and rebuild whatever raced.
   let created = 0;
   let updated = 0;
   let pending = [...merged.values()];
@@ -226,6 +237,7 @@ export const importContacts = async (
                 line.entry,
                 tagIdsOf(line.entry),
                 now,
+                suppressed.get(line.email),
               ),
         };
       },
@@ -310,8 +322,10 @@ const newContact = (
   entry: ImportEntryInput,
   tagIds: string[],
   now: string,
+  suppressed?: 'bounced' | 'complained',
 ): Contact => {
-  const status: ContactStatus = entry.status ?? 'subscribed';
+  // A suppressed address takes its suppression's status, whatever the line.
+  const status: ContactStatus = suppressed ?? entry.status ?? 'subscribed';
   return {
     id,
     listId,

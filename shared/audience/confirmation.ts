@@ -3,6 +3,7 @@
  * public confirmation of its signed, single-use link.
  */
 import * as v from 'valibot';
+import { emailTags } from '../email-tags.ts';
 import { InvalidLinkError } from '../errors.ts';
 import {
   CONFIRMATION_TTL_SECONDS,
@@ -19,6 +20,7 @@ import {
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
 import type { AudienceDeps as Deps } from './ports.ts';
+import { suppressedStatuses } from './suppressed.ts';
 
 /** Why a confirmation email did not go out although it could be sent. */
 export const CONFIRMATION_FAILURES = [
@@ -26,6 +28,8 @@ export const CONFIRMATION_FAILURES = [
   'content_invalid',
   /** The email provider refused the send. */
   'send_refused',
+  /** The address bounced for good or complained: nothing is sent to it. */
+  'suppressed',
 ] as const;
 /** Why a confirmation email did not go out although it could be sent. */
 export type ConfirmationFailure = (typeof CONFIRMATION_FAILURES)[number];
@@ -50,7 +54,7 @@ export const ConfirmationOutcome = v.pipe(
       reason: v.pipe(
         v.picklist(CONFIRMATION_FAILURES),
         v.description(
-          '`content_invalid`: the opt-in subject or content could not render for this contact; `send_refused`: the email provider refused the send',
+          '`content_invalid`: the opt-in subject or content could not render for this contact; `send_refused`: the email provider refused the send; `suppressed`: the address bounced for good or complained in this organization, and nothing is sent to it again',
         ),
       ),
     }),
@@ -77,10 +81,15 @@ export type ConfirmationOutcome = v.InferOutput<typeof ConfirmationOutcome>;
  */
 export const sendConfirmation = async (
   deps: ReadinessDeps &
-    Pick<Deps, 'optinSettings' | 'links' | 'mailer' | 'endpoints'>,
+    Pick<Deps, 'optinSettings' | 'links' | 'mailer' | 'endpoints' | 'delivery'>,
   orgId: string,
   contact: Contact,
 ): Promise<ConfirmationOutcome> => {
+  // 0. Never to an address that bounced for good or complained.
+  if ((await suppressedStatuses(deps, orgId, [contact.email])).size > 0) {
+    return { status: 'failed', reason: 'suppressed' };
+  }
+
   // 1. The guards of every send to contacts.
   const org = await deps.organizations.get(orgId);
   if (!org) throw new Error(`organization ${orgId} vanished`);
@@ -134,6 +143,11 @@ export const sendConfirmation = async (
       subject,
       html,
       text: htmlToText(html),
+      tags: emailTags({
+        organization: orgId,
+        kind: 'confirmation',
+        contact: contact.id,
+      }),
     });
     return { status: 'sent' };
   } catch (error) {

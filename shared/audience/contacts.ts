@@ -24,6 +24,7 @@ import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
 import type { Contact } from './model.ts';
 import type { AudienceDeps as Deps } from './ports.ts';
+import { suppressedStatuses } from './suppressed.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
 const byId =
@@ -48,6 +49,24 @@ export interface AddContactResult {
   /** What happened to the confirmation email (double opt-in only). */
   confirmation: ConfirmationOutcome;
 }
+
+/**
+ * A contact whose address is suppressed: the suppression's status, no
+ * confirmation link, and no join unless it had joined before.
+ */
+const asSuppressed = (
+  after: Contact,
+  before: Contact | undefined,
+  status: 'bounced' | 'complained',
+): Contact => {
+  if (after.status === 'bounced' || after.status === 'complained') return after;
+  const { confirmationNonce: _, joinedAt: __, ...rest } = after;
+  return {
+    ...rest,
+    status,
+    ...(before?.joinedAt ? { joinedAt: before.joinedAt } : {}),
+  };
+};
 
 /**
  * Adds a contact to a list, or updates the one with that email. Unlike a
@@ -76,6 +95,11 @@ export const addContact = async (
   checkTagCap(input.email, existing?.tagIds.length ?? 0, wanted.size, 'tags');
   const tags = await resolveTags(deps, orgId, input.tags ?? []);
   const tagIds = tags.map((t) => t.id);
+  // An address that bounced for good or complained joins as such: it is
+  // never subscribed, and no confirmation goes to it.
+  const suppressed = (await suppressedStatuses(deps, orgId, [input.email])).get(
+    input.email,
+  );
 
   return retryOnConflict(async (retryable) => {
     const now = deps.clock.now().toISOString();
@@ -84,7 +108,7 @@ export const addContact = async (
     // 2. New: pending with a confirmation nonce, or subscribed (joined).
     // Existing: names and tags completed; a pending one gets a fresh link,
     // or joins now when the caller waives double opt-in.
-    const after: Contact = before
+    let after: Contact = before
       ? merge(before, input, tagIds, doubleOptIn, deps.ids.id(), now)
       : {
           id: deps.ids.id(),
@@ -110,6 +134,7 @@ export const addContact = async (
       after.tagIds.length,
       'tags',
     );
+    if (suppressed) after = asSuppressed(after, before, suppressed);
 
     // 3. Store conditionally; a concurrent add means: read again.
     await deps.contacts

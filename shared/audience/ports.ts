@@ -92,10 +92,24 @@ export interface AudienceEvents {
   publish(events: AudienceEvent[]): Promise<void>;
 }
 
+/**
+ * The organization's suppressed addresses (kept by delivery, from SES's
+ * bounces and complaints): nothing is sent to them, and they are never
+ * subscribed again.
+ */
+export interface SuppressionLookup {
+  /** The suppressions among these normalized addresses, by email. */
+  suppressions(
+    orgId: string,
+    emails: readonly string[],
+  ): Promise<Map<string, { reason: 'bounce' | 'complaint' }>>;
+}
+
 /** What the audience needs. */
 export interface AudienceDeps extends SettingsDeps, TopicsDeps {
   lists: ListRepository;
   contacts: ContactRepository;
   tags: TagRepository;
   audienceEvents: AudienceEvents;
+  delivery: SuppressionLookup;
 }

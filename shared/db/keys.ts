@@ -168,4 +168,19 @@ export const keys = {
     PK: org(orgId),
     SK: 'SETTINGS#OPTIN',
   }),
+  /** An address suppressed in an organization (a hard bounce, a complaint). */
+  suppression: (orgId: string, email: string): Key => ({
+    PK: `${org(orgId)}#SUPPRESSION`,
+    SK: `EMAIL#${email}`,
+  }),
+  /** One SES event of one message, recorded once (with a TTL). */
+  deliveryEvent: (orgId: string, messageId: string, event: string): Key => ({
+    PK: `${org(orgId)}#MESSAGE#${messageId}`,
+    SK: `EVENT#${event}`,
+  }),
+  /** The organization's delivery counters, one per SES event type. */
+  deliveryStats: (orgId: string): Key => ({
+    PK: org(orgId),
+    SK: 'DELIVERYSTATS',
+  }),
 } as const;

@@ -7,31 +7,7 @@
  * Only the fields we use are checked; SES may add others at any time.
  */
 import * as v from 'valibot';
-
-/** The `EmailTags` of every message we send (SES message tags). */
-export const EMAIL_TAGS = {
-  /** The organization that sent it. */
-  organization: 'org',
-  /** What kind of message it is: one of {@link MESSAGE_KINDS}. */
-  kind: 'kind',
-  /** The contact it went to, where there is one. */
-  contact: 'contact',
-  /** The campaign it belongs to, where there is one. */
-  campaign: 'campaign',
-} as const;
-
-/** The kinds of message we send. */
-export const MESSAGE_KINDS = [
-  /** A double opt-in confirmation to a pending contact. */
-  'confirmation',
-  /** A test send of a template or of the opt-in email, to the sender. */
-  'test',
-  /** A campaign's email to one recipient. */
-  'campaign',
-  /** A sequence or series step to one contact. */
-  'sequence',
-] as const;
-export type MessageKind = (typeof MESSAGE_KINDS)[number];
+import type { EMAIL_TAGS } from '../email-tags.ts';
 
 /** SES's event types (`eventType`), as published. */
 export const SES_EVENT_TYPES = [

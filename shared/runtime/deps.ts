@@ -9,6 +9,7 @@ import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
 import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
+import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
 import { DynamoIdentityRepository } from '../adapters/aws/dynamo-identity-repository.ts';
 import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts';
@@ -93,6 +94,7 @@ const tableDeps = (options: TableOptions) => {
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),
+    delivery: new DynamoDeliveryRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };

@@ -1,7 +1,9 @@
 /**
  * Application logic of PATCH /settings/optin and its test send.
  */
+
 import * as v from 'valibot';
+import { emailTags } from '../email-tags.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
 import { logger } from '../observability.ts';
@@ -162,6 +164,7 @@ export const testSendOptin = async (
       subject: `[Test] ${subject}`,
       html,
       text: htmlToText(html),
+      tags: emailTags({ organization: orgId, kind: 'test' }),
     });
     return { status: 'sent', to };
   } catch (error) {

@@ -2,7 +2,9 @@
  * Application logic of templates: CRUD, the preview (POST /render) and the
  * test send. Agnostic to how it is called and where data is stored.
  */
+
 import * as v from 'valibot';
+import { emailTags } from '../email-tags.ts';
 import {
   NotFoundError,
   RuleViolationError,
@@ -400,6 +402,7 @@ export const testSendTemplate = async (
     await deps.mailer.send({
       ...message,
       subject: `[Test] ${message.subject}`,
+      tags: emailTags({ organization: orgId, kind: 'test' }),
     });
     return { status: 'sent', to };
   } catch (error) {

@@ -3,6 +3,7 @@ import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { consumerFunctions } from '../../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { buildApp, type Stacks } from '../../infra/app.ts';
 import type { AppFunction } from '../../infra/constructs/app-function.ts';
@@ -320,7 +321,7 @@ describe('StatefulStack', () => {
 });
 
 describe('StatelessStack', () => {
-  it('runs one arm64 Node 22 function per endpoint group', () => {
+  it('runs one arm64 Node 22 function per endpoint group and per consumer group', () => {
     // Arrange
     const { api, apiTemplate } = stacks();
 
@@ -328,9 +329,18 @@ describe('StatelessStack', () => {
     const functions = apiTemplate.findResources('AWS::Lambda::Function');
 
     // Assert
-    expect(Object.keys(functions)).toHaveLength(endpointGroups.length);
-    for (const group of endpointGroups) {
-      const fn = functionOf(api, group);
+    expect(Object.keys(functions)).toHaveLength(
+      endpointGroups.length + consumerFunctions.length,
+    );
+    const all = [
+      ...endpointGroups.map((group) => functionOf(api, group)),
+      ...consumerFunctions.map(({ group }) => {
+        const fn = api.consumers.get(group.name);
+        if (!fn) throw new Error(`No consumer ${group.name}`);
+        return fn;
+      }),
+    ];
+    for (const fn of all) {
       expect(functions[logicalId(api, fn.fn)]?.Properties).toMatchObject({
         Architectures: ['arm64'],
         Runtime: 'nodejs22.x',

@@ -1,0 +1,50 @@
+/**
+ * The `events` consumer: SES's email events of every organization's
+ * configuration set (event publishing → EventBridge → this queue), each
+ * message being one event's `detail`. One service call per event: record
+ * it, and suppress the address of a permanent bounce or a complaint.
+ */
+import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import { recordSesEvent } from '../../shared/delivery/events.ts';
+import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
+import { consumer } from '../../shared/queue/consumer.ts';
+
+/** What the `events` consumer may use: the table only. */
+export const eventsBindings = [
+  // Organizations, suppressions and contacts read; events and their
+  // counters written in one transaction; contacts changed with theirs.
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:ConditionCheckItem',
+  ),
+] as const;
+
+/** The deps of the `events` consumer. */
+export type EventsDeps = DepsOf<typeof eventsBindings>;
+
+/** The `events` consumer group. */
+export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
+  name: 'events',
+  entry: 'functions/events/lambda.ts',
+  queue: {
+    // A batch changes at most a few contacts per event: seconds.
+    visibilityTimeoutSeconds: 60,
+    batchSize: 10,
+    // Bounces of one big campaign must not starve the API of the table.
+    maxConcurrency: 5,
+    maxReceiveCount: 5,
+  },
+  message: SesEvent,
+  handle: async (deps, event) => {
+    await recordSesEvent(deps, event);
+  },
+});
+
+/** The events the consumer subscribes to: every SES email event. */
+export const sesEvents = {
+  source: ['aws.ses'],
+  detailTypes: Object.values(DETAIL_TYPES),
+} as const;

@@ -1,0 +1,134 @@
+/**
+ * Driven adapter: delivery events, each recorded once under its message
+ * (a conditional put, with a TTL) in the same transaction as the
+ * organization's counter of its type; suppressions in a partition of
+ * their own per organization, keyed by email.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import {
+  type EntityType,
+  entityType,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
+import { keys } from '../../db/keys.ts';
+import type {
+  DeliveryEventRecord,
+  DeliveryRepository,
+  Suppression,
+} from '../../delivery/ports.ts';
+import {
+  batchGet,
+  type DynamoTable,
+  epochSeconds,
+  failedConditions,
+  isConditionFailure,
+  transactWrite,
+} from './dynamo-table.ts';
+
+/** How long an event is kept: a year and a month, for yearly reports. */
+export const DELIVERY_EVENT_TTL_DAYS = 400;
+
+const SuppressionItem = itemSchema('Suppression', {
+  email: v.string(),
+  reason: v.picklist(['bounce', 'complaint']),
+  at: v.string(),
+  messageId: v.string(),
+});
+
+/** A counter attribute per event type: `Rendering Failure` → `renderingFailure`. */
+const counterOf = (type: string): string =>
+  `${type.charAt(0).toLowerCase()}${type.slice(1).replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase())}Count`;
+
+/** Delivery events and suppressions on DynamoDB. */
+export class DynamoDeliveryRepository implements DeliveryRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async recordEvent(
+    orgId: string,
+    event: DeliveryEventRecord,
+  ): Promise<boolean> {
+    const key = keys.deliveryEvent(
+      orgId,
+      event.messageId,
+      `${event.type}#${event.recipient}#${event.at}`,
+    );
+    const expires = new Date(
+      Date.parse(event.at) + DELIVERY_EVENT_TTL_DAYS * 86_400_000,
+    );
+    try {
+      await transactWrite(this.table, [
+        {
+          Put: {
+            TableName: this.table.tableName,
+            Item: {
+              ...key,
+              ...entityType('DeliveryEvent'),
+              ...event,
+              ttl: epochSeconds(expires),
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Update: {
+            TableName: this.table.tableName,
+            Key: keys.deliveryStats(orgId),
+            UpdateExpression: 'ADD #count :one SET #type = :type',
+            ExpressionAttributeNames: {
+              '#count': counterOf(event.type),
+              '#type': '_type',
+            },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':type': 'DeliveryStats' satisfies EntityType,
+            },
+          },
+        },
+      ]);
+      return true;
+    } catch (error) {
+      // Recorded before: a duplicate delivery of the same event.
+      if (failedConditions(error)?.includes(0)) return false;
+      throw error;
+    }
+  }
+
+  async suppress(orgId: string, suppression: Suppression): Promise<void> {
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...keys.suppression(orgId, suppression.email),
+            ...entityType('Suppression'),
+            ...suppression,
+          },
+          // The first reason stays: suppressed is suppressed.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async suppressions(
+    orgId: string,
+    emails: readonly string[],
+  ): Promise<Map<string, Suppression>> {
+    const unique = [...new Set(emails)];
+    if (unique.length === 0) return new Map();
+    const items = await batchGet(
+      this.table,
+      unique.map((email) => keys.suppression(orgId, email)),
+    );
+    return new Map(
+      items.map((item) => {
+        const suppression = parseItem(SuppressionItem, item);
+        return [suppression.email, suppression];
+      }),
+    );
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Application logic of SES's email events: the one service call of the
+ * events consumer. Each event is recorded and counted once; a permanent
+ * bounce or a complaint suppresses the address for the organization at
+ * once (see `suppression.ts`).
+ */
+import { NotFoundError, RuleViolationError } from '../errors.ts';
+import type { DeliveryEventRecord, DeliveryDeps as Deps } from './ports.ts';
+import { type SesEvent, tagOf } from './ses-event.ts';
+import { suppressAddress } from './suppression.ts';
+
+/** The recipients an event is about, normalized. */
+const recipientsOf = (event: SesEvent): string[] => {
+  const addresses = (() => {
+    switch (event.eventType) {
+      case 'Bounce':
+        return event.bounce.bouncedRecipients.map((r) => r.emailAddress);
+      case 'Complaint':
+        return event.complaint.complainedRecipients.map((r) => r.emailAddress);
+      case 'Delivery':
+        return event.delivery.recipients;
+      case 'DeliveryDelay':
+        return event.deliveryDelay.delayedRecipients.map((r) => r.emailAddress);
+      default:
+        // One message per recipient: the destination is the contact.
+        return event.mail.destination.slice(0, 1);
+    }
+  })();
+  return [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
+};
+
+/** When the event happened, as SES says (the message's time for a send). */
+const instantOf = (event: SesEvent): string => {
+  switch (event.eventType) {
+    case 'Bounce':
+      return event.bounce.timestamp;
+    case 'Complaint':
+      return event.complaint.timestamp;
+    case 'Delivery':
+      return event.delivery.timestamp;
+    case 'DeliveryDelay':
+      return event.deliveryDelay.timestamp;
+    case 'Open':
+      return event.open.timestamp;
+    case 'Click':
+      return event.click.timestamp;
+    case 'Subscription':
+      return event.subscription.timestamp;
+    default:
+      return event.mail.timestamp;
+  }
+};
+
+/** Whether an event says the address must never be mailed again. */
+export const suppressionOf = (
+  event: SesEvent,
+): 'bounce' | 'complaint' | undefined => {
+  if (event.eventType === 'Complaint') return 'complaint';
+  if (event.eventType === 'Bounce' && event.bounce.bounceType === 'Permanent') {
+    return 'bounce';
+  }
+  return undefined;
+};
+
+/**
+ * Records an SES event of a message we sent. Refused for good (the
+ * consumer drops it): an event without our organization tag, or of an
+ * organization that no longer exists. Idempotent: a duplicate changes no
+ * counter, and the suppression step runs again each time, so a delivery
+ * after a crash between the steps completes what the first one began.
+ */
+export const recordSesEvent = async (
+  deps: Pick<
+    Deps,
+    | 'delivery'
+    | 'organizations'
+    | 'lists'
+    | 'contacts'
+    | 'audienceEvents'
+    | 'clock'
+  >,
+  event: SesEvent,
+): Promise<{ recorded: number; suppressed: string[] }> => {
+  const orgId = tagOf(event, 'org');
+  if (!orgId) {
+    throw new RuleViolationError(
+      'event.unattributed',
+      `SES event ${event.eventType} of message ${event.mail.messageId} carries no organization tag`,
+    );
+  }
+  if (!(await deps.organizations.get(orgId))) {
+    throw new NotFoundError(
+      'organization.notFound',
+      `SES event of message ${event.mail.messageId}: organization ${orgId} no longer exists`,
+    );
+  }
+
+  const at = instantOf(event);
+  const kind = tagOf(event, 'kind');
+  const contactId = tagOf(event, 'contact');
+  const campaignId = tagOf(event, 'campaign');
+  let recorded = 0;
+  const recipients = recipientsOf(event);
+  for (const recipient of recipients) {
+    const record: DeliveryEventRecord = {
+      messageId: event.mail.messageId,
+      type: event.eventType,
+      recipient,
+      at,
+      ...(kind ? { kind } : {}),
+      ...(contactId ? { contactId } : {}),
+      ...(campaignId ? { campaignId } : {}),
+      ...(event.eventType === 'Bounce'
+        ? { bounceType: event.bounce.bounceType }
+        : {}),
+    };
+    if (await deps.delivery.recordEvent(orgId, record)) recorded++;
+  }
+
+  const reason = suppressionOf(event);
+  if (!reason) return { recorded, suppressed: [] };
+  for (const email of recipients) {
+    await suppressAddress(deps, orgId, {
+      email,
+      reason,
+      at,
+      messageId: event.mail.messageId,
+    });
+  }
+  return { recorded, suppressed: recipients };
+};

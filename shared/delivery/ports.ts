@@ -1,0 +1,65 @@
+/**
+ * Ports of delivery: what SES tells us about the mail we sent. Events are
+ * recorded once each, and an address that bounced for good or complained
+ * is suppressed for its organization.
+ */
+import type { AudienceDeps, SuppressionLookup } from '../audience/ports.ts';
+import type { OrganizationsDeps } from '../organizations/ports.ts';
+import type { SesEventType } from './ses-event.ts';
+
+/** Why an address is suppressed. */
+export type SuppressionReason = 'bounce' | 'complaint';
+
+/** An address nothing is sent to again, in one organization. */
+export interface Suppression {
+  /** Normalized (trimmed, lower-cased). */
+  email: string;
+  reason: SuppressionReason;
+  /** When SES reported it. */
+  at: string;
+  /** The message that bounced or was complained about. */
+  messageId: string;
+}
+
+/** One event about one recipient of one message. */
+export interface DeliveryEventRecord {
+  messageId: string;
+  type: SesEventType;
+  /** Normalized; the message's first destination when SES names none. */
+  recipient: string;
+  /** When it happened, as SES says. */
+  at: string;
+  /** Our tags on the message, where present. */
+  kind?: string;
+  contactId?: string;
+  campaignId?: string;
+  /** Transient, Permanent or Undetermined, for a bounce. */
+  bounceType?: string;
+}
+
+/** Delivery events and suppressions of the organizations. */
+export interface DeliveryRepository extends SuppressionLookup {
+  /**
+   * Records an event and counts it, both at most once: `false` (and no
+   * change) when this very event was recorded before.
+   */
+  recordEvent(orgId: string, event: DeliveryEventRecord): Promise<boolean>;
+  /**
+   * Suppresses an address; an address already suppressed keeps its first
+   * reason. Idempotent.
+   */
+  suppress(orgId: string, suppression: Suppression): Promise<void>;
+  /** The suppressions among these addresses, by email. */
+  suppressions(
+    orgId: string,
+    emails: readonly string[],
+  ): Promise<Map<string, Suppression>>;
+}
+
+/** What delivery needs: its store, the organizations, the audience. */
+export interface DeliveryDeps extends OrganizationsDeps {
+  delivery: DeliveryRepository;
+  lists: AudienceDeps['lists'];
+  contacts: AudienceDeps['contacts'];
+  audienceEvents: AudienceDeps['audienceEvents'];
+}
