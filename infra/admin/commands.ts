@@ -17,6 +17,11 @@ import {
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
 import {
+  advanceLocalClock,
+  readLocalClock,
+  resetLocalClock,
+} from './local-clock.ts';
+import {
   clearLocalDns,
   type LocalFiles,
   setLocalDnsRecord,
@@ -149,6 +154,24 @@ export const COMMANDS: Command[] = [
     local: true,
     run: (files, f) => setLocalQuota(files, f),
   },
+  {
+    words: 'local clock advance',
+    flags: ['minutes'],
+    local: true,
+    run: (files, f) => advanceLocalClock(files, f),
+  },
+  {
+    words: 'local clock show',
+    flags: [],
+    local: true,
+    run: (files) => readLocalClock(files),
+  },
+  {
+    words: 'local clock reset',
+    flags: [],
+    local: true,
+    run: (files) => resetLocalClock(files),
+  },
 ];
 
 /** Placeholders in the usage text, where the flag's name says too little. */
@@ -212,6 +235,7 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'priority',
           'max24h',
           'rate',
+          'minutes',
           'stack',
           'region',
           'data-dir',

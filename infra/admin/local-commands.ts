@@ -25,6 +25,7 @@ import {
 export interface LocalFiles {
   dnsRecordsFile: string;
   providerStateFile: string;
+  clockFile: string;
 }
 
 /** Whether `name` is a fully qualified domain name (a trailing dot allowed). */

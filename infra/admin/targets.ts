@@ -19,6 +19,7 @@ import {
 } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
 import {
+  clockFileOf,
   dnsRecordsFileOf,
   providerStateFileOf,
   readStackFile,
@@ -82,4 +83,5 @@ export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {
 export const localFilesOf = (dataDir: string): LocalFiles => ({
   dnsRecordsFile: dnsRecordsFileOf(dataDir),
   providerStateFile: providerStateFileOf(dataDir),
+  clockFile: clockFileOf(dataDir),
 });

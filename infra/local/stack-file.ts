@@ -34,6 +34,14 @@ export const dnsRecordsFileOf = (dataDir: string): string =>
 export const providerStateFileOf = (dataDir: string): string =>
   join(dataDir, 'provider.json');
 
+/** The local stack's clock: its offset from real time. */
+export const clockFileOf = (dataDir: string): string =>
+  join(dataDir, 'clock.json');
+
+/** The local scheduler's pending schedules. */
+export const schedulesFileOf = (dataDir: string): string =>
+  join(dataDir, 'schedules.json');
+
 const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
 
 /** Writes stack.json. */

@@ -327,6 +327,11 @@ export const createApiClient = async (
           {
             dnsRecordsFile: inject('dnsRecordsFile'),
             providerStateFile: created.providerStateFile,
+            // A clock of this client's own (the deps keep their own Clock).
+            clockFile: created.providerStateFile.replace(
+              /\.json$/,
+              '.clock.json',
+            ),
           },
           flags,
         )) as unknown as Record<string, string>;

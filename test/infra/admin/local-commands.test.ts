@@ -37,10 +37,11 @@ describe('admin CLI: local-only operations', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('finds dns.json and provider.json in the data dir', () => {
+  it('finds dns.json, provider.json and clock.json in the data dir', () => {
     expect(files).toEqual({
       dnsRecordsFile: join(dataDir, 'dns.json'),
       providerStateFile: join(dataDir, 'provider.json'),
+      clockFile: join(dataDir, 'clock.json'),
     });
   });
 
