@@ -124,15 +124,13 @@ describe('schedules on EventBridge Scheduler', () => {
 
   it('lets any other error of the service through', async () => {
     // Arrange
-    scheduler
-      .on(CreateScheduleCommand)
-      .rejects(
-        new ValidationException({
-          message: 'bad',
-          Message: 'bad',
-          $metadata: {},
-        }),
-      );
+    scheduler.on(CreateScheduleCommand).rejects(
+      new ValidationException({
+        message: 'bad',
+        Message: 'bad',
+        $metadata: {},
+      }),
+    );
     // Act
     const failure = adapter().schedule(delivery);
     // Assert
