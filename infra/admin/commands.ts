@@ -17,6 +17,11 @@ import {
   setSendingEnabled,
 } from '../../shared/organizations/organizations.ts';
 import {
+  advanceLocalClock,
+  readLocalClock,
+  resetLocalClock,
+} from './local-clock.ts';
+import {
   clearLocalDns,
   type LocalFiles,
   setLocalDnsRecord,
@@ -166,6 +171,24 @@ export const COMMANDS: Command[] = [
     local: true,
     run: (files, f) => injectLocalProviderEvent(files, f),
   },
+  {
+    words: 'local clock advance',
+    flags: ['minutes'],
+    local: true,
+    run: (files, f) => advanceLocalClock(files, f),
+  },
+  {
+    words: 'local clock show',
+    flags: [],
+    local: true,
+    run: (files) => readLocalClock(files),
+  },
+  {
+    words: 'local clock reset',
+    flags: [],
+    local: true,
+    run: (files) => resetLocalClock(files),
+  },
 ];
 
 /** Placeholders in the usage text, where the flag's name says too little. */
@@ -234,6 +257,7 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'message',
           'campaign',
           'link',
+          'minutes',
           'stack',
           'region',
           'data-dir',

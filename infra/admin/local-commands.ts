@@ -29,6 +29,7 @@ export interface LocalFiles {
   sentLogFile: string;
   /** The data dir itself: its stack.json says how to reach a running stack. */
   dataDir: string;
+  clockFile: string;
 }
 
 /** Whether `name` is a fully qualified domain name (a trailing dot allowed). */

@@ -19,6 +19,7 @@ import {
 } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
 import {
+  clockFileOf,
   dnsRecordsFileOf,
   providerStateFileOf,
   readStackFile,
@@ -85,4 +86,5 @@ export const localFilesOf = (dataDir: string): LocalFiles => ({
   providerStateFile: providerStateFileOf(dataDir),
   sentLogFile: sentLogFileOf(dataDir),
   dataDir,
+  clockFile: clockFileOf(dataDir),
 });

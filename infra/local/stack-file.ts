@@ -41,6 +41,13 @@ export const providerStateFileOf = (dataDir: string): string =>
  */
 export const sentLogFileOf = (dataDir: string): string =>
   join(dataDir, 'sent.jsonl');
+/** The local stack's clock: its offset from real time. */
+export const clockFileOf = (dataDir: string): string =>
+  join(dataDir, 'clock.json');
+
+/** The local scheduler's pending schedules. */
+export const schedulesFileOf = (dataDir: string): string =>
+  join(dataDir, 'schedules.json');
 
 const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
 

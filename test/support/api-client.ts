@@ -332,6 +332,11 @@ export const createApiClient = async (
             // and no stack.json in the scratch dir.
             sentLogFile: join(inject('scratchDir'), `sent-${tableName}.jsonl`),
             dataDir: inject('scratchDir'),
+            // A clock of this client's own (the deps keep their own Clock).
+            clockFile: created.providerStateFile.replace(
+              /\.json$/,
+              '.clock.json',
+            ),
           },
           flags,
         )) as unknown as Record<string, string>;

@@ -37,12 +37,13 @@ describe('admin CLI: local-only operations', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('finds dns.json, provider.json and sent.jsonl in the data dir', () => {
+  it('finds dns.json, provider.json, sent.jsonl and clock.json in the data dir', () => {
     expect(files).toEqual({
       dnsRecordsFile: join(dataDir, 'dns.json'),
       providerStateFile: join(dataDir, 'provider.json'),
       sentLogFile: join(dataDir, 'sent.jsonl'),
       dataDir,
+      clockFile: join(dataDir, 'clock.json'),
     });
   });
 
