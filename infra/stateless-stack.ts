@@ -36,6 +36,7 @@ import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
 import { AppFunction } from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
+import { Schedules } from './constructs/schedules.ts';
 
 /** Props of the {@link StatelessStack}. */
 export interface StatelessStackProps extends StackProps {
@@ -174,6 +175,9 @@ export class StatelessStack extends Stack {
   /** Each consumer group's queue, DLQ and alarms, by group name. */
   readonly queues: ReadonlyMap<string, ConsumerQueue>;
 
+  /** The schedule group, its role and DLQ. */
+  readonly schedules: Schedules;
+
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
     const groups = props.groups ?? endpointGroups;
@@ -272,8 +276,11 @@ export class StatelessStack extends Stack {
       consumers.set(group.name, fn);
       queues.set(group.name, consumerQueue);
     }
+    // One-shot schedules (scheduledAt, waits) deliver to consumer queues.
+    this.schedules = new Schedules(this, 'Schedules');
     const boundResources = {
       ...resources,
+      scheduling: this.schedules,
       queues: new Map(
         [...queues].map(([name, consumerQueue]) => [name, consumerQueue.queue]),
       ),

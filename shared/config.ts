@@ -31,7 +31,7 @@ export const deadLetterQueueEnv = (group: string): string =>
 
 /** The environment variable naming a schedule target's queue ARN. */
 export const scheduleTargetEnv = (group: string): string =>
-  `SCHEDULE_TARGET_ARN_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  `SCHEDULE_TARGET_QUEUE_ARN_${group.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 /** The variables of each kind of binding. */
 const VARIABLES = {

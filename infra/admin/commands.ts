@@ -11,6 +11,7 @@ import {
   revokeApiKey,
 } from '../../shared/access/admin.ts';
 import type { AdminDeps } from '../../shared/access/ports.ts';
+import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import {
   createOrganization,
   setSendingAllowed,
@@ -169,7 +170,9 @@ export const COMMANDS: Command[] = [
       link: 'url',
     },
     local: true,
-    run: (files, f) => injectLocalProviderEvent(files, f),
+    // Events are stamped with the stack's own (movable) time.
+    run: (files, f) =>
+      injectLocalProviderEvent(files, f, new LocalClock(files.clockFile)),
   },
   {
     words: 'local clock advance',

@@ -79,7 +79,10 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Grants scheduling (the schedule group, its role and target queues). */
 export interface Scheduling {
-  grantScheduling(fn: AppFunction, queues: readonly string[]): void;
+  grantScheduling(
+    fn: AppFunction,
+    targets: Readonly<Record<string, IQueue>>,
+  ): void;
 }
 
 /** The deployed resources bindings refer to. */
@@ -234,7 +237,14 @@ export class AppFunction extends Construct {
           if (!scheduling) {
             throw new Error('A scheduler binding needs the schedules');
           }
-          scheduling.grantScheduling(this, binding.queues);
+          const targets = Object.fromEntries(
+            binding.queues.map((name) => {
+              const target = resources.queues?.get(name);
+              if (!target) throw new Error(`No queue named ${name}`);
+              return [name, target];
+            }),
+          );
+          scheduling.grantScheduling(this, targets);
           break;
         }
         case 'queue': {

@@ -6,6 +6,7 @@
  * of deliveries that failed all their retries and its alarm, and the grants
  * that let a function create, replace and delete schedules in the group.
  */
+
 import {
   ArnFormat,
   Duration,
@@ -23,11 +24,11 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { scheduleTargetEnv } from '../../shared/config.ts';
 import type { AppFunction } from './app-function.ts';
 
 /** The environment variable naming the queue ARN of a schedule target. */
-export const scheduleTargetEnv = (queue: string): string =>
-  `SCHEDULE_TARGET_QUEUE_ARN_${queue.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+export { scheduleTargetEnv };
 
 /** The schedule group, its execution role, its DLQ and its alarm. */
 export class Schedules extends Construct {

@@ -5,19 +5,25 @@
  * what SES's event publishing would to the events queue. `npm start` and
  * the tests build it the same way.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   type ConsumerFunction,
   consumerFunctions,
 } from '../../functions/consumers.ts';
 import { SqsDeadLetters } from '../../shared/adapters/aws/sqs-dead-letters.ts';
 import { SqsQueueSender } from '../../shared/adapters/aws/sqs-queue-sender.ts';
+import {
+  type LocalScheduleRunner,
+  LocalScheduler,
+  startLocalScheduleRunner,
+} from '../../shared/adapters/local/local-scheduler.ts';
 import { SimulatedSesEvents } from '../../shared/adapters/local/simulated-ses-events.ts';
 import { sqsEventPublisher } from '../../shared/adapters/local/sqs-event-publisher.ts';
 import type { Deps } from '../../shared/deps.ts';
 import type { Clock, Mailer, QueueSenders } from '../../shared/ports.ts';
 import { createConsumerHandler } from '../../shared/queue/consumer.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
+import type { Scheduler } from '../../shared/scheduling/ports.ts';
 import { type Poller, startPoller } from './poller.ts';
 import { createConsumerQueues, type LocalConsumerQueue } from './queues.ts';
 
@@ -38,6 +44,11 @@ export interface LocalAsyncOptions {
   queuePrefix?: string;
   /** The consumer groups to run; default every one. */
   consumers?: readonly ConsumerFunction[];
+  /**
+   * The local scheduler's file (schedules survive a restart); without it
+   * this half has no scheduler (some tests).
+   */
+  schedulesFile?: string;
 }
 
 /** The queues, ready for the deps; `start` runs the pollers over the deps. */
@@ -49,7 +60,12 @@ export interface LocalAsync {
   senders: QueueSenders<string>;
   /** The mailer that publishes SES's events of what it sends. */
   mailerWith(ses: Mailer): Mailer;
-  /** Starts one poller per consumer group, over these deps. */
+  /** Schedules one-shot deliveries to the consumer queues. */
+  scheduler?: Scheduler;
+  /**
+   * Starts one poller per consumer group, over these deps, and the runner
+   * that fires due schedules (by the deps' clock) to their queues.
+   */
   start(deps: Deps): void;
   /** Stops the pollers, waiting for batches in flight. */
   stop(): Promise<void>;
@@ -101,6 +117,8 @@ export const prepareLocalAsync = async (
   );
   const events = queues[EVENTS_GROUP];
   const pollers: Poller[] = [];
+  let runner: LocalScheduleRunner | undefined;
+  const { schedulesFile } = options;
 
   return {
     client,
@@ -114,7 +132,30 @@ export const prepareLocalAsync = async (
             sentLogFile: options.sentLogFile,
           })
         : ses,
+    ...(schedulesFile
+      ? {
+          scheduler: new LocalScheduler(schedulesFile, {
+            queues: Object.keys(queues),
+          }),
+        }
+      : {}),
     start: (deps) => {
+      if (schedulesFile) {
+        runner = startLocalScheduleRunner({
+          file: schedulesFile,
+          clock: deps.clock,
+          deliver: async (queue, body) => {
+            const target = queues[queue];
+            if (!target) throw new Error(`No consumer queue ${queue}`);
+            await client.send(
+              new SendMessageCommand({
+                QueueUrl: target.url,
+                MessageBody: body,
+              }),
+            );
+          },
+        });
+      }
       for (const { group } of consumers) {
         const queue = queues[group.name];
         if (!queue) continue;
@@ -130,6 +171,7 @@ export const prepareLocalAsync = async (
       }
     },
     stop: async () => {
+      await runner?.stop();
       await Promise.all(pollers.splice(0).map((poller) => poller.stop()));
     },
   };

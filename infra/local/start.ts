@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { endpointGroups } from '../../functions/groups.ts';
-import { systemClock } from '../../shared/adapters/system.ts';
+import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import {
   localAdminDeps,
@@ -23,16 +23,29 @@ import { localEngines, startEngines } from './engines.ts';
 import { createGateway } from './gateway.ts';
 import { localSecret } from './secrets.ts';
 import {
+  clockFileOf,
   dnsRecordsFileOf,
   localDataDir,
   providerStateFileOf,
   removeStackFile,
+  schedulesFileOf,
   sentLogFileOf,
   writeStackFile,
 } from './stack-file.ts';
 
 /** The table name of every local stack (each has its own engine). */
 export const LOCAL_TABLE_NAME = 'email-marketing';
+
+/** `SCHEDULE_MIN_LEAD_SECONDS` (default 120), as on AWS; a bad value stops. */
+const minLeadSeconds = (): number => {
+  const value = process.env.SCHEDULE_MIN_LEAD_SECONDS ?? '120';
+  if (!/^\d+$/.test(value)) {
+    throw new Error(
+      `SCHEDULE_MIN_LEAD_SECONDS must be a whole number of seconds; got ${value}`,
+    );
+  }
+  return Number(value);
+};
 
 const main = async () => {
   // 1. Settings from the environment.
@@ -90,10 +103,13 @@ const main = async () => {
 
     // 4. The asynchronous half: the consumer queues on SQS, and the mailer
     // that publishes SES's events of what it sends.
+    // Every component reads the same movable clock (`admin local clock`).
+    const clock = new LocalClock(clockFileOf(dataDir));
     const asyncHalf = await prepareLocalAsync({
       sqsEndpoint: sqs.endpoint,
       sentLogFile: sentLogFileOf(dataDir),
-      clock: systemClock,
+      schedulesFile: schedulesFileOf(dataDir),
+      clock,
     });
     stopAsync = () => asyncHalf.stop();
     const deps = localDeps({
@@ -106,6 +122,9 @@ const main = async () => {
       linkSecret: await localSecret(dataDir, 'linkSigning'),
       mailer: asyncHalf.mailerWith,
       queues: asyncHalf.senders,
+      clock,
+      ...(asyncHalf.scheduler ? { scheduler: asyncHalf.scheduler } : {}),
+      scheduleMinLeadSeconds: minLeadSeconds(),
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
       ),

@@ -6,21 +6,24 @@
 
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EventBridgeScheduler } from '../adapters/aws/eventbridge-scheduler.ts';
 import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { SqsDeadLetters } from '../adapters/aws/sqs-dead-letters.ts';
 import { SqsQueueSender } from '../adapters/aws/sqs-queue-sender.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
-import type { Bindings, DepsOf } from '../bindings.ts';
+import { type Bindings, bindingsOf, type DepsOf } from '../bindings.ts';
 import {
   deadLetterQueueEnv,
   loadConfig,
   queueUrlEnv,
   required,
+  scheduleTargetEnv,
 } from '../config.ts';
 import { captureClient } from '../observability.ts';
 import type { DeadLetters } from '../queue/consumer.ts';
@@ -45,6 +48,7 @@ const dynamo = once(() =>
 );
 const ses = once(() => captureClient(new SESv2Client({})));
 const sqs = once(() => captureClient(new SQSClient({})));
+const schedulerClient = once(() => captureClient(new SchedulerClient({})));
 const secrets = once(
   () =>
     new SecretsProvider({
@@ -95,6 +99,29 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
           .map((server) => server.trim())
           .filter(Boolean),
       ),
+    scheduler: () =>
+      new EventBridgeScheduler(schedulerClient(), {
+        groupName: required(config.SCHEDULE_GROUP_NAME, 'SCHEDULE_GROUP_NAME'),
+        roleArn: required(config.SCHEDULER_ROLE_ARN, 'SCHEDULER_ROLE_ARN'),
+        deadLetterQueueArn: required(
+          config.SCHEDULER_DEAD_LETTER_QUEUE_ARN,
+          'SCHEDULER_DEAD_LETTER_QUEUE_ARN',
+        ),
+        // The queues the scheduler binding names, each told by its ARN.
+        queueArns: Object.fromEntries(
+          bindingsOf(bindings, 'scheduler')
+            .flatMap((binding) => binding.queues)
+            .map((name) => [
+              name,
+              String(
+                required(
+                  config[scheduleTargetEnv(name)],
+                  scheduleTargetEnv(name),
+                ),
+              ),
+            ]),
+        ),
+      }),
     queue: (name) =>
       new SqsQueueSender(
         sqs(),

@@ -75,7 +75,7 @@ describe('configuration, derived from the bindings', () => {
       'SCHEDULER_ROLE_ARN',
       'SCHEDULE_GROUP_NAME',
       'SCHEDULE_MIN_LEAD_SECONDS',
-      'SCHEDULE_TARGET_ARN_SENDS',
+      'SCHEDULE_TARGET_QUEUE_ARN_SENDS',
     ]);
     expect(() => loadConfig([sendingStatus], { AWS_ACCOUNT_ID: 'me' })).toThrow(
       /AWS_ACCOUNT_ID: must be 12 digits/,
