@@ -96,7 +96,8 @@ describe('consumer groups in the stack', () => {
     const { template } = build();
 
     // Assert
-    template.resourceCountIs('AWS::SQS::Queue', 4);
+    // Two groups, a queue and a DLQ each, and the schedules' DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 5);
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 60,
       RedrivePolicy: {
