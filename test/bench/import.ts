@@ -21,7 +21,7 @@ import { tableDefinition } from '../../shared/db/table.ts';
 import { createOrganization } from '../../shared/organizations/organizations.ts';
 import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
-import { unreachableDns, unreachableProvider } from '../support/unreachable.ts';
+import { unreachableProvider } from '../support/unreachable.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const LINES = 500;

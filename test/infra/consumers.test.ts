@@ -16,6 +16,7 @@ import { StatelessStack } from '../../infra/stateless-stack.ts';
 import { queue, table } from '../../shared/bindings.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON.
 type Props = Record<string, any>;
 
 const reminders = consumerFunction({
