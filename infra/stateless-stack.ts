@@ -25,6 +25,10 @@ import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import {
+  CfnConfigurationSet,
+  CfnConfigurationSetEventDestination,
+} from 'aws-cdk-lib/aws-ses';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import {
@@ -32,6 +36,10 @@ import {
   consumerFunctions,
 } from '../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
+import {
+  PUBLISHED_EVENT_TYPES,
+  SES_EVENT_DESTINATION,
+} from '../shared/adapters/aws/ses-email-provider.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
 import { AppFunction } from './constructs/app-function.ts';
@@ -233,7 +241,34 @@ export class StatelessStack extends Stack {
     });
     const publicApiUrl = this.publicApiUrl();
 
+    // Mail sent outside a tenant (the application's address, test sends)
+    // names this configuration set, so SES publishes its events too.
+    const configurationSet = new CfnConfigurationSet(
+      this,
+      'ApplicationConfigurationSet',
+    );
+    const eventDestination = new CfnConfigurationSetEventDestination(
+      this,
+      'ApplicationEvents',
+      {
+        configurationSetName: configurationSet.ref,
+        eventDestination: {
+          name: SES_EVENT_DESTINATION,
+          enabled: true,
+          matchingEventTypes: PUBLISHED_EVENT_TYPES.map((type) =>
+            type
+              .toLowerCase()
+              .replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+          ),
+          eventBridgeDestination: {
+            eventBusArn: `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:event-bus/default`,
+          },
+        },
+      },
+    );
+    eventDestination.addDependency(configurationSet);
     const resources = {
+      configurationSetName: configurationSet.ref,
       table: props.table,
       linkSigningSecret: props.linkSigningSecret,
       publicApiUrl,

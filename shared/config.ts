@@ -50,7 +50,10 @@ const VARIABLES = {
     /** The application's own sender address, the fallback From. */
     APP_FROM_ADDRESS: v.pipe(v.string(), v.email()),
   },
-  mail: {},
+  mail: {
+    /** The configuration set of mail sent outside a tenant: its events too. */
+    SES_CONFIGURATION_SET: v.optional(Text),
+  },
   linkSecret: {
     /** The link signing secret itself (local stack, tests)… */
     LINK_SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
@@ -102,6 +105,7 @@ export interface Config {
   AWS_REGION?: string;
   DNS_SERVERS?: string;
   PROVIDER_STATUS_TTL_SECONDS?: number;
+  SES_CONFIGURATION_SET?: string;
   SCHEDULE_GROUP_NAME?: string;
   SCHEDULER_ROLE_ARN?: string;
   SCHEDULER_DEAD_LETTER_QUEUE_ARN?: string;

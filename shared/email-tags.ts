@@ -2,7 +2,7 @@
  * The tags (SES `EmailTags`) every message we send carries, so each event
  * SES publishes about it names its organization, its kind, and its contact
  * or campaign, without a lookup. Names and values: ASCII letters, digits,
- * `_`, `-` and `.` (ids qualify; email addresses do not).
+ * `_` and `-` (ids qualify; email addresses do not).
  */
 
 /** The `EmailTags` of every message we send (SES message tags). */

@@ -49,7 +49,7 @@ export interface OutgoingMessage {
   tenantName?: string;
   /**
    * Message tags (SES `EmailTags`; names and values of ASCII letters,
-   * digits, `_`, `-` and `.`): the events SES publishes about the message
+   * digits, `_` and `-`): the events SES publishes about the message
    * carry them back (see `shared/delivery/ses-event.ts`).
    */
   tags?: Record<string, string>;

@@ -94,6 +94,8 @@ export interface BindingResources {
   appFromAddress: string;
   /** The consumer groups' queues, by group name. */
   queues?: ReadonlyMap<string, IQueue>;
+  /** The configuration set of mail sent outside a tenant (its events). */
+  configurationSetName?: string;
   scheduling?: Scheduling;
 }
 
@@ -216,6 +218,12 @@ export class AppFunction extends Construct {
           break;
         case 'mail':
           this.bindEmailSending();
+          if (resources.configurationSetName) {
+            this.bindEnvironment(
+              'SES_CONFIGURATION_SET',
+              resources.configurationSetName,
+            );
+          }
           break;
         case 'linkSecret':
           this.bindSecret(

@@ -80,7 +80,12 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
       publicApiUrl: required(config.PUBLIC_API_URL, 'PUBLIC_API_URL'),
       appFromAddress: required(config.APP_FROM_ADDRESS, 'APP_FROM_ADDRESS'),
     }),
-    mailer: () => new SesMailer(ses()),
+    mailer: () =>
+      new SesMailer(ses(), {
+        ...(config.SES_CONFIGURATION_SET
+          ? { configurationSet: config.SES_CONFIGURATION_SET }
+          : {}),
+      }),
     // Powertools caches the secret for the container's life (maxAge below).
     linkSecret: () => async () => {
       if (config.LINK_SIGNING_SECRET) return config.LINK_SIGNING_SECRET;

@@ -182,6 +182,41 @@ describe('consumer groups in the stack', () => {
     ]);
   });
 
+  it('gives mail sent outside a tenant a configuration set publishing every event to the default bus, and tells the sending functions its name', () => {
+    // Arrange
+    const { api, template } = build();
+
+    // Assert
+    template.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    template.hasResourceProperties(
+      'AWS::SES::ConfigurationSetEventDestination',
+      {
+        EventDestination: {
+          Enabled: true,
+          MatchingEventTypes: Match.arrayWith([
+            'bounce',
+            'complaint',
+            'delivery',
+            'deliveryDelay',
+            'renderingFailure',
+          ]),
+          EventBridgeDestination: { EventBusArn: Match.anyValue() },
+        },
+      },
+    );
+    const setId = Object.keys(
+      template.findResources('AWS::SES::ConfigurationSet'),
+    )[0];
+    const functions = template.findResources('AWS::Lambda::Function');
+    const told = Object.values(functions)
+      .map((fn) => fn.Properties.Environment.Variables.SES_CONFIGURATION_SET)
+      .filter((value) => value !== undefined);
+    // The 'me' group sends nothing: no function of this stack is told.
+    expect(told).toEqual([]);
+    expect(api.functions.size).toBe(1);
+    expect(setId).toBeDefined();
+  });
+
   it('passes the AWS Solutions checks', () => {
     // Arrange
     const { app } = build();

@@ -790,8 +790,15 @@ describe('StatelessStack', () => {
       // Assert
       if (!binds(group.bindings, 'mail')) {
         expect(statements, group.name).toEqual([]);
+        expect(
+          environmentOf(built, group).SES_CONFIGURATION_SET,
+        ).toBeUndefined();
         continue;
       }
+      // Mail outside a tenant names the application's configuration set.
+      expect(environmentOf(built, group).SES_CONFIGURATION_SET).toEqual({
+        Ref: expect.stringMatching(/^ApplicationConfigurationSet/),
+      });
       const granted = statements.flatMap((s) => asArray<string>(s.Action));
       expect(new Set(granted)).toEqual(
         new Set(['ses:SendEmail', 'ses:SendRawEmail']),

@@ -7,7 +7,15 @@ import type { Mailer, OutgoingMessage } from '../../ports.ts';
 
 /** The Mailer port over an SESv2Client (AWS, or the local emulator). */
 export class SesMailer implements Mailer {
-  constructor(private readonly client: SESv2Client) {}
+  /**
+   * @param options.configurationSet the configuration set of mail sent
+   * outside a tenant (the application's address, test sends): without one,
+   * SES publishes no event about that mail, and its bounces go unseen.
+   */
+  constructor(
+    private readonly client: SESv2Client,
+    private readonly options: { configurationSet?: string } = {},
+  ) {}
 
   async send(message: OutgoingMessage): Promise<{ messageId: string }> {
     const headers = Object.entries(message.headers ?? {}).map(
@@ -40,7 +48,9 @@ export class SesMailer implements Mailer {
               TenantName: message.tenantName,
               ConfigurationSetName: message.tenantName,
             }
-          : {}),
+          : this.options.configurationSet
+            ? { ConfigurationSetName: this.options.configurationSet }
+            : {}),
       }),
     );
     if (!MessageId)

@@ -126,4 +126,32 @@ describe('SesMailer', () => {
     // Assert
     await expect(result).rejects.toThrow('returned no id');
   });
+
+  it('names the default configuration set on mail sent outside a tenant, so SES publishes its events too', async () => {
+    // Arrange
+    ses.on(SendEmailCommand).resolves({ MessageId: 'msg-2' });
+    const mailer = new SesMailer(client, { configurationSet: 'app-events' });
+
+    // Act
+    await mailer.send(message);
+
+    // Assert
+    expect(sent()?.ConfigurationSetName).toBe('app-events');
+    expect(sent()?.TenantName).toBeUndefined();
+  });
+
+  it("uses the tenant's own configuration set when the message has a tenant", async () => {
+    // Arrange
+    ses.on(SendEmailCommand).resolves({ MessageId: 'msg-3' });
+    const mailer = new SesMailer(client, { configurationSet: 'app-events' });
+
+    // Act
+    await mailer.send({ ...message, tenantName: 'org-1' });
+
+    // Assert
+    expect(sent()).toMatchObject({
+      TenantName: 'org-1',
+      ConfigurationSetName: 'org-1',
+    });
+  });
 });
