@@ -39,8 +39,16 @@ export const ENTITY_TYPES = [
   'TopicName',
   'TopicOptOut',
   'User',
-  // Written by the campaigns work; read here for the references it holds.
   'Campaign',
+  'CampaignBatch',
+  'CampaignContent',
+  'CampaignCounts',
+  'CampaignLink',
+  'CampaignRecipient',
+  'CampaignSend',
+  'CampaignStats',
+  'SendPacer',
+  'SendWindow',
 ] as const;
 
 /** The entity type of an item. */

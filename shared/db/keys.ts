@@ -153,16 +153,87 @@ export const keys = {
     PK: `DOMAINNAME#${domain}`,
     SK: 'CLAIM',
   }),
-  /** One campaign (the campaigns work owns its shape). */
+  /** One campaign: its settings, status and schedule (its content apart). */
   campaign: (orgId: string, campaignId: string): Key => ({
     PK: org(orgId),
     SK: `CAMPAIGN#${campaignId}`,
   }),
-  /** Every campaign of an organization. */
+  /** Every campaign of an organization, in id (creation) order. */
   campaignsOfOrganization: (orgId: string): QueryKey => ({
     PK: org(orgId),
     skPrefix: 'CAMPAIGN#',
   }),
+  /**
+   * A campaign's own copy of its HTML: apart, so that the writes of a send
+   * (status, progress) never pay for the content's size.
+   */
+  campaignContent: (orgId: string, campaignId: string): Key => ({
+    PK: org(orgId),
+    SK: `CAMPAIGNCONTENT#${campaignId}`,
+  }),
+  /** How many campaigns of an organization are in each status. */
+  campaignCounts: (orgId: string): Key => ({
+    PK: org(orgId),
+    SK: 'CAMPAIGNCOUNTS',
+  }),
+  /**
+   * The running send of a campaign: the dispatcher's cursor, the batches in
+   * flight and the progress counters (small: written once per batch).
+   */
+  campaignSend: (orgId: string, campaignId: string): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: 'SEND',
+  }),
+  /** One batch of a send: its lease while a sender works on it, then its outcome. */
+  campaignBatch: (orgId: string, campaignId: string, batch: number): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `BATCH#${String(batch).padStart(6, '0')}`,
+  }),
+  /**
+   * One recipient of a campaign: the sender's claim before the provider is
+   * called, then what SES says of the message (first delivery, open, click).
+   */
+  campaignRecipient: (
+    orgId: string,
+    campaignId: string,
+    contactId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `RECIPIENT#${contactId}`,
+  }),
+  /** One shard of a campaign's delivery counters (summed on read). */
+  campaignStats: (orgId: string, campaignId: string, shard: number): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `STATS#${shard}`,
+  }),
+  /** Every shard of a campaign's delivery counters. */
+  campaignStatsShards: (orgId: string, campaignId: string): QueryKey => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    skPrefix: 'STATS#',
+  }),
+  /** The clicks of one link of a campaign (the link's URL and counters). */
+  campaignLink: (orgId: string, campaignId: string, linkId: string): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `LINK#${linkId}`,
+  }),
+  /** Every clicked link of a campaign. */
+  campaignLinks: (orgId: string, campaignId: string): QueryKey => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    skPrefix: 'LINK#',
+  }),
+  /**
+   * Recipients an organization's campaigns took on in one hour (UTC, as
+   * `2026-11-23T14`): its rolling 24-hour quota sums the last 24 of them.
+   */
+  sendWindow: (orgId: string, hour: string): Key => ({
+    PK: `${org(orgId)}#SENDWINDOW`,
+    SK: `HOUR#${hour}`,
+  }),
+  /**
+   * The application's send pacer: the next free instant of the SES
+   * account's sending rate, shared by every sender of every organization.
+   */
+  sendPacer: (): Key => ({ PK: 'APP', SK: 'SENDPACER' }),
   /** The organization's double opt-in settings. */
   optinSettings: (orgId: string): Key => ({
     PK: org(orgId),

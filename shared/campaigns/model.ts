@@ -1,0 +1,135 @@
+/**
+ * Campaign model: one message (a subject and a copy of a template's HTML)
+ * to one audience (a list, optionally narrowed to a tag), signed by one
+ * address of the address book (or the default), sent now or at a minute,
+ * with its progress and the state of its send.
+ */
+
+/** Where a campaign stands (the spec's states). */
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'sent',
+  'failed',
+] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/**
+ * Why a campaign failed: the provider stopped the organization's or the
+ * account's sending mid-send, sending was switched off application-wide
+ * mid-send, or its content no longer renders.
+ */
+export const FAILURE_REASONS = [
+  'sending_paused',
+  'sending_disabled',
+  'content_invalid',
+  'audience_gone',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/**
+ * Why an accepted send did not start (the campaign stays or goes back to
+ * draft): mass sending is off application-wide, or the organization's
+ * 24-hour quota (or what the SES account has left) is below the audience.
+ */
+export const HOLD_REASONS = ['sending_disabled', 'quota_exceeded'] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
+/** How far a send went; all 0 while nothing has started. */
+export interface Progress {
+  /**
+   * Recipients of the send: the audience counted when it started, then,
+   * once every batch is done, exactly `sent + failed + skipped`.
+   */
+  total: number;
+  /** Accepted by the provider. */
+  sent: number;
+  /** Refused by the provider for this recipient (the others go on). */
+  failed: number;
+  /**
+   * Left out when their turn came: unsubscribed, suppressed, opted out of
+   * the topic or removed from the list after the send started.
+   */
+  skipped: number;
+}
+
+export const NO_PROGRESS: Progress = {
+  total: 0,
+  sent: 0,
+  failed: 0,
+  skipped: 0,
+};
+
+/** A campaign, without its HTML. */
+export interface Campaign {
+  id: string;
+  name: string;
+  /** Liquid, one line; rendered per recipient. */
+  subject: string;
+  /** The template the content was copied from (it may be deleted since). */
+  templateId: string;
+  listId: string;
+  /** Narrows the audience to the list's contacts carrying this tag. */
+  tagId: string | null;
+  /** The address that signs it; null: the default address. */
+  sendingIdentityId: string | null;
+  topicId: string | null;
+  status: CampaignStatus;
+  /** The instant it is scheduled for, to the minute (ISO 8601, UTC). */
+  scheduledAt: string | null;
+  /**
+   * The send of this campaign: set when a send is accepted, so that queue
+   * messages and schedules of an older request do nothing.
+   */
+  sendId: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  failure: { reason: FailureReason; message: string; at: string } | null;
+  /** The last accepted send that did not start, and why. */
+  lastHold: { reason: HoldReason; at: string } | null;
+  progress: Progress;
+  createdAt: string;
+  updatedAt: string;
+  /** Optimistic-lock version; every change checks and bumps it. */
+  version: number;
+}
+
+/** A campaign's own copy of its content. */
+export interface CampaignContent {
+  html: string;
+}
+
+/** A batch of a send in flight: the range of the list it covers. */
+export interface InFlightBatch {
+  /** The list's sort key after which the batch starts (exclusive). */
+  after: string | null;
+  /** The last sort key of the batch (inclusive). */
+  last: string;
+  /** When it was handed to the senders. */
+  at: string;
+  /** Whether its message is known to be in the senders' queue. */
+  queued: boolean;
+}
+
+/** The running send of a campaign: the dispatcher's and senders' state. */
+export interface SendState {
+  sendId: string;
+  /** The list's sort key the walk reached (exclusive start of the next batch). */
+  cursor: string | null;
+  /** The walk reached the end of the list. */
+  walked: boolean;
+  /** The number the next batch takes. */
+  nextBatch: number;
+  /** Batches handed out and not done yet, by number. */
+  inFlight: Record<string, InFlightBatch>;
+  batchesDone: number;
+  progress: Progress;
+  version: number;
+}
+
+/** One recipient of a batch, as the dispatcher hands it to a sender. */
+export interface BatchRecipient {
+  contactId: string;
+  email: string;
+}

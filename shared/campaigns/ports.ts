@@ -1,0 +1,193 @@
+/**
+ * Ports of campaigns: their store, the state of a running send (the
+ * dispatcher's cursor, batches, recipients' claims), the audience as a
+ * send walks it, the application-wide send pacer, the organizations'
+ * 24-hour windows and the delivery counters SES's events feed.
+ */
+
+import type { Contact } from '../audience/model.ts';
+import type { AudienceDeps } from '../audience/ports.ts';
+import type { Page, PageRequest, QueueSender } from '../ports.ts';
+import type { SchedulingDeps } from '../scheduling/ports.ts';
+import type { SendingDeps } from '../sending/ports.ts';
+import type {
+  ProviderAccount,
+  TenantStatusReader,
+} from '../sending/provider.ts';
+import type { TemplatesDeps } from '../templates/ports.ts';
+import type {
+  Campaign,
+  CampaignContent,
+  CampaignStatus,
+  Progress,
+  SendState,
+} from './model.ts';
+
+/** Campaigns of the organizations, with a counter per status. */
+export interface CampaignRepository {
+  /** Stores a new draft with its content. */
+  create(
+    orgId: string,
+    campaign: Campaign,
+    content: CampaignContent,
+  ): Promise<void>;
+  get(orgId: string, campaignId: string): Promise<Campaign | undefined>;
+  /** The campaign and its content, in one read. */
+  getWithContent(
+    orgId: string,
+    campaignId: string,
+  ): Promise<{ campaign: Campaign; content: CampaignContent } | undefined>;
+  /** Newest first; `status` narrows, with the exact total of that status. */
+  page(
+    orgId: string,
+    filter: { status?: CampaignStatus },
+    request: PageRequest,
+  ): Promise<Page<Campaign>>;
+  /**
+   * Replaces the campaign (and its content, when given), conditional on the
+   * version read: `ConflictError` (`campaign.changed`) when it changed
+   * meanwhile. A change of status moves the counters in the same
+   * transaction.
+   */
+  update(
+    orgId: string,
+    before: Campaign,
+    after: Campaign,
+    content?: CampaignContent,
+  ): Promise<void>;
+  /** Deletes a campaign read at `before`'s version, with its content. */
+  delete(orgId: string, before: Campaign): Promise<void>;
+}
+
+/** What a recipient's claim found. */
+export type ClaimResult =
+  /** Ours now: call the provider. */
+  | { kind: 'claimed' }
+  /** Another attempt holds it and its lease runs. */
+  | { kind: 'held' }
+  /** An earlier attempt reached the provider: this message id shows it. */
+  | { kind: 'sent'; messageId: string };
+
+/** The state of running sends: their cursor, batches and recipients. */
+export interface SendRepository {
+  /** Stores the state of a new send (a later send of the same campaign replaces it). */
+  start(orgId: string, campaignId: string, state: SendState): Promise<void>;
+  /** The state, strongly consistent. */
+  get(orgId: string, campaignId: string): Promise<SendState | undefined>;
+  /**
+   * Replaces the dispatcher's part of the state (cursor, walk, batches in
+   * flight), conditional on the version read: `ConflictError` when a
+   * sender or another dispatcher changed it meanwhile.
+   */
+  save(orgId: string, campaignId: string, after: SendState): Promise<void>;
+  /**
+   * Takes a batch for `owner` until `until`: `done` when the batch's
+   * outcome is already counted, `held` while another owner's lease runs.
+   */
+  leaseBatch(
+    orgId: string,
+    campaignId: string,
+    batch: number,
+    owner: string,
+    until: Date,
+    now: Date,
+  ): Promise<'leased' | 'held' | 'done'>;
+  /**
+   * Counts a batch's outcome once: marks the batch done (if `owner` still
+   * holds it) and, in the same transaction, adds its counts to the
+   * progress and drops it from the batches in flight. False when the batch
+   * was already counted or another owner took it.
+   */
+  completeBatch(
+    orgId: string,
+    campaignId: string,
+    batch: number,
+    owner: string,
+    outcome: Omit<Progress, 'total'>,
+  ): Promise<boolean>;
+  /**
+   * Claims one recipient before its message goes to the provider: a
+   * conditional write that succeeds for a new recipient, or for one whose
+   * earlier claim expired with nothing showing it reached the provider.
+   */
+  claim(
+    orgId: string,
+    campaignId: string,
+    recipient: { contactId: string; email: string; batch: number },
+    owner: string,
+    until: Date,
+    now: Date,
+  ): Promise<ClaimResult>;
+}
+
+/** The audience of a send, walked in the list's order. */
+export interface AudienceReader {
+  /**
+   * Subscribed contacts of a list (carrying `tagId`, if given) whose email
+   * sorts after `after`, reading at most `limit` items of the list; `last`
+   * is the last email read (the next cursor), `done` when the list ended.
+   */
+  walk(
+    orgId: string,
+    listId: string,
+    options: { after: string | null; limit: number; tagId: string | null },
+  ): Promise<{ contacts: Contact[]; last: string | null; done: boolean }>;
+  /**
+   * Subscribed contacts of a list whose email sorts in `(after, last]`
+   * (carrying `tagId`, if given): one batch's range, read again.
+   */
+  range(
+    orgId: string,
+    listId: string,
+    range: { after: string | null; last: string; tagId: string | null },
+  ): Promise<Contact[]>;
+  /** How many subscribed contacts of a list carry a tag (a filtered walk). */
+  countSubscribedWithTag(
+    orgId: string,
+    listId: string,
+    tagId: string,
+  ): Promise<number>;
+}
+
+/**
+ * The application-wide pacer of sends: every sender of every organization
+ * reserves its instants here, so that together they stay under the SES
+ * account's sending rate.
+ */
+export interface SendPacer {
+  /**
+   * Reserves `count` consecutive sends at `ratePerSecond`: returns the
+   * instant (epoch milliseconds) of the first; the others follow every
+   * `1000 / ratePerSecond` ms.
+   */
+  reserve(count: number, ratePerSecond: number, now: Date): Promise<number>;
+}
+
+/** The recipients each organization's campaigns took on, per hour. */
+export interface SendWindowRepository {
+  /** Adds recipients to an hour (`YYYY-MM-DDTHH`, UTC). */
+  add(orgId: string, hour: string, recipients: number): Promise<void>;
+  /** The recipients of these hours, summed. */
+  sum(orgId: string, hours: string[]): Promise<number>;
+}
+
+/** What campaigns need. */
+export interface CampaignsDeps
+  extends Omit<AudienceDeps & TemplatesDeps, 'provider'>,
+    Pick<SendingDeps, 'identities' | 'domains' | 'providerStatusTtlSeconds'>,
+    SchedulingDeps {
+  campaigns: CampaignRepository;
+  sends: SendRepository;
+  audience: AudienceReader;
+  pacer: SendPacer;
+  sendWindows: SendWindowRepository;
+  /** Tenant status (readiness) and the account's quota and rate. */
+  provider: TenantStatusReader & {
+    getAccount(): Promise<ProviderAccount>;
+  };
+  scheduleMinLeadSeconds: number;
+  queues: {
+    dispatch: QueueSender;
+    send: QueueSender;
+  };
+}

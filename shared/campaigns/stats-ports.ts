@@ -1,0 +1,57 @@
+/**
+ * Ports of campaign statistics: the counters SES's events feed (recorded
+ * once per event, unique opens and clicks by first occurrence per
+ * recipient) and the unsubscribes its signed links bring.
+ */
+import type { DeliveryEventRecord } from '../delivery/ports.ts';
+
+/** A campaign's counters, summed over their shards. */
+export interface CampaignCounters {
+  delivered: number;
+  bouncesHard: number;
+  bouncesSoft: number;
+  complaints: number;
+  rejected: number;
+  opensTotal: number;
+  opensUnique: number;
+  clicksTotal: number;
+  clicksUnique: number;
+  unsubscribes: number;
+}
+
+/** The clicks of one link of a campaign. */
+export interface LinkClicks {
+  url: string;
+  clicksTotal: number;
+  clicksUnique: number;
+}
+
+/** The delivery counters of campaigns. */
+export interface CampaignStatsRepository {
+  /**
+   * Counts one SES event of a campaign's message to a contact, at most
+   * once (a duplicate changes nothing), and records on the recipient what
+   * first happened (its message id first of all: the sender's evidence
+   * that an earlier attempt reached SES). False for a duplicate.
+   */
+  recordEvent(
+    orgId: string,
+    event: DeliveryEventRecord & { campaignId: string; contactId: string },
+    link?: string,
+  ): Promise<boolean>;
+  /**
+   * Counts the unsubscribe of a recipient through the campaign's signed
+   * link, once per recipient. False when it was counted before.
+   */
+  recordUnsubscribe(
+    orgId: string,
+    campaignId: string,
+    contactId: string,
+    at: string,
+  ): Promise<boolean>;
+  /** The counters of a campaign and the clicks of each of its links. */
+  read(
+    orgId: string,
+    campaignId: string,
+  ): Promise<{ counters: CampaignCounters; links: LinkClicks[] }>;
+}
