@@ -39,6 +39,11 @@ export interface ComposeInput {
   postalAddress?: string;
   /** The topic of the campaign or step: required by {{topicOptOutUrl}}. */
   topicId?: string;
+  /**
+   * The campaign the message belongs to: its links name it (claim `k`), so
+   * an unsubscribe through them counts in the campaign's stats.
+   */
+  campaignId?: string;
   /** A test or a preview: links lead to a test page and change nothing. */
   test?: boolean;
   /** Extra merge values (previews and tests); links cannot be overridden. */
@@ -74,6 +79,7 @@ export const composeMessage = async (
   const claims = {
     o: input.orgId,
     c: input.contact.id,
+    ...(input.campaignId ? { k: input.campaignId } : {}),
     ...(input.test ? { x: 'test' } : {}),
   };
   const sign = (purpose: string, extra: Record<string, string> = {}) =>
