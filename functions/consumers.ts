@@ -6,11 +6,13 @@
  */
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { ConsumerGroup } from '../shared/queue/consumer.ts';
+import { dispatchBindings, dispatchConsumer } from './dispatcher/consumer.ts';
 import {
   eventsBindings,
   eventsConsumer,
   sesEvents,
 } from './events/consumer.ts';
+import { sendBindings, sendConsumer } from './sender/consumer.ts';
 
 /** Events of an EventBridge bus this group's queue receives. */
 export interface EventSubscription {
@@ -52,5 +54,17 @@ export const consumerFunctions: readonly ConsumerFunction[] = [
     bindings: eventsBindings,
     group: eventsConsumer,
     events: sesEvents,
+  }),
+  consumerFunction({
+    description:
+      'Campaign sends: starts them (now, or when a schedule fires), walks the audience by cursor and hands out batches, a few at a time per send.',
+    bindings: dispatchBindings,
+    group: dispatchConsumer,
+  }),
+  consumerFunction({
+    description:
+      'Campaign batches: each recipient claimed before SES is called, every send paced to the account rate, the batch counted once.',
+    bindings: sendBindings,
+    group: sendConsumer,
   }),
 ];

@@ -9,6 +9,8 @@ import type {
 } from 'aws-lambda';
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { Route } from '../shared/http/route.ts';
+import { createHandler as createCampaignsHandler } from './campaigns/handler.ts';
+import { campaignBindings, campaignRoutes } from './campaigns/routes.ts';
 import { createHandler as createContactsHandler } from './contacts/handler.ts';
 import { contactBindings, contactRoutes } from './contacts/routes.ts';
 import { REDOC_BUNDLE } from './docs/assets.ts';
@@ -125,6 +127,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     bindings: topicBindings,
     routes: topicRoutes,
     createHandler: createTopicsHandler,
+  }),
+  endpointGroup({
+    name: 'campaigns',
+    description:
+      'Campaigns: drafts, the send (now or at a minute), test sends and stats.',
+    entry: 'functions/campaigns/lambda.ts',
+    bindings: campaignBindings,
+    routes: campaignRoutes,
+    createHandler: createCampaignsHandler,
   }),
   endpointGroup({
     name: 'settings',

@@ -13,7 +13,7 @@
 import type { Deps } from './deps.ts';
 import type { QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
-import type { TenantStatusReader } from './sending/provider.ts';
+import type { AccountReader, TenantStatusReader } from './sending/provider.ts';
 
 /** DynamoDB actions a function may call on the table. */
 export type TableAction =
@@ -54,6 +54,10 @@ export interface SendingSetupBinding {
 export interface SendingStatusBinding {
   kind: 'sendingStatus';
 }
+/** Reads the SES account's quota and rate (`ses:GetAccount`). */
+export interface SendingQuotaBinding {
+  kind: 'sendingQuota';
+}
 /** Creates and deletes one-shot schedules delivering to these queues. */
 export interface SchedulerBinding {
   kind: 'scheduler';
@@ -73,6 +77,7 @@ export type Binding =
   | LinkSecretBinding
   | SendingSetupBinding
   | SendingStatusBinding
+  | SendingQuotaBinding
   | SchedulerBinding
   | QueueBinding;
 
@@ -95,6 +100,7 @@ export const mail: MailBinding = { kind: 'mail' };
 export const linkSecret: LinkSecretBinding = { kind: 'linkSecret' };
 export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
 export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
+export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -122,6 +128,11 @@ export type TableDeps = Pick<
   | 'identities'
   | 'domains'
   | 'campaignReferences'
+  | 'campaigns'
+  | 'sends'
+  | 'audience'
+  | 'pacer'
+  | 'sendWindows'
   | 'delivery'
   | 'apiKeyCacheTtlSeconds'
   // Audience facts are written with the contacts they describe.
@@ -142,6 +153,7 @@ interface Provided<B extends Binding> {
     provider: TenantStatusReader;
     providerStatusTtlSeconds: number;
   };
+  sendingQuota: { provider: AccountReader };
   scheduler: SchedulingDeps & { scheduleMinLeadSeconds: number };
   queue: {
     queues: QueueSenders<B extends QueueBinding<infer Q> ? Q : never>;

@@ -80,6 +80,13 @@ const VARIABLES = {
     AWS_REGION: v.optional(v.string(), 'us-east-1'),
     PROVIDER_STATUS_TTL_SECONDS: seconds(60),
   },
+  sendingQuota: {
+    AWS_ACCOUNT_ID: v.pipe(
+      v.string(),
+      v.regex(/^\d{12}$/, 'must be 12 digits'),
+    ),
+    AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  },
   scheduler: {
     SCHEDULE_GROUP_NAME: Text,
     SCHEDULER_ROLE_ARN: Text,

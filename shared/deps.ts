@@ -7,6 +7,7 @@
  */
 import type { AccessDeps } from './access/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
+import type { CampaignsDeps } from './campaigns/ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
@@ -27,7 +28,11 @@ export interface Deps
     TemplatesDeps,
     AccessDeps,
     DeliveryDeps,
-    SchedulingDeps {
+    SchedulingDeps,
+    Pick<
+      CampaignsDeps,
+      'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
+    > {
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /** The consumer queues a function may send to, by group name. */

@@ -161,7 +161,7 @@ export const ERROR_CODES = {
   ),
   'identity.usedByCampaigns': entry(
     400,
-    'A campaign that is not sent yet uses this identity',
+    'A campaign (any status) is signed by this identity; the error names them',
   ),
   'identities.changed': entry(
     409,
@@ -215,6 +215,37 @@ export const ERROR_CODES = {
   'link.contactGone': entry(
     400,
     'The subscription of the link no longer exists',
+  ),
+  // Campaigns
+  'campaign.notFound': entry(
+    404,
+    'No campaign of the organization has this id',
+  ),
+  'campaign.changed': entry(
+    409,
+    'The campaign changed while the request ran; retry',
+  ),
+  'campaign.notDraft': entry(
+    409,
+    'Only a draft can be changed or deleted; this campaign is scheduled, sending, sent or failed',
+  ),
+  'campaign.scheduleInvalid': entry(
+    400,
+    '`scheduledAt` is not an instant with an offset, is past, or is nearer than the minimum lead time',
+  ),
+  'campaign.notDraftToSchedule': entry(
+    400,
+    'Only a draft can be scheduled; a scheduled campaign can be sent now (without `scheduledAt`)',
+  ),
+  'campaign.sending': entry(409, 'A send of this campaign is already running'),
+  'campaign.sent': entry(
+    409,
+    'The campaign already went out; no second send starts',
+  ),
+  'campaign.failed': entry(409, 'The campaign failed: not in a sendable state'),
+  'sending.blocked': entry(
+    409,
+    'The organization cannot send now; `details` lists the blockers (as GET /me reports them)',
   ),
   // Delivery (consumers only: never an answer of the API)
   'event.unattributed': entry(
@@ -273,6 +304,25 @@ export class NotFoundError extends AppError<CodeOf<404>> {}
 
 /** The request conflicts with the current state (a taken name, a race). */
 export class ConflictError extends AppError<CodeOf<409>> {}
+
+/**
+ * The organization cannot send (readiness blockers other than the
+ * application-wide switch): 409, `details` naming each blocker.
+ */
+export class SendingBlockedError extends AppError<'sending.blocked'> {
+  readonly details: FieldIssue[];
+
+  constructor(readonly blockers: readonly string[]) {
+    super(
+      'sending.blocked',
+      `The organization cannot send now: ${blockers.join(', ')} (GET /me reports the same blockers)`,
+    );
+    this.details = blockers.map((blocker) => ({
+      field: 'blockers',
+      message: blocker,
+    }));
+  }
+}
 
 /** Missing, unknown or revoked credentials. */
 export class UnauthorizedError extends AppError<CodeOf<401>> {}

@@ -94,8 +94,12 @@ export interface CoreDeps {
 
 /** Sends JSON messages to one consumer group's queue. */
 export interface QueueSender {
-  /** Sends one message, serialised as JSON; consumers are idempotent. */
-  send(message: unknown): Promise<void>;
+  /**
+   * Sends one message, serialised as JSON; consumers are idempotent.
+   * `group` names the tenant the message belongs to: a fair queue serves
+   * the groups in turn, so one with a backlog does not starve the others.
+   */
+  send(message: unknown, options?: { group?: string }): Promise<void>;
 }
 
 /** The queues a function may send to, by consumer group name. */

@@ -240,6 +240,11 @@ export class AppFunction extends Construct {
           if (!kinds.has('sendingSetup')) this.bindSendingStatusRead();
           this.bindAccount();
           break;
+        case 'sendingQuota':
+          // The setup's grants read the account too.
+          if (!kinds.has('sendingSetup')) this.bindAccountRead();
+          this.bindAccount();
+          break;
         case 'scheduler': {
           const scheduling = resources.scheduling;
           if (!scheduling) {
@@ -363,6 +368,21 @@ export class AppFunction extends Construct {
    * (readiness): `ses:GetTenant` and `ses:ListTenantResources` on this
    * account's tenants only.
    */
+  /**
+   * Lets the function read the account's sending quota and rate
+   * (`ses:GetAccount`, which supports no resource-level permissions).
+   */
+  bindAccountRead(): void {
+    this.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }),
+    );
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "ses:GetAccount (the account's sending quota and rate) supports no resource-level permissions; so do the X-Ray actions of active tracing.",
+    });
+  }
+
   bindSendingStatusRead(): void {
     const stack = Stack.of(this);
     this.fn.addToRolePolicy(

@@ -16,24 +16,30 @@ export const CAMPAIGN_STATUSES = [
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /**
- * Why a campaign failed: the provider stopped the organization's or the
- * account's sending mid-send, sending was switched off application-wide
- * mid-send, or its content no longer renders.
+ * Why a campaign failed mid-send: the provider paused the organization's or
+ * the account's sending, sending was switched off application-wide, the
+ * organization stopped being ready (another blocker), or its content no
+ * longer renders.
  */
 export const FAILURE_REASONS = [
   'sending_paused',
   'sending_disabled',
+  'blocked',
   'content_invalid',
-  'audience_gone',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /**
  * Why an accepted send did not start (the campaign stays or goes back to
- * draft): mass sending is off application-wide, or the organization's
- * 24-hour quota (or what the SES account has left) is below the audience.
+ * draft): mass sending is off application-wide, the organization's 24-hour
+ * quota (or what the SES account has left) is below the audience, or (when
+ * a schedule fires) the organization is not ready to send.
  */
-export const HOLD_REASONS = ['sending_disabled', 'quota_exceeded'] as const;
+export const HOLD_REASONS = [
+  'sending_disabled',
+  'quota_exceeded',
+  'blocked',
+] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
 /** How far a send went; all 0 while nothing has started. */
@@ -87,7 +93,7 @@ export interface Campaign {
   completedAt: string | null;
   failure: { reason: FailureReason; message: string; at: string } | null;
   /** The last accepted send that did not start, and why. */
-  lastHold: { reason: HoldReason; at: string } | null;
+  lastHold: { reason: HoldReason; at: string; blockers?: string[] } | null;
   progress: Progress;
   createdAt: string;
   updatedAt: string;

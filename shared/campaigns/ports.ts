@@ -10,10 +10,7 @@ import type { AudienceDeps } from '../audience/ports.ts';
 import type { Page, PageRequest, QueueSender } from '../ports.ts';
 import type { SchedulingDeps } from '../scheduling/ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
-import type {
-  ProviderAccount,
-  TenantStatusReader,
-} from '../sending/provider.ts';
+import type { AccountReader, TenantStatusReader } from '../sending/provider.ts';
 import type { TemplatesDeps } from '../templates/ports.ts';
 import type {
   Campaign,
@@ -66,7 +63,17 @@ export type ClaimResult =
   /** Another attempt holds it and its lease runs. */
   | { kind: 'held' }
   /** An earlier attempt reached the provider: this message id shows it. */
-  | { kind: 'sent'; messageId: string };
+  | { kind: 'sent'; messageId: string }
+  /** An earlier attempt was refused for this recipient for good. */
+  | { kind: 'failed' };
+
+/** What became of one claimed recipient, recorded when a batch stops early. */
+export interface RecipientOutcome {
+  contactId: string;
+  messageId?: string;
+  /** The provider refused this recipient for good. */
+  refused?: boolean;
+}
 
 /** The state of running sends: their cursor, batches and recipients. */
 export interface SendRepository {
@@ -118,6 +125,16 @@ export interface SendRepository {
     until: Date,
     now: Date,
   ): Promise<ClaimResult>;
+  /**
+   * Records what became of claimed recipients (their message id, or a
+   * refusal), so that the batch's next attempt counts them without
+   * sending again: written when a batch stops before its end.
+   */
+  recordOutcomes(
+    orgId: string,
+    campaignId: string,
+    outcomes: RecipientOutcome[],
+  ): Promise<void>;
 }
 
 /** The audience of a send, walked in the list's order. */
@@ -141,6 +158,8 @@ export interface AudienceReader {
     listId: string,
     range: { after: string | null; last: string; tagId: string | null },
   ): Promise<Contact[]>;
+  /** Every address that declined a topic (one query per 1 MB of them). */
+  topicOptOuts(orgId: string, topicId: string): Promise<string[]>;
   /** How many subscribed contacts of a list carry a tag (a filtered walk). */
   countSubscribedWithTag(
     orgId: string,
@@ -182,9 +201,7 @@ export interface CampaignsDeps
   pacer: SendPacer;
   sendWindows: SendWindowRepository;
   /** Tenant status (readiness) and the account's quota and rate. */
-  provider: TenantStatusReader & {
-    getAccount(): Promise<ProviderAccount>;
-  };
+  provider: TenantStatusReader & AccountReader;
   scheduleMinLeadSeconds: number;
   queues: {
     dispatch: QueueSender;

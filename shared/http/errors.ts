@@ -3,7 +3,12 @@
  * the list of codes (`shared/errors.ts`) gives each code. Anything
  * unexpected is an opaque 500.
  */
-import { AppError, statusOf, ValidationError } from '../errors.ts';
+import {
+  AppError,
+  SendingBlockedError,
+  statusOf,
+  ValidationError,
+} from '../errors.ts';
 
 /** An error rendered for the caller. */
 export interface ErrorResponse {
@@ -20,7 +25,12 @@ export const toErrorResponse = (error: unknown): ErrorResponse => {
       error: error.message,
       code: error.code,
     };
-    if (error instanceof ValidationError) body.details = error.details;
+    if (
+      error instanceof ValidationError ||
+      error instanceof SendingBlockedError
+    ) {
+      body.details = error.details;
+    }
     const statusCode = statusOf(error.code);
     return {
       statusCode,

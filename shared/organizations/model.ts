@@ -15,7 +15,12 @@ export interface Organization {
   postalAddress?: string;
   /** The last known state of its sending isolation, once attempted. */
   isolation?: IsolationState;
+  /** Recipients its campaigns may take on in 24 hours (operator-set). */
+  sendQuota24h?: number;
 }
+
+/** The 24-hour quota of an organization the operator did not set. */
+export const DEFAULT_SEND_QUOTA_24H = 10_000;
 
 /** What is known of an organization's sending isolation (SES tenant). */
 export interface IsolationState {

@@ -7,7 +7,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
+import { DynamoAudienceReader } from '../adapters/aws/dynamo-audience-reader.ts';
 import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
+import { DynamoCampaignRepository } from '../adapters/aws/dynamo-campaign-repository.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
 import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
@@ -16,6 +18,9 @@ import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts'
 import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
+import { DynamoSendPacer } from '../adapters/aws/dynamo-send-pacer.ts';
+import { DynamoSendRepository } from '../adapters/aws/dynamo-send-repository.ts';
+import { DynamoSendWindowRepository } from '../adapters/aws/dynamo-send-window-repository.ts';
 import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
 import { DynamoTemplateRepository } from '../adapters/aws/dynamo-template-repository.ts';
 import { DynamoTopicRepository } from '../adapters/aws/dynamo-topic-repository.ts';
@@ -94,6 +99,11 @@ const tableDeps = (options: TableOptions) => {
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),
+    campaigns: new DynamoCampaignRepository(table),
+    sends: new DynamoSendRepository(table),
+    audience: new DynamoAudienceReader(table),
+    pacer: new DynamoSendPacer(table),
+    sendWindows: new DynamoSendWindowRepository(table),
     delivery: new DynamoDeliveryRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
@@ -135,6 +145,8 @@ const provide = (
         provider: need(options.provider, 'sendingStatus'),
         providerStatusTtlSeconds: options.providerStatusTtlSeconds ?? 60,
       };
+    case 'sendingQuota':
+      return { provider: need(options.provider, 'sendingQuota') };
     case 'scheduler':
       return {
         scheduler: need(options.scheduler, 'scheduler'),
@@ -189,6 +201,7 @@ export const ALL_BINDINGS = [
   { kind: 'linkSecret' },
   { kind: 'sendingSetup' },
   { kind: 'sendingStatus' },
+  { kind: 'sendingQuota' },
   { kind: 'scheduler', queues: [] },
 ] as const satisfies Bindings;
 

@@ -92,6 +92,11 @@ export const currentIsolation = async (
     'organizations' | 'domains' | 'clock' | 'providerStatusTtlSeconds'
   > & { provider: TenantStatusReader },
   org: Organization,
+  /**
+   * Whether a state read again is stored for the next reads (the default);
+   * a request that may be refused stores nothing.
+   */
+  options: { remember?: boolean } = {},
 ): Promise<IsolationState | undefined> => {
   const known = org.isolation;
   if (!known) return undefined;
@@ -108,7 +113,9 @@ export const currentIsolation = async (
       domains.filter((d) => d.ownershipProved).map((d) => d.domain),
       deps,
     );
-    await deps.organizations.saveIsolation(org.id, state);
+    if (options.remember !== false) {
+      await deps.organizations.saveIsolation(org.id, state);
+    }
     return state;
   } catch (error) {
     if (error instanceof ServiceUnavailableError) return known;

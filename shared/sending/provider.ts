@@ -129,6 +129,9 @@ export interface EmailProvider {
 /** The part of the provider that reads a tenant's status (readiness). */
 export type TenantStatusReader = Pick<EmailProvider, 'getTenant'>;
 
+/** The part of the provider that reads the account's quota and rate. */
+export type AccountReader = Pick<EmailProvider, 'getAccount'>;
+
 /**
  * DNS lookups. Names are fully qualified; a missing name or record type
  * answers an empty array. An unreachable DNS server answers an empty array

@@ -199,10 +199,14 @@ export interface SendingState {
 export const sendingStateOf = async (
   deps: ReadinessDeps,
   organization: Organization,
+  /** The identity that signs (a campaign's); the default when absent. */
+  identityId?: string | null,
+  /** `remember: false`: a tenant status read again is not stored. */
+  options: { remember?: boolean } = {},
 ): Promise<SendingState> => {
   const [app, isolation, domains, book] = await Promise.all([
     deps.appSettings.get(),
-    currentIsolation(deps, organization),
+    currentIsolation(deps, organization, options),
     deps.domains.list(organization.id),
     deps.identities.getBook(organization.id),
   ]);
@@ -222,6 +226,7 @@ export const sendingStateOf = async (
     provisioned: isolation?.provisioning === 'provisioned',
     paused: isolation?.sendingStatus === 'DISABLED',
     appFromAddress: deps.endpoints.appFromAddress,
+    identityId,
   });
   return { readiness, book, sender };
 };

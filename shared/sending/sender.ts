@@ -74,8 +74,13 @@ export const senderOf = (facts: {
   /** The provider suspended the organization (tenant DISABLED). */
   paused?: boolean;
   appFromAddress: string;
+  /** The identity that signs (a campaign's); the default when absent. */
+  identityId?: string | null;
 }): Sender => {
-  const identity = defaultIdentityOf(facts.book);
+  const identity =
+    (facts.identityId &&
+      facts.book.identities.find((i) => i.id === facts.identityId)) ||
+    defaultIdentityOf(facts.book);
   if (!identity) return { from: facts.appFromAddress };
   const onOwnDomain =
     !facts.paused &&

@@ -197,6 +197,7 @@ const environmentOf = (built: Built, group: EndpointGroup): Props => {
  */
 const resolve = (template: Template, value: unknown): string => {
   const parameters = (template.toJSON().Parameters ?? {}) as Props;
+  const resources = (template.toJSON().Resources ?? {}) as Props;
   const pseudo: Record<string, string> = {
     'AWS::Partition': 'aws',
     'AWS::Region': 'eu-west-1',
@@ -207,6 +208,10 @@ const resolve = (template: Template, value: unknown): string => {
     if (typeof node === 'string') return node;
     const fn = node as Props;
     if (typeof fn.Ref === 'string') {
+      // A queue's Ref is its URL.
+      if (resources[fn.Ref]?.Type === 'AWS::SQS::Queue') {
+        return `https://sqs.eu-west-1.amazonaws.com/123456789012/${fn.Ref}`;
+      }
       return (
         pseudo[fn.Ref] ??
         parameters[fn.Ref]?.Default ??
@@ -219,6 +224,10 @@ const resolve = (template: Template, value: unknown): string => {
     }
     if (fn['Fn::ImportValue']) {
       return `arn:aws:imported:${visit(fn['Fn::ImportValue'])}`;
+    }
+    if (fn['Fn::GetAtt']) {
+      const [resource, attribute] = fn['Fn::GetAtt'] as [string, string];
+      return `arn:aws:made-up:${resource}.${attribute}`;
     }
     throw new Error(`Cannot resolve ${JSON.stringify(node)}`);
   };
@@ -857,14 +866,23 @@ describe('StatelessStack', () => {
                 new Set(arns),
               ]),
             )
-          : binds(group.bindings, 'sendingStatus')
-            ? new Map(
-                statusOnly.map((action) => [
-                  action,
-                  new Set(['arn:aws:ses:eu-west-1:123456789012:tenant/*']),
-                ]),
-              )
-            : new Map();
+          : new Map([
+              ...(binds(group.bindings, 'sendingStatus')
+                ? statusOnly.map(
+                    (action) =>
+                      [
+                        action,
+                        new Set([
+                          'arn:aws:ses:eu-west-1:123456789012:tenant/*',
+                        ]),
+                      ] as const,
+                  )
+                : []),
+              // The account's quota: GetAccount has no resource ARN.
+              ...(binds(group.bindings, 'sendingQuota')
+                ? [['ses:GetAccount', new Set(['*'])] as const]
+                : []),
+            ]);
         expect(granted, group.name).toEqual(expected);
       }
     }
@@ -898,7 +916,8 @@ describe('StatelessStack', () => {
       const env = environmentOf(built, group);
       if (
         !binds(group.bindings, 'sendingSetup') &&
-        !binds(group.bindings, 'sendingStatus')
+        !binds(group.bindings, 'sendingStatus') &&
+        !binds(group.bindings, 'sendingQuota')
       ) {
         expect(env.AWS_ACCOUNT_ID, group.name).toBeUndefined();
         continue;

@@ -41,6 +41,16 @@ const cases = { foreign: 0, role: 0, noKey: 0 };
  * organization's id matches nothing (an empty page), it is not a 404. Every
  * other id (path, body, a query id naming what is read) must be a 404.
  */
+/**
+ * Examples the seeded organization refuses by design, with the code they
+ * must answer: a seeded organization has a declared, unverified domain, so
+ * it cannot send (its readiness reports `domain_not_verified`). The 202 of
+ * a send is tested in test/functions/campaigns.test.ts.
+ */
+const REFUSED_BY_SEED: Record<string, string> = {
+  'POST /campaigns/{campaignId}/send': 'sending.blocked',
+};
+
 const FILTER_IDS: Record<string, string[]> = {
   'GET /contacts': ['tagId'],
 };
@@ -148,7 +158,12 @@ describe('the route matrix (every declared route)', () => {
         example,
         route.role === 'public' ? undefined : c.ownerKey,
       );
-      if (answer.status >= 300) {
+      const expected = REFUSED_BY_SEED[route.key];
+      if (expected) {
+        if (answer.status !== 409 || !answer.body.includes(expected)) {
+          refused.push(`${route.key} → ${answer.status} ${answer.body}`);
+        }
+      } else if (answer.status >= 300) {
         refused.push(`${route.key} → ${answer.status} ${answer.body}`);
       }
     }

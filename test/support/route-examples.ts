@@ -15,6 +15,8 @@ export interface Seeded extends TestOrganization {
   tagId: string;
   templateId: string;
   topicId: string;
+  /** A draft campaign to the list, narrowed to the tag, with the topic. */
+  campaignId: string;
   identityId: string;
   /** A second address of the book, not the default: it can be deleted. */
   spareIdentityId: string;
@@ -112,6 +114,38 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   }),
   'POST /render': (s) => ({
     body: { templateId: s.templateId, variables: { firstName: 'Ada' } },
+  }),
+  'POST /campaigns': (s) => ({
+    body: {
+      name: 'Matrix campaign',
+      subject: 'Hello {{firstName}}',
+      templateId: s.templateId,
+      listId: s.listId,
+      tagId: s.tagId,
+      topicId: s.topicId,
+      sendingIdentityId: s.identityId,
+    },
+  }),
+  'GET /campaigns': () => ({
+    query: { page: '1', limit: '20', status: 'draft' },
+  }),
+  'GET /campaigns/{campaignId}': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
+  'PATCH /campaigns/{campaignId}': (s) => ({
+    params: { campaignId: s.campaignId },
+    body: { name: 'Renamed campaign', tagId: null, listId: s.listId },
+  }),
+  'DELETE /campaigns/{campaignId}': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
+  'POST /campaigns/{campaignId}/send': (s) => ({
+    params: { campaignId: s.campaignId },
+    body: {},
+  }),
+  'POST /campaigns/{campaignId}/test-send': (s) => ({
+    params: { campaignId: s.campaignId },
+    body: { emails: ['tester@example.test'] },
   }),
   'POST /topics': () => ({
     body: { name: 'Matrix topic', description: 'News of the matrix' },
@@ -275,6 +309,18 @@ export const seedOrganization = async (
       body: { senderEmail: `spare@${label}.example`, isDefault: false },
     }),
   );
+  const campaignId = idOf(
+    await client.post('/campaigns', {
+      key,
+      body: {
+        name: `${label} campaign`,
+        templateId,
+        listId,
+        tagId,
+        topicId,
+      },
+    }),
+  );
   const pendingContactId = idOf(
     await client.post(`/lists/${listId}/contacts`, {
       key,
@@ -324,6 +370,7 @@ export const seedOrganization = async (
     tagId,
     templateId,
     topicId,
+    campaignId,
     identityId,
     spareIdentityId,
     domainId,
@@ -338,6 +385,7 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   pendingContactId: s.pendingContactId,
   tagId: s.tagId,
   templateId: s.templateId,
+  campaignId: s.campaignId,
   topicId: s.topicId,
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,

@@ -108,7 +108,8 @@ const ContactPointerItem = itemSchema('ContactPointer', {
   email: v.string(),
 });
 
-const fromItem = (item: Record<string, unknown>): Contact => {
+/** A stored contact item as the domain sees it. */
+export const contactFromItem = (item: Record<string, unknown>): Contact => {
   const { tagIds, ...contact } = parseItem(ContactItem, item);
   return { ...contact, tagIds: [...tagIds].sort() };
 };
@@ -155,7 +156,7 @@ export class DynamoContactRepository implements ContactRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? fromItem(Item) : undefined;
+    return Item ? contactFromItem(Item) : undefined;
   }
 
   async getMany(
@@ -167,7 +168,7 @@ export class DynamoContactRepository implements ContactRepository {
       this.table,
       [...new Set(emails)].map((email) => keys.contact(orgId, listId, email)),
     );
-    return new Map(items.map(fromItem).map((c) => [c.email, c]));
+    return new Map(items.map(contactFromItem).map((c) => [c.email, c]));
   }
 
   async findById(
@@ -281,7 +282,7 @@ export class DynamoContactRepository implements ContactRepository {
       if (knownTotal !== undefined && matches.length >= offset + limit) break;
     }
     return {
-      items: matches.slice(offset, offset + limit).map(fromItem),
+      items: matches.slice(offset, offset + limit).map(contactFromItem),
       total: knownTotal ?? matches.length,
     };
   }

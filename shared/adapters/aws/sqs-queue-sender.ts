@@ -12,11 +12,13 @@ export class SqsQueueSender implements QueueSender {
     private readonly queueUrl: string,
   ) {}
 
-  async send(message: unknown): Promise<void> {
+  async send(message: unknown, options?: { group?: string }): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(message),
+        // On a standard queue, a message group makes it a fair queue.
+        ...(options?.group ? { MessageGroupId: options.group } : {}),
       }),
     );
   }

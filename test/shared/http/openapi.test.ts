@@ -471,6 +471,12 @@ const SPEC_OPERATIONS_BUILT = [
   'GET /domains/{domainId}',
   'DELETE /domains/{domainId}',
   'POST /domains/{domainId}/verify',
+  'POST /campaigns',
+  'GET /campaigns',
+  'GET /campaigns/{campaignId}',
+  'PATCH /campaigns/{campaignId}',
+  'POST /campaigns/{campaignId}/send',
+  'POST /campaigns/{campaignId}/test-send',
 ];
 
 /**
@@ -481,13 +487,7 @@ const SPEC_OPERATIONS_BUILT = [
  */
 const SPEC_OPERATIONS_TO_COME = [
   'GET /signup-pages',
-  'POST /campaigns',
-  'GET /campaigns',
-  'GET /campaigns/{campaignId}',
-  'PATCH /campaigns/{campaignId}',
-  'POST /campaigns/{campaignId}/send',
   'GET /campaigns/{campaignId}/stats',
-  'POST /campaigns/{campaignId}/test-send',
   'POST /sequences',
   'PATCH /sequences/{sequenceId}',
   'DELETE /sequences/{sequenceId}',

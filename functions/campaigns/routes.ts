@@ -1,0 +1,229 @@
+/**
+ * Routes of the `campaigns` group: drafts, the list, the send (now or at a
+ * minute), the test send and the stats.
+ */
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  mail,
+  PIPELINE_ACTIONS,
+  queue,
+  scheduler,
+  sendingQuota,
+  sendingStatus,
+  table,
+} from '../../shared/bindings.ts';
+import {
+  CampaignListQuery,
+  CampaignTestSendBody,
+  CreateCampaignBody,
+  SendCampaignBody,
+  UpdateCampaignBody,
+} from '../../shared/campaigns/campaign.schema.ts';
+import {
+  CampaignSummary,
+  CampaignView,
+  campaignView,
+  createCampaign,
+  DeletedCampaign,
+  deleteCampaign,
+  listCampaigns,
+  updateCampaign,
+} from '../../shared/campaigns/campaigns.ts';
+import {
+  DISPATCH_QUEUE,
+  requestSend,
+  SendAccepted,
+} from '../../shared/campaigns/send.ts';
+import {
+  CampaignTestSendResult,
+  testSendCampaign,
+} from '../../shared/campaigns/test-send.ts';
+import {
+  accepted,
+  created,
+  ok,
+  paginated,
+} from '../../shared/http/responses.ts';
+import { json, page, routeFor } from '../../shared/http/route.ts';
+import { idParams } from '../../shared/validation.ts';
+
+/** What the `campaigns` group's function may use. */
+export const campaignBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+  ),
+  endpoints,
+  // Test sends; the send's content check signs (test) links.
+  mail,
+  linkSecret,
+  // Readiness (the tenant's status) and the quota (the account's).
+  sendingStatus,
+  sendingQuota,
+  scheduler(DISPATCH_QUEUE),
+  queue(DISPATCH_QUEUE),
+] as const;
+
+/** The deps of the `campaigns` group's function. */
+export type CampaignDeps = DepsOf<typeof campaignBindings>;
+
+const route = routeFor<CampaignDeps>();
+
+const CampaignParams = idParams('campaignId');
+
+/** Paragraphs of Markdown, one a string. */
+const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
+
+const TARGETS =
+  "Every id it names (template, list, tag, topic, sending identity) must be one of the organization: another organization's answers 404, as one that does not exist.";
+
+/** Every route of the campaigns group. */
+export const campaignRoutes = [
+  route({
+    method: 'POST',
+    path: '/campaigns',
+    role: 'admin',
+    summary: 'Create a draft campaign from a template, a list (and a tag)',
+    description: md(
+      "Creates a draft: `name`, `templateId` and `listId` are required; `subject` defaults to the template's default subject; `tagId` narrows the audience to the list's contacts carrying that tag; `sendingIdentityId` names the address of the address book that signs it (null or left out: the default address); `topicId` attaches a topic.",
+      "The campaign keeps its own copy of the template's content: later edits of the template do not change it.",
+      TARGETS,
+      'The answer is the whole campaign, as GET /campaigns/{campaignId} reads it.',
+    ),
+    body: CreateCampaignBody,
+    responses: { 201: json(CampaignView, 'The campaign, a draft') },
+    errors: [
+      'template.notFound',
+      'list.notFound',
+      'tag.notFound',
+      'topic.notFound',
+      'identity.notFound',
+      'template.invalid',
+    ],
+    handle: async (deps, { caller, body }) =>
+      created(await createCampaign(deps, caller.orgId, body)),
+  }),
+  route({
+    method: 'GET',
+    path: '/campaigns',
+    role: 'member',
+    summary: 'Campaigns of the organization, newest first, filtered by status',
+    description:
+      "Every campaign of the organization, newest first, paginated; `status` keeps one status (the total is then that status's). Rows carry no content and no counts: read one campaign for its `recipientCount` and `progress`.",
+    query: CampaignListQuery,
+    responses: { 200: page(CampaignSummary, 'A page of campaigns') },
+    errors: [],
+    handle: async (deps, { caller, query }) =>
+      paginated(await listCampaigns(deps, caller.orgId, query), query),
+  }),
+  route({
+    method: 'GET',
+    path: '/campaigns/{campaignId}',
+    role: 'member',
+    summary:
+      'One campaign: status, target, recipientCount, progress, sendingEnabled, scheduledAt, content',
+    description: md(
+      'Poll it to follow a send; there is no webhook. `recipientCount` is readable before sending; `progress` fills as batches go out; `scheduledAt` is the stored instant (to the minute, UTC); `sendingEnabled` is false while mass sending is off application-wide.',
+      'A send that was accepted (202) but left the campaign a draft with `progress.total` 0 was held: mass sending is off (`sendingEnabled` false) or the 24-hour quota is below `recipientCount`. `lastHold` says why a schedule that fired did not start.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign') },
+    errors: ['campaign.notFound'],
+    handle: async (deps, { caller, params }) =>
+      ok(await campaignView(deps, caller.orgId, params.campaignId)),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/campaigns/{campaignId}',
+    role: 'admin',
+    summary:
+      'Edit a draft: content, subject, name, target, topicId, sendingIdentityId',
+    description: md(
+      "Edits a draft; a field left out is unchanged. `content` replaces its HTML, or `templateId` copies another template's (not both); `listId` and `tagId` (null: the whole list) change its target; `topicId` null removes the topic; `sendingIdentityId` null means the default address.",
+      'Anything but a draft answers 409 `campaign.notDraft`.',
+      TARGETS,
+    ),
+    params: CampaignParams,
+    body: UpdateCampaignBody,
+    responses: { 200: json(CampaignView, 'The campaign, after the change') },
+    errors: [
+      'campaign.notFound',
+      'campaign.notDraft',
+      'campaign.changed',
+      'template.notFound',
+      'list.notFound',
+      'tag.notFound',
+      'topic.notFound',
+      'identity.notFound',
+      'template.invalid',
+    ],
+    handle: async (deps, { caller, params, body }) =>
+      ok(await updateCampaign(deps, caller.orgId, params.campaignId, body)),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/campaigns/{campaignId}',
+    role: 'admin',
+    summary: 'Delete a draft',
+    description:
+      'Deletes a draft and its content. A scheduled, sending, sent or failed campaign is kept (409 `campaign.notDraft`): it is the record of what went out.',
+    params: CampaignParams,
+    responses: { 200: json(DeletedCampaign, 'The id of the campaign deleted') },
+    errors: ['campaign.notFound', 'campaign.notDraft', 'campaign.changed'],
+    handle: async (deps, { caller, params }) =>
+      ok(await deleteCampaign(deps, caller.orgId, params.campaignId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/send',
+    role: 'admin',
+    summary: 'Send now, or at scheduledAt (202: accepted, not yet sent)',
+    description: md(
+      'Sends the campaign now, or schedules it when `scheduledAt` is given: an ISO 8601 instant with an explicit offset (Z or +hh:mm). No body, an empty body or a body without it means now. It answers 202 `{campaignId, status}`: `send_requested` (sending now) or `scheduled`.',
+      '1. A date without an offset is refused (400), never read as UTC. 2. An instant in the past, or nearer than the minimum lead time (`SCHEDULE_MIN_LEAD_SECONDS`, 120 s by default), is refused (400 `campaign.scheduleInvalid`); the instant is kept to the minute, seconds dropped. 3. The content is rendered first with the same check as POST /render: no `{{unsubscribeUrl}}` is 400 `template.unsubscribeMissing`, `{{topicOptOutUrl}}` without a topic 400 `message.topicRequired`; nothing is sent or scheduled then. 4. Per state: sending 409 `campaign.sending`, sent 409 `campaign.sent`, failed 409 `campaign.failed`; scheduled with `scheduledAt` 400 `campaign.notDraftToSchedule`; scheduled without it starts now (the pending schedule then does nothing). 5. Calling send twice never sends twice: the change of state is conditional.',
+      'An organization that cannot send (readiness blockers other than `sending_disabled`, as GET /me lists them) is refused with 409 `sending.blocked`, `details` naming each blocker. A send now that mass sending (off application-wide) or the 24-hour quota holds answers 202 and leaves the campaign unchanged (a draft with `progress.total` 0); calling send again later is safe. A schedule re-checks all of this when it fires.',
+    ),
+    params: CampaignParams,
+    body: SendCampaignBody,
+    responses: { 202: json(SendAccepted, 'The send, accepted') },
+    errors: [
+      'campaign.notFound',
+      'campaign.scheduleInvalid',
+      'campaign.notDraftToSchedule',
+      'campaign.sending',
+      'campaign.sent',
+      'campaign.failed',
+      'campaign.changed',
+      'template.unsubscribeMissing',
+      'message.topicRequired',
+      'template.invalid',
+      'sending.blocked',
+      'provider.unavailable',
+    ],
+    handle: async (deps, { caller, params, body }) =>
+      accepted(await requestSend(deps, caller.orgId, params.campaignId, body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/test-send',
+    role: 'admin',
+    summary: 'Send the campaign as a test to 1–5 addresses; writes nothing',
+    description: md(
+      'Sends one test email of the campaign to each of `emails` (1 to 5 addresses), with "[Test] " before its subject; its links lead to a test page and change nothing. It writes nothing: no recipient, no stats, no quota. It works in any status.',
+      'From and Reply-To are those of every send of the organization, outside its tenant: while the provider pauses the organization, the test still goes out, under the application address. Each address gets a `status`: `sent`, `blocked` (sending off application-wide), `not_allowed` (the organization is not on the sending allowlist) or `send_refused`.',
+    ),
+    params: CampaignParams,
+    body: CampaignTestSendBody,
+    responses: {
+      200: json(CampaignTestSendResult, 'What became of each test email'),
+    },
+    errors: ['campaign.notFound', 'message.topicRequired', 'template.invalid'],
+    handle: async (deps, { caller, params, body }) =>
+      ok(await testSendCampaign(deps, caller.orgId, params.campaignId, body)),
+  }),
+];

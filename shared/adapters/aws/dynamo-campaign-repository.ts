@@ -1,0 +1,298 @@
+/**
+ * Driven adapter: campaigns in their organization's partition, each with
+ * its content in an item of its own (a send's writes never pay for the
+ * HTML's size), and one item counting the organization's campaigns per
+ * status (the totals of GET /campaigns).
+ */
+import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import {
+  CAMPAIGN_STATUSES,
+  type Campaign,
+  type CampaignContent,
+  type CampaignStatus,
+  FAILURE_REASONS,
+  HOLD_REASONS,
+} from '../../campaigns/model.ts';
+import type { CampaignRepository } from '../../campaigns/ports.ts';
+import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { keys } from '../../db/keys.ts';
+import { ConflictError } from '../../errors.ts';
+import type { Page, PageRequest } from '../../ports.ts';
+import {
+  batchGet,
+  Counter,
+  type DynamoTable,
+  failedConditions,
+  type TransactItem,
+  transactWrite,
+} from './dynamo-table.ts';
+
+const nullable = <S extends v.GenericSchema>(schema: S) =>
+  v.optional(v.nullable(schema), null);
+
+const CampaignItem = itemSchema('Campaign', {
+  id: v.string(),
+  name: v.string(),
+  subject: v.string(),
+  templateId: v.string(),
+  listId: v.string(),
+  tagId: nullable(v.string()),
+  sendingIdentityId: nullable(v.string()),
+  topicId: nullable(v.string()),
+  status: v.picklist(CAMPAIGN_STATUSES),
+  scheduledAt: nullable(v.string()),
+  sendId: nullable(v.string()),
+  startedAt: nullable(v.string()),
+  completedAt: nullable(v.string()),
+  failure: nullable(
+    v.object({
+      reason: v.picklist(FAILURE_REASONS),
+      message: v.string(),
+      at: v.string(),
+    }),
+  ),
+  lastHold: nullable(
+    v.object({
+      reason: v.picklist(HOLD_REASONS),
+      at: v.string(),
+      blockers: v.optional(v.array(v.string())),
+    }),
+  ),
+  progress: v.object({
+    total: v.number(),
+    sent: v.number(),
+    failed: v.number(),
+    skipped: v.number(),
+  }),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  version: v.number(),
+});
+
+const ContentItem = itemSchema('CampaignContent', { html: v.string() });
+
+const CountsItem = itemSchema(
+  'CampaignCounts',
+  Object.fromEntries(CAMPAIGN_STATUSES.map((status) => [status, Counter])),
+);
+
+const toItem = (orgId: string, campaign: Campaign) => ({
+  ...keys.campaign(orgId, campaign.id),
+  ...entityType('Campaign'),
+  ...campaign,
+});
+
+const contentItem = (
+  orgId: string,
+  campaignId: string,
+  content: CampaignContent,
+) => ({
+  ...keys.campaignContent(orgId, campaignId),
+  ...entityType('CampaignContent'),
+  ...content,
+});
+
+const changed = (campaignId: string, cause: unknown) =>
+  new ConflictError(
+    'campaign.changed',
+    `Campaign ${campaignId} changed while the request ran; retry`,
+    { cause },
+  );
+
+/** Campaigns, their content and their counters on DynamoDB. */
+export class DynamoCampaignRepository implements CampaignRepository {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(
+    orgId: string,
+    campaign: Campaign,
+    content: CampaignContent,
+  ): Promise<void> {
+    const { tableName: TableName } = this.table;
+    await transactWrite(this.table, [
+      {
+        Put: {
+          TableName,
+          Item: toItem(orgId, campaign),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      { Put: { TableName, Item: contentItem(orgId, campaign.id, content) } },
+      this.count(orgId, { [campaign.status]: 1 }),
+    ]);
+  }
+
+  async get(orgId: string, campaignId: string): Promise<Campaign | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.campaign(orgId, campaignId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? parseItem(CampaignItem, Item) : undefined;
+  }
+
+  async getWithContent(
+    orgId: string,
+    campaignId: string,
+  ): Promise<{ campaign: Campaign; content: CampaignContent } | undefined> {
+    const items = await batchGet(this.table, [
+      keys.campaign(orgId, campaignId),
+      keys.campaignContent(orgId, campaignId),
+    ]);
+    const campaign = items.find((item) => item._type === 'Campaign');
+    const content = items.find((item) => item._type === 'CampaignContent');
+    if (!campaign || !content) return undefined;
+    return {
+      campaign: parseItem(CampaignItem, campaign),
+      content: parseItem(ContentItem, content),
+    };
+  }
+
+  async page(
+    orgId: string,
+    filter: { status?: CampaignStatus },
+    { page, limit }: PageRequest,
+  ): Promise<Page<Campaign>> {
+    const counts = await this.counts(orgId);
+    const total = filter.status
+      ? counts[filter.status]
+      : Object.values(counts).reduce((sum, n) => sum + n, 0);
+    const offset = (page - 1) * limit;
+    if (offset >= total) return { items: [], total };
+    const query = keys.campaignsOfOrganization(orgId);
+    const items: Record<string, unknown>[] = [];
+    const pages = paginateQuery(
+      { client: this.table.client, pageSize: offset + limit },
+      {
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+          ...(filter.status ? { ':status': filter.status } : {}),
+        },
+        ...(filter.status
+          ? {
+              FilterExpression: '#status = :status',
+              ExpressionAttributeNames: { '#status': 'status' },
+            }
+          : {}),
+        // Ids are time-ordered: newest first.
+        ScanIndexForward: false,
+      },
+    );
+    for await (const result of pages) {
+      items.push(...(result.Items ?? []));
+      if (items.length >= offset + limit) break;
+    }
+    return {
+      items: items
+        .slice(offset, offset + limit)
+        .map((item) => parseItem(CampaignItem, item)),
+      total,
+    };
+  }
+
+  async update(
+    orgId: string,
+    before: Campaign,
+    after: Campaign,
+    content?: CampaignContent,
+  ): Promise<void> {
+    const { tableName: TableName } = this.table;
+    const moved =
+      before.status === after.status
+        ? []
+        : [this.count(orgId, { [before.status]: -1, [after.status]: 1 })];
+    try {
+      await transactWrite(this.table, [
+        {
+          Put: {
+            TableName,
+            Item: toItem(orgId, { ...after, version: before.version + 1 }),
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': before.version },
+          },
+        },
+        ...(content
+          ? [
+              {
+                Put: { TableName, Item: contentItem(orgId, after.id, content) },
+              },
+            ]
+          : []),
+        ...moved,
+      ]);
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) throw changed(after.id, error);
+      throw error;
+    }
+  }
+
+  async delete(orgId: string, before: Campaign): Promise<void> {
+    const { tableName: TableName } = this.table;
+    try {
+      await transactWrite(this.table, [
+        {
+          Delete: {
+            TableName,
+            Key: keys.campaign(orgId, before.id),
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': before.version },
+          },
+        },
+        { Delete: { TableName, Key: keys.campaignContent(orgId, before.id) } },
+        this.count(orgId, { [before.status]: -1 }),
+      ]);
+    } catch (error) {
+      if (failedConditions(error)?.includes(0)) throw changed(before.id, error);
+      throw error;
+    }
+  }
+
+  private async counts(orgId: string): Promise<Record<CampaignStatus, number>> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.campaignCounts(orgId),
+      }),
+    );
+    const key = keys.campaignCounts(orgId);
+    return parseItem(
+      CountsItem,
+      Item ?? { ...key, ...entityType('CampaignCounts') },
+    ) as Record<CampaignStatus, number>;
+  }
+
+  /** Moves the per-status counters by these amounts. */
+  private count(
+    orgId: string,
+    by: Partial<Record<CampaignStatus, number>>,
+  ): TransactItem {
+    const entries = Object.entries(by);
+    return {
+      Update: {
+        TableName: this.table.tableName,
+        Key: keys.campaignCounts(orgId),
+        UpdateExpression: `SET #type = :type ADD ${entries
+          .map((_, i) => `#s${i} :n${i}`)
+          .join(', ')}`,
+        ExpressionAttributeNames: {
+          '#type': '_type',
+          ...Object.fromEntries(
+            entries.map(([status], i) => [`#s${i}`, status]),
+          ),
+        },
+        ExpressionAttributeValues: {
+          ':type': 'CampaignCounts',
+          ...Object.fromEntries(entries.map(([, n], i) => [`:n${i}`, n])),
+        },
+      },
+    };
+  }
+}

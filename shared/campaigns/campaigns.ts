@@ -1,0 +1,492 @@
+/**
+ * Application logic of campaigns: drafts (create, read, edit, delete), the
+ * list, and the audience count read before sending. The send itself is in
+ * `send.ts`, the background pipeline in `dispatch.ts` and `deliver.ts`.
+ */
+import * as v from 'valibot';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import type { Page, PageRequest } from '../ports.ts';
+import {
+  analyzeTemplate,
+  renderTemplate,
+  renderText,
+} from '../rendering/engine.ts';
+import { SAMPLE_VALUES } from '../rendering/variables.ts';
+import { Count, Timestamp, ViewId } from '../validation.ts';
+import type {
+  CreateCampaignInput,
+  UpdateCampaignInput,
+} from './campaign.schema.ts';
+import {
+  CAMPAIGN_STATUSES,
+  type Campaign,
+  type CampaignStatus,
+  FAILURE_REASONS,
+  HOLD_REASONS,
+  NO_PROGRESS,
+  type Progress,
+} from './model.ts';
+import type { CampaignsDeps as Deps } from './ports.ts';
+
+const nullableId = (what: string) =>
+  v.pipe(v.nullable(ViewId), v.description(what));
+
+/** The progress of a send, as the API shows it. */
+export const ProgressView = v.pipe(
+  v.object({
+    total: v.pipe(
+      Count,
+      v.description(
+        'Recipients of the send: 0 while nothing has started; the audience counted when it started, then, once it is done, exactly sent + failed + skipped',
+      ),
+    ),
+    sent: v.pipe(Count, v.description('Accepted by the email provider')),
+    failed: v.pipe(
+      Count,
+      v.description(
+        'Refused by the provider for that recipient only (the others go on)',
+      ),
+    ),
+    skipped: v.pipe(
+      Count,
+      v.description(
+        'Left out when their turn came: unsubscribed, suppressed, opted out of the topic, untagged or removed after the send started',
+      ),
+    ),
+    percent: v.pipe(
+      v.number(),
+      v.description(
+        'Share of the recipients handled (sent, failed or skipped), 0 to 100, one decimal',
+      ),
+    ),
+  }),
+  v.title('CampaignProgress'),
+);
+
+/** The fields of every campaign answer. */
+const summaryEntries = {
+  id: ViewId,
+  name: v.string(),
+  subject: v.pipe(v.string(), v.description('Liquid, one line')),
+  templateId: v.pipe(
+    ViewId,
+    v.description('The template the content was copied from'),
+  ),
+  listId: ViewId,
+  tagId: nullableId("A tag narrowing the audience to the list's carriers"),
+  sendingIdentityId: nullableId(
+    'The address that signs it; null: the default address',
+  ),
+  topicId: nullableId('The topic, if any'),
+  status: v.pipe(
+    v.picklist(CAMPAIGN_STATUSES),
+    v.description('draft, scheduled, sending, sent or failed'),
+  ),
+  scheduledAt: v.pipe(
+    v.nullable(Timestamp),
+    v.description(
+      'The instant it is scheduled for, to the minute (UTC); null unless scheduled',
+    ),
+  ),
+  startedAt: v.pipe(
+    v.nullable(Timestamp),
+    v.description('When its send started'),
+  ),
+  completedAt: v.pipe(
+    v.nullable(Timestamp),
+    v.description('When its last batch went out (sent) or it failed'),
+  ),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+/** A campaign row of GET /campaigns (no content, no counts). */
+export const CampaignSummary = v.pipe(
+  v.object(summaryEntries),
+  v.title('CampaignSummary'),
+);
+export type CampaignSummary = v.InferOutput<typeof CampaignSummary>;
+
+/** A campaign as GET /campaigns/{campaignId} shows it. */
+export const CampaignView = v.pipe(
+  v.object({
+    ...summaryEntries,
+    content: v.pipe(
+      v.string(),
+      v.description("The campaign's own copy of its HTML"),
+    ),
+    recipientCount: v.pipe(
+      Count,
+      v.description(
+        'Who it goes to: before the send, the subscribed contacts of the list (carrying the tag, if any) minus those who declined the topic (suppressed addresses are never subscribed); once started, the recipients of the send',
+      ),
+    ),
+    progress: ProgressView,
+    sendingEnabled: v.pipe(
+      v.boolean(),
+      v.description(
+        'false while mass sending is switched off application-wide',
+      ),
+    ),
+    failure: v.pipe(
+      v.nullable(
+        v.object({
+          reason: v.picklist(FAILURE_REASONS),
+          message: v.string(),
+          at: Timestamp,
+        }),
+      ),
+      v.description('Why it failed; null unless failed'),
+    ),
+    lastHold: v.pipe(
+      v.nullable(
+        v.object({
+          reason: v.picklist(HOLD_REASONS),
+          at: Timestamp,
+          blockers: v.optional(v.array(v.string())),
+        }),
+      ),
+      v.description(
+        'Why its schedule fired but the send did not start (it went back to draft); null otherwise',
+      ),
+    ),
+  }),
+  v.title('Campaign'),
+);
+export type CampaignView = v.InferOutput<typeof CampaignView>;
+
+/** The answer of DELETE /campaigns/{campaignId}. */
+export const DeletedCampaign = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the campaign deleted')),
+  }),
+  v.title('DeletedCampaign'),
+);
+
+const summaryOf = (campaign: Campaign): CampaignSummary => ({
+  id: campaign.id,
+  name: campaign.name,
+  subject: campaign.subject,
+  templateId: campaign.templateId,
+  listId: campaign.listId,
+  tagId: campaign.tagId,
+  sendingIdentityId: campaign.sendingIdentityId,
+  topicId: campaign.topicId,
+  status: campaign.status,
+  scheduledAt: campaign.scheduledAt,
+  startedAt: campaign.startedAt,
+  completedAt: campaign.completedAt,
+  createdAt: campaign.createdAt,
+  updatedAt: campaign.updatedAt,
+});
+
+/** Progress with its percentage. */
+export const progressView = (progress: Progress) => {
+  const handled = progress.sent + progress.failed + progress.skipped;
+  const percent =
+    progress.total > 0
+      ? Math.min(100, Math.round((handled / progress.total) * 1000) / 10)
+      : 0;
+  return { ...progress, percent };
+};
+
+/** A campaign that must exist in the organization: 404 otherwise. */
+export const requireCampaign = async (
+  deps: Pick<Deps, 'campaigns'>,
+  orgId: string,
+  campaignId: string,
+): Promise<Campaign> => {
+  const campaign = await deps.campaigns.get(orgId, campaignId);
+  if (!campaign) {
+    throw new NotFoundError('campaign.notFound', `No campaign ${campaignId}`);
+  }
+  return campaign;
+};
+
+/**
+ * Who a campaign would go to now: the subscribed contacts of its list
+ * (carrying its tag, if any), minus the addresses that declined its topic.
+ * Suppressed addresses are bounced or complained, never subscribed.
+ * Without a tag the list's counter gives the subscribed (one read); with a
+ * tag, a filtered walk of the list counts them. Opt-outs are looked up in
+ * the list by address.
+ */
+export const recipientCountOf = async (
+  deps: Pick<Deps, 'lists' | 'contacts' | 'audience'>,
+  orgId: string,
+  campaign: Pick<Campaign, 'listId' | 'tagId' | 'topicId'>,
+): Promise<number> => {
+  const list = await deps.lists.get(orgId, campaign.listId);
+  if (!list) return 0;
+  const subscribed = campaign.tagId
+    ? await deps.audience.countSubscribedWithTag(
+        orgId,
+        campaign.listId,
+        campaign.tagId,
+      )
+    : list.statusCounts.subscribed;
+  if (!campaign.topicId || subscribed === 0) return subscribed;
+  const declined = await deps.audience.topicOptOuts(orgId, campaign.topicId);
+  let excluded = 0;
+  for (let i = 0; i < declined.length; i += 100) {
+    const found = await deps.contacts.getMany(
+      orgId,
+      campaign.listId,
+      declined.slice(i, i + 100),
+    );
+    for (const contact of found.values()) {
+      if (
+        contact.status === 'subscribed' &&
+        (!campaign.tagId || contact.tagIds.includes(campaign.tagId))
+      ) {
+        excluded++;
+      }
+    }
+  }
+  return Math.max(0, subscribed - excluded);
+};
+
+/**
+ * Checks that every resource a campaign names exists in the organization:
+ * one of another organization is a 404, as one that does not exist.
+ */
+const checkTargets = async (
+  deps: Pick<Deps, 'lists' | 'tags' | 'topics' | 'identities'>,
+  orgId: string,
+  target: {
+    listId?: string;
+    tagId?: string | null;
+    topicId?: string | null;
+    sendingIdentityId?: string | null;
+  },
+) => {
+  const [list, tag, topic, book] = await Promise.all([
+    target.listId ? deps.lists.get(orgId, target.listId) : undefined,
+    target.tagId ? deps.tags.get(orgId, target.tagId) : undefined,
+    target.topicId ? deps.topics.get(orgId, target.topicId) : undefined,
+    target.sendingIdentityId ? deps.identities.getBook(orgId) : undefined,
+  ]);
+  if (target.listId && !list) {
+    throw new NotFoundError('list.notFound', `No list ${target.listId}`);
+  }
+  if (target.tagId && !tag) {
+    throw new NotFoundError('tag.notFound', `No tag ${target.tagId}`);
+  }
+  if (target.topicId && !topic) {
+    throw new NotFoundError('topic.notFound', `No topic ${target.topicId}`);
+  }
+  if (
+    target.sendingIdentityId &&
+    !book?.identities.some((i) => i.id === target.sendingIdentityId)
+  ) {
+    throw new NotFoundError(
+      'identity.notFound',
+      `No sender identity ${target.sendingIdentityId}`,
+    );
+  }
+};
+
+/**
+ * A subject or content must parse and render with sample values where it
+ * is set: a 400 naming the field, before anything is stored.
+ */
+const checkRenders = async (parts: { subject?: string; content?: string }) => {
+  if (parts.subject !== undefined) {
+    analyzeTemplate(parts.subject, 'subject', 'subject');
+    await renderText(parts.subject, SAMPLE_VALUES, 'subject', 'subject');
+  }
+  if (parts.content !== undefined) {
+    analyzeTemplate(parts.content);
+    await renderTemplate(parts.content, SAMPLE_VALUES);
+  }
+};
+
+const requireTemplate = async (
+  deps: Pick<Deps, 'templates'>,
+  orgId: string,
+  templateId: string,
+) => {
+  const template = await deps.templates.get(orgId, templateId);
+  if (!template) {
+    throw new NotFoundError('template.notFound', `No template ${templateId}`);
+  }
+  return template;
+};
+
+/**
+ * The whole view of a campaign: its content, its audience count (live
+ * before the send, the send's own once started), its progress (live while
+ * sending) and the application-wide switch.
+ */
+export const campaignView = async (
+  deps: Pick<
+    Deps,
+    'campaigns' | 'sends' | 'lists' | 'contacts' | 'audience' | 'appSettings'
+  >,
+  orgId: string,
+  campaignId: string,
+): Promise<CampaignView> => {
+  const found = await deps.campaigns.getWithContent(orgId, campaignId);
+  if (!found) {
+    throw new NotFoundError('campaign.notFound', `No campaign ${campaignId}`);
+  }
+  const { campaign, content } = found;
+  const running = campaign.status === 'sending';
+  const [app, state, audience] = await Promise.all([
+    deps.appSettings.get(),
+    running ? deps.sends.get(orgId, campaignId) : undefined,
+    campaign.status === 'draft' || campaign.status === 'scheduled'
+      ? recipientCountOf(deps, orgId, campaign)
+      : undefined,
+  ]);
+  const progress =
+    running && state?.sendId === campaign.sendId
+      ? state.progress
+      : campaign.progress;
+  return {
+    ...summaryOf(campaign),
+    content: content.html,
+    recipientCount: audience ?? progress.total,
+    progress: progressView(progress),
+    sendingEnabled: app.sendingEnabled,
+    failure: campaign.failure,
+    lastHold: campaign.lastHold,
+  };
+};
+
+/**
+ * Creates a draft from a template: the campaign keeps its own copy of the
+ * template's content (later edits of the template do not change it), and
+ * the template's default subject when none is given. Every id it names
+ * must be of the organization (404 otherwise).
+ */
+export const createCampaign = async (
+  deps: Pick<
+    Deps,
+    | 'campaigns'
+    | 'sends'
+    | 'templates'
+    | 'lists'
+    | 'tags'
+    | 'topics'
+    | 'identities'
+    | 'contacts'
+    | 'audience'
+    | 'appSettings'
+    | 'ids'
+    | 'clock'
+  >,
+  orgId: string,
+  input: CreateCampaignInput,
+): Promise<CampaignView> => {
+  const [template] = await Promise.all([
+    requireTemplate(deps, orgId, input.templateId),
+    checkTargets(deps, orgId, input),
+  ]);
+  await checkRenders({ subject: input.subject });
+  const now = deps.clock.now().toISOString();
+  const campaign: Campaign = {
+    id: deps.ids.id(),
+    name: input.name,
+    subject: input.subject ?? template.defaultSubject,
+    templateId: template.id,
+    listId: input.listId,
+    tagId: input.tagId,
+    sendingIdentityId: input.sendingIdentityId,
+    topicId: input.topicId,
+    status: 'draft',
+    scheduledAt: null,
+    sendId: null,
+    startedAt: null,
+    completedAt: null,
+    failure: null,
+    lastHold: null,
+    progress: NO_PROGRESS,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  await deps.campaigns.create(orgId, campaign, { html: template.content });
+  return campaignView(deps, orgId, campaign.id);
+};
+
+/** Newest first, optionally one status, with the exact total. */
+export const listCampaigns = async (
+  deps: Pick<Deps, 'campaigns'>,
+  orgId: string,
+  query: PageRequest & { status?: CampaignStatus },
+): Promise<Page<CampaignSummary>> => {
+  const page = await deps.campaigns.page(
+    orgId,
+    query.status ? { status: query.status } : {},
+    query,
+  );
+  return { items: page.items.map(summaryOf), total: page.total };
+};
+
+const notDraft = (campaign: Campaign) =>
+  new ConflictError(
+    'campaign.notDraft',
+    `Campaign ${campaign.id} is ${campaign.status}: only a draft can be changed or deleted`,
+  );
+
+/**
+ * Edits a draft: name, subject, content (or a template's content copied
+ * again), target (list, tag), topic and signing address (null: the
+ * default). Anything but a draft is a 409.
+ */
+export const updateCampaign = async (
+  deps: Parameters<typeof createCampaign>[0],
+  orgId: string,
+  campaignId: string,
+  input: UpdateCampaignInput,
+): Promise<CampaignView> => {
+  const campaign = await requireCampaign(deps, orgId, campaignId);
+  if (campaign.status !== 'draft') throw notDraft(campaign);
+  const [template] = await Promise.all([
+    input.templateId
+      ? requireTemplate(deps, orgId, input.templateId)
+      : undefined,
+    checkTargets(deps, orgId, input),
+  ]);
+  await checkRenders({ subject: input.subject, content: input.content });
+  const html = input.content ?? template?.content;
+  const after: Campaign = {
+    ...campaign,
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.subject !== undefined ? { subject: input.subject } : {}),
+    ...(template ? { templateId: template.id } : {}),
+    ...(input.listId !== undefined ? { listId: input.listId } : {}),
+    ...(input.tagId !== undefined ? { tagId: input.tagId } : {}),
+    ...(input.sendingIdentityId !== undefined
+      ? { sendingIdentityId: input.sendingIdentityId }
+      : {}),
+    ...(input.topicId !== undefined ? { topicId: input.topicId } : {}),
+    updatedAt: deps.clock.now().toISOString(),
+  };
+  await deps.campaigns.update(
+    orgId,
+    campaign,
+    after,
+    html !== undefined ? { html } : undefined,
+  );
+  return campaignView(deps, orgId, campaignId);
+};
+
+/** Deletes a draft (and its content); anything else is a 409. */
+export const deleteCampaign = async (
+  deps: Pick<Deps, 'campaigns'>,
+  orgId: string,
+  campaignId: string,
+): Promise<{ id: string }> => {
+  const campaign = await requireCampaign(deps, orgId, campaignId);
+  if (campaign.status !== 'draft') throw notDraft(campaign);
+  await deps.campaigns.delete(orgId, campaign);
+  return { id: campaignId };
+};
+
+/** Refuses a field value with a 400 naming it. */
+export const invalidField = (field: string, message: string) =>
+  new ValidationError(`Invalid request: ${field}: ${message}`, [
+    { field, message },
+  ]);

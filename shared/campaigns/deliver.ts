@@ -1,0 +1,417 @@
+/**
+ * The senders of campaign sends: the one service call of the `send`
+ * consumer, one batch per message.
+ *
+ * Never twice. SES has no idempotency token and our send client makes no
+ * SDK retries, so:
+ * 1. a sender leases the batch (one holder at a time, for longer than a
+ *    sender may run);
+ * 2. each recipient is claimed by a conditional write before any SES call
+ *    (with a lease of {@link RECIPIENT_LEASE_MS});
+ * 3. SES's message id reaches the recipient's item: written by the events
+ *    consumer from SES's first event of the message, and by the sender
+ *    itself when a batch stops before its end;
+ * 4. an expired claim is sent again only when nothing shows the first
+ *    attempt reached SES (no message id) or was refused.
+ * The window that stays open: SES accepted the message, then the sender
+ * died before its batch ended, and no event of that message reached us
+ * within the recipient's lease.
+ *
+ * Paced: every send takes an instant from the application-wide pacer, so
+ * all senders together stay under the account's `MaxSendRate`; a throttled
+ * send slows down and is retried, never failed.
+ */
+import * as v from 'valibot';
+import { emailTags } from '../email-tags.ts';
+import { AppError, ConflictError } from '../errors.ts';
+import { composeMessage } from '../messaging/composer.ts';
+import {
+  isSendRefused,
+  type SendRefusalKind,
+} from '../messaging/send-refusal.ts';
+import { logger } from '../observability.ts';
+import type { CoreDeps, OutgoingMessage } from '../ports.ts';
+import { sendingStateOf } from '../sending/readiness.ts';
+import { Id } from '../validation.ts';
+import { accountRate } from './account.ts';
+import type { Campaign, FailureReason, Progress } from './model.ts';
+import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
+import { type GuardDeps, refusingBlockers } from './send.ts';
+import { settleCampaign } from './settle.ts';
+
+/** Most recipients of one batch. */
+export const MAX_BATCH = 100;
+
+/** A message of the senders' queue: one batch of a send. */
+export const BatchMessage = v.object({
+  orgId: Id,
+  campaignId: Id,
+  sendId: Id,
+  batch: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  recipients: v.pipe(
+    v.array(
+      v.object({
+        contactId: v.pipe(v.string(), v.minLength(1)),
+        email: v.pipe(v.string(), v.minLength(3)),
+      }),
+    ),
+    v.maxLength(MAX_BATCH),
+  ),
+});
+export type BatchMessage = v.InferOutput<typeof BatchMessage>;
+
+/** How long a sender may run on a batch before stopping (its time budget). */
+export const SENDER_BUDGET_MS = 40_000;
+
+/** A batch's lease: longer than a sender may run (its function's timeout). */
+export const BATCH_LEASE_MS = 60_000;
+
+/**
+ * A recipient's claim: long enough for SES's first event of the message to
+ * reach us after a sender died, so that it is never sent twice.
+ */
+export const RECIPIENT_LEASE_MS = 15 * 60_000;
+
+/** The longest pause after a throttled send. */
+const MAX_THROTTLE_PAUSE_MS = 5_000;
+
+/** What a sender needs. */
+export type DeliverDeps = GuardDeps &
+  Pick<Deps, 'sends' | 'topics' | 'delivery' | 'mailer' | 'pacer' | 'ids'> &
+  Pick<CoreDeps, 'links'> & { queues: Pick<Deps['queues'], 'dispatch'> };
+
+const sleep = (ms: number) =>
+  ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+
+/** Instants of the shared rate, reserved one second's worth at a time. */
+class Slots {
+  private readonly reserved: number[] = [];
+
+  constructor(
+    private readonly deps: Pick<DeliverDeps, 'pacer' | 'clock'>,
+    private readonly rate: number,
+  ) {}
+
+  /** Waits for the next instant this sender may send at. */
+  async take(remaining: number): Promise<void> {
+    if (this.reserved.length === 0) {
+      const count = Math.max(1, Math.min(remaining, Math.floor(this.rate)));
+      const start = await this.deps.pacer.reserve(
+        count,
+        this.rate,
+        this.deps.clock.now(),
+      );
+      for (let i = 0; i < count; i++) {
+        this.reserved.push(start + Math.floor((i * 1000) / this.rate));
+      }
+    }
+    const at = this.reserved.shift() as number;
+    await sleep(at - this.deps.clock.now().getTime());
+  }
+}
+
+/** Fails the campaign of this send, with why. */
+const failCampaign = (
+  deps: DeliverDeps,
+  message: BatchMessage,
+  reason: FailureReason,
+  text: string,
+) =>
+  settleCampaign(
+    deps,
+    message.orgId,
+    message.campaignId,
+    message.sendId,
+    (campaign, now) =>
+      campaign.status === 'sending'
+        ? {
+            ...campaign,
+            status: 'failed',
+            failure: { reason, message: text, at: now },
+            completedAt: now,
+            updatedAt: now,
+          }
+        : undefined,
+  ).then(async (campaign) => {
+    logger.warn('Campaign failed', {
+      orgId: message.orgId,
+      campaignId: message.campaignId,
+      reason,
+      text,
+    });
+    // Its progress as it stood.
+    const state = await deps.sends.get(message.orgId, message.campaignId);
+    if (campaign && state?.sendId === message.sendId) {
+      await settleCampaign(
+        deps,
+        message.orgId,
+        message.campaignId,
+        message.sendId,
+        (current) =>
+          current.status === 'failed'
+            ? { ...current, progress: state.progress }
+            : undefined,
+      );
+    }
+  });
+
+/** Why the organization cannot send now, if it cannot. */
+const stopReason = (
+  blockers: readonly string[],
+): { reason: FailureReason; text: string } | undefined => {
+  if (blockers.includes('sending_paused')) {
+    return {
+      reason: 'sending_paused',
+      text: 'The email provider paused the organization’s sending',
+    };
+  }
+  const refusing = refusingBlockers(
+    blockers as Parameters<typeof refusingBlockers>[0],
+  );
+  if (refusing.length > 0) {
+    return {
+      reason: 'blocked',
+      text: `The organization cannot send now: ${refusing.join(', ')}`,
+    };
+  }
+  return undefined;
+};
+
+/** The recipients still in the audience when their turn comes. */
+const stillIn = async (
+  deps: DeliverDeps,
+  campaign: Campaign,
+  orgId: string,
+  recipients: BatchMessage['recipients'],
+) => {
+  const emails = recipients.map((r) => r.email);
+  const [contacts, declined, suppressed] = await Promise.all([
+    deps.contacts.getMany(orgId, campaign.listId, emails),
+    campaign.topicId
+      ? deps.topics.optedOut(orgId, campaign.topicId, emails)
+      : new Set<string>(),
+    deps.delivery.suppressions(orgId, emails),
+  ]);
+  return recipients.flatMap((r) => {
+    const contact = contacts.get(r.email);
+    const ok =
+      contact &&
+      contact.id === r.contactId &&
+      contact.status === 'subscribed' &&
+      (!campaign.tagId || contact.tagIds.includes(campaign.tagId)) &&
+      !declined.has(r.email) &&
+      !suppressed.has(r.email);
+    return ok ? [contact] : [];
+  });
+};
+
+/** Thrown to stop a batch and try it again later: the message is retried. */
+const tryLater = (text: string) => new ConflictError('campaign.changed', text);
+
+/** The sender's service call for one batch. Idempotent. */
+export const deliverBatch = async (
+  deps: DeliverDeps,
+  message: BatchMessage,
+): Promise<void> => {
+  const { orgId, campaignId, sendId, batch } = message;
+  const found = await deps.campaigns.getWithContent(orgId, campaignId);
+  if (
+    !found ||
+    found.campaign.status !== 'sending' ||
+    found.campaign.sendId !== sendId
+  ) {
+    return;
+  }
+  const { campaign, content } = found;
+  const owner = deps.ids.id();
+  const started = Date.now();
+  const leaseStart = deps.clock.now();
+  const lease = await deps.sends.leaseBatch(
+    orgId,
+    campaignId,
+    batch,
+    owner,
+    new Date(leaseStart.getTime() + BATCH_LEASE_MS),
+    leaseStart,
+  );
+  if (lease === 'done') return;
+  if (lease === 'held') {
+    throw tryLater(`Batch ${batch} of campaign ${campaignId} is being sent`);
+  }
+
+  // 1. The guards of every send, again: the switch, readiness.
+  if (!(await deps.appSettings.get()).sendingEnabled) {
+    await failCampaign(
+      deps,
+      message,
+      'sending_disabled',
+      'Sending was switched off application-wide during the send',
+    );
+    return;
+  }
+  const org = await deps.organizations.get(orgId);
+  if (!org) return;
+  const { readiness, sender } = await sendingStateOf(
+    deps,
+    org,
+    campaign.sendingIdentityId,
+  );
+  const stop = stopReason(readiness.blockers);
+  if (stop) {
+    await failCampaign(deps, message, stop.reason, stop.text);
+    return;
+  }
+
+  // 2. Who is still in: status, tag, topic, suppression, read now.
+  const recipients = await stillIn(deps, campaign, orgId, message.recipients);
+  const outcome: Omit<Progress, 'total'> = {
+    sent: 0,
+    failed: 0,
+    skipped: message.recipients.length - recipients.length,
+  };
+  const recorded: RecipientOutcome[] = [];
+  let unresolved = 0;
+  let stoppedBy: { reason: FailureReason; text: string } | undefined;
+
+  // 3. Claim, compose, pace and send, one recipient at a time.
+  const slots = new Slots(deps, await accountRate(deps));
+  for (const [index, contact] of recipients.entries()) {
+    if (stoppedBy) break;
+    if (Date.now() - started > SENDER_BUDGET_MS) {
+      unresolved += recipients.length - index;
+      break;
+    }
+    const now = deps.clock.now();
+    const claim = await deps.sends.claim(
+      orgId,
+      campaignId,
+      { contactId: contact.id, email: contact.email, batch },
+      owner,
+      new Date(now.getTime() + RECIPIENT_LEASE_MS),
+      now,
+    );
+    if (claim.kind === 'sent') {
+      outcome.sent++;
+      continue;
+    }
+    if (claim.kind === 'failed') {
+      outcome.failed++;
+      continue;
+    }
+    if (claim.kind === 'held') {
+      unresolved++;
+      continue;
+    }
+    let mail: OutgoingMessage;
+    try {
+      mail = await composeMessage(deps, {
+        orgId,
+        contact,
+        subject: campaign.subject,
+        html: content.html,
+        ...sender,
+        ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
+        ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
+        campaignId,
+      });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      stoppedBy = { reason: 'content_invalid', text: error.message };
+      break;
+    }
+    const result = await sendPaced(
+      deps,
+      slots,
+      {
+        ...mail,
+        tags: emailTags({
+          organization: orgId,
+          kind: 'campaign',
+          contact: contact.id,
+          campaign: campaignId,
+        }),
+      },
+      recipients.length - index,
+      started,
+    );
+    switch (result.kind) {
+      case 'sent':
+        outcome.sent++;
+        recorded.push({ contactId: contact.id, messageId: result.messageId });
+        break;
+      case 'rejected':
+        outcome.failed++;
+        recorded.push({ contactId: contact.id, refused: true });
+        break;
+      case 'paused':
+        // Nothing was sent to this one: its claim may be taken again.
+        stoppedBy = {
+          reason: 'sending_paused',
+          text: 'The email provider refused to send for the account or the organization',
+        };
+        break;
+      default:
+        // Throttled past the budget, or unknown: the claim stays.
+        unresolved++;
+    }
+  }
+
+  if (unresolved > 0 && !stoppedBy) {
+    // Stop here; the next attempt counts what this one did.
+    await deps.sends.recordOutcomes(orgId, campaignId, recorded);
+    throw tryLater(
+      `Batch ${batch} of campaign ${campaignId}: ${unresolved} recipients to try again`,
+    );
+  }
+  await deps.sends.completeBatch(orgId, campaignId, batch, owner, outcome);
+  if (stoppedBy) {
+    await failCampaign(deps, message, stoppedBy.reason, stoppedBy.text);
+    return;
+  }
+  await deps.queues.dispatch.send({
+    kind: 'continue',
+    orgId,
+    campaignId,
+    sendId,
+  });
+};
+
+/** What became of one paced send. */
+type SendResult =
+  | { kind: 'sent'; messageId: string }
+  | { kind: Exclude<SendRefusalKind, 'throttled'> | 'throttled' };
+
+/**
+ * Sends one message at the next instant of the shared rate. Throttled: a
+ * pause growing each time, a new instant, again — until the time budget
+ * ends (never a failure of the recipient).
+ */
+const sendPaced = async (
+  deps: DeliverDeps,
+  slots: Slots,
+  mail: OutgoingMessage,
+  remaining: number,
+  started: number,
+): Promise<SendResult> => {
+  for (let attempt = 0; ; attempt++) {
+    await slots.take(remaining);
+    try {
+      const { messageId } = await deps.mailer.send(mail);
+      return { kind: 'sent', messageId };
+    } catch (error) {
+      if (isSendRefused(error, 'throttled')) {
+        const pause = Math.min(MAX_THROTTLE_PAUSE_MS, 250 * 2 ** attempt);
+        if (Date.now() + pause - started > SENDER_BUDGET_MS) {
+          return { kind: 'throttled' };
+        }
+        logger.info('Send throttled: slowing down', { attempt, pause });
+        await sleep(pause);
+        continue;
+      }
+      if (isSendRefused(error, 'rejected')) return { kind: 'rejected' };
+      if (isSendRefused(error, 'paused')) return { kind: 'paused' };
+      logger.warn('Send outcome unknown: the claim stays', { error });
+      return { kind: 'uncertain' };
+    }
+  }
+};

@@ -1,0 +1,481 @@
+/**
+ * The dispatcher of campaign sends: the one service call of the `dispatch`
+ * consumer. It starts a send (told by the API, or by a schedule's fire,
+ * which re-checks the switch, readiness and quota first), then walks the
+ * audience by cursor — never by page number — and hands the senders a few
+ * batches at a time, and sees the send end.
+ *
+ * Fair by construction: a send has at most {@link BATCHES_IN_FLIGHT}
+ * batches in the senders' queue; each finished batch asks for the next. A
+ * small campaign's batch therefore waits behind a handful of batches of a
+ * big one, never behind all of them (on AWS the queue is also a fair queue,
+ * grouped by organization).
+ *
+ * Resumable: the state (cursor, batches in flight) changes by conditional
+ * writes only; a batch is recorded before its message is sent, and one
+ * whose message is not known to be queued is sent again by the next run.
+ */
+import * as v from 'valibot';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { logger } from '../observability.ts';
+import { sendingStateOf } from '../sending/readiness.ts';
+import { Id } from '../validation.ts';
+import { accountRate } from './account.ts';
+import type { BatchMessage } from './deliver.ts';
+import type {
+  Campaign,
+  HoldReason,
+  InFlightBatch,
+  SendState,
+} from './model.ts';
+import { NO_PROGRESS } from './model.ts';
+import type { CampaignsDeps as Deps } from './ports.ts';
+import { type GuardDeps, holdOf, refusingBlockers } from './send.ts';
+import { settleCampaign } from './settle.ts';
+
+/** Batches of one send in the senders' queue at once. */
+export const BATCHES_IN_FLIGHT = 2;
+
+/** Items of the list one walk step reads at most. */
+export const WALK_STEP_ITEMS = 500;
+
+/**
+ * Recipients per batch: about ten seconds of the account's rate, 10 to
+ * 100 (a batch must end well within a sender's time budget).
+ */
+export const batchSizeFor = (ratePerSecond: number): number =>
+  Math.max(10, Math.min(100, Math.round(ratePerSecond * 10)));
+
+/** How long the dispatcher waits for the API to name a send it was told of. */
+export const START_GRACE_MS = 60_000;
+
+/** After this, a batch whose message is not known queued is queued again. */
+export const REQUEUE_AFTER_MS = 30_000;
+
+const Instant = v.pipe(v.string(), v.isoTimestamp());
+
+/** A message of the dispatcher's queue. */
+export const DispatchMessage = v.variant('kind', [
+  /** The API accepted a send now. */
+  v.object({
+    kind: v.literal('start'),
+    orgId: Id,
+    campaignId: Id,
+    sendId: Id,
+    requestedAt: Instant,
+  }),
+  /** A scheduled send's schedule fired. */
+  v.object({
+    kind: v.literal('fire'),
+    orgId: Id,
+    campaignId: Id,
+    sendId: Id,
+    scheduledAt: Instant,
+  }),
+  /** A batch ended: hand out the next, or see the send end. */
+  v.object({
+    kind: v.literal('continue'),
+    orgId: Id,
+    campaignId: Id,
+    sendId: Id,
+  }),
+]);
+export type DispatchMessage = v.InferOutput<typeof DispatchMessage>;
+
+/** What the dispatcher needs. */
+export type DispatchDeps = GuardDeps &
+  Pick<Deps, 'sends' | 'topics' | 'delivery'> & {
+    queues: Pick<Deps['queues'], 'send'>;
+  };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A race lost for now: the consumer retries the message. */
+const notYet = (message: string) =>
+  new ConflictError('campaign.changed', message);
+
+/** Back to draft: the fire of a schedule found the send held. */
+const holdFired = (
+  deps: DispatchDeps,
+  message: Extract<DispatchMessage, { kind: 'fire' }>,
+  reason: HoldReason,
+  blockers?: string[],
+) =>
+  settleCampaign(
+    deps,
+    message.orgId,
+    message.campaignId,
+    message.sendId,
+    (campaign, now) =>
+      campaign.status === 'scheduled'
+        ? {
+            ...campaign,
+            status: 'draft',
+            scheduledAt: null,
+            sendId: null,
+            lastHold: { reason, at: now, ...(blockers ? { blockers } : {}) },
+            updatedAt: now,
+          }
+        : undefined,
+  );
+
+/**
+ * A schedule fired: if the campaign is still scheduled for this send and
+ * instant, re-check what the API checked (the switch, readiness, quota)
+ * and start; otherwise nothing (a late, early or duplicate fire, or a
+ * campaign sent meanwhile).
+ */
+const fire = async (
+  deps: DispatchDeps,
+  message: Extract<DispatchMessage, { kind: 'fire' }>,
+): Promise<Campaign | undefined> => {
+  const { orgId, campaignId, sendId } = message;
+  const campaign = await deps.campaigns.get(orgId, campaignId);
+  if (
+    !campaign ||
+    campaign.status !== 'scheduled' ||
+    campaign.sendId !== sendId ||
+    campaign.scheduledAt !== new Date(message.scheduledAt).toISOString()
+  ) {
+    logger.info('Schedule fire with nothing to do', { orgId, campaignId });
+    return undefined;
+  }
+  const org = await deps.organizations.get(orgId);
+  if (!org) throw new NotFoundError('organization.notFound', `No ${orgId}`);
+  const { readiness } = await sendingStateOf(
+    deps,
+    org,
+    campaign.sendingIdentityId,
+  );
+  const blockers = refusingBlockers(readiness.blockers);
+  if (blockers.length > 0) {
+    await holdFired(deps, message, 'blocked', blockers);
+    return undefined;
+  }
+  const { hold, recipients } = await holdOf(deps, org, campaign);
+  if (hold) {
+    await holdFired(deps, message, hold);
+    return undefined;
+  }
+  return settleCampaign(deps, orgId, campaignId, sendId, (current, now) =>
+    current.status === 'scheduled'
+      ? {
+          ...current,
+          status: 'sending',
+          scheduledAt: current.scheduledAt,
+          startedAt: now,
+          progress: { ...NO_PROGRESS, total: recipients },
+          updatedAt: now,
+        }
+      : undefined,
+  );
+};
+
+/**
+ * The campaign of a start message, once the API named its send: the API
+ * tells the dispatcher first and changes the campaign right after, so a
+ * message may come a moment early (a short wait, then a retry). One the
+ * campaign never names (its request failed or lost a race) does nothing.
+ */
+const started = async (
+  deps: DispatchDeps,
+  message: Extract<DispatchMessage, { kind: 'start' }>,
+): Promise<Campaign | undefined> => {
+  const { orgId, campaignId, sendId } = message;
+  for (let attempt = 0; ; attempt++) {
+    const campaign = await deps.campaigns.get(orgId, campaignId);
+    if (campaign?.sendId === sendId) {
+      return campaign.status === 'sending' ? campaign : undefined;
+    }
+    const waiting =
+      campaign &&
+      (campaign.status === 'draft' || campaign.status === 'scheduled') &&
+      deps.clock.now().getTime() <
+        Date.parse(message.requestedAt) + START_GRACE_MS;
+    if (!waiting) return undefined;
+    if (attempt >= 4) {
+      throw notYet(`Campaign ${campaignId} does not name send ${sendId} yet`);
+    }
+    await sleep(250 * (attempt + 1));
+  }
+};
+
+/** The first state of a send, and its recipients counted in the window. */
+const openSend = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+): Promise<void> => {
+  const sendId = campaign.sendId as string;
+  const existing = await deps.sends.get(orgId, campaign.id);
+  if (existing?.sendId === sendId) return;
+  const state: SendState = {
+    sendId,
+    cursor: null,
+    walked: false,
+    nextBatch: 0,
+    inFlight: {},
+    batchesDone: 0,
+    progress: { ...NO_PROGRESS, total: campaign.progress.total },
+    version: 0,
+  };
+  await deps.sends.start(orgId, campaign.id, state);
+  // The organization's rolling 24-hour window takes the audience on.
+  await deps.sendWindows.add(
+    orgId,
+    deps.clock.now().toISOString().slice(0, 13),
+    campaign.progress.total,
+  );
+};
+
+/** The recipients of one batch's range: subscribed, not opted out, not suppressed. */
+const eligible = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+  contacts: { id: string; email: string }[],
+) => {
+  if (contacts.length === 0) return [];
+  const emails = contacts.map((c) => c.email);
+  const [declined, suppressed] = await Promise.all([
+    campaign.topicId
+      ? deps.topics.optedOut(orgId, campaign.topicId, emails)
+      : new Set<string>(),
+    deps.delivery.suppressions(orgId, emails),
+  ]);
+  return contacts.filter(
+    (c) => !declined.has(c.email) && !suppressed.has(c.email),
+  );
+};
+
+/**
+ * Walks on from the cursor until a batch is full or the list ends: the
+ * batch's range ends at its last recipient (the next walk starts there).
+ */
+const nextBatch = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+  cursor: string | null,
+  size: number,
+): Promise<{
+  recipients: { contactId: string; email: string }[];
+  last: string | null;
+  done: boolean;
+}> => {
+  const recipients: { contactId: string; email: string }[] = [];
+  let after = cursor;
+  for (;;) {
+    const step = await deps.audience.walk(orgId, campaign.listId, {
+      after,
+      limit: WALK_STEP_ITEMS,
+      tagId: campaign.tagId,
+    });
+    const kept = await eligible(deps, orgId, campaign, step.contacts);
+    for (const contact of kept) {
+      recipients.push({ contactId: contact.id, email: contact.email });
+      if (recipients.length === size) {
+        // Full: the range ends here; the rest of the step is read again.
+        const rest = step.contacts.findIndex((c) => c.email > contact.email);
+        return {
+          recipients,
+          last: contact.email,
+          done: step.done && rest === -1,
+        };
+      }
+    }
+    after = step.last;
+    if (step.done) return { recipients, last: after, done: true };
+  }
+};
+
+/** The message of a batch in flight, its recipients read again from its range. */
+const batchMessage = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+  batch: number,
+  range: InFlightBatch,
+): Promise<BatchMessage> => {
+  const contacts = await deps.audience.range(orgId, campaign.listId, {
+    after: range.after,
+    last: range.last,
+    tagId: campaign.tagId,
+  });
+  const kept = await eligible(deps, orgId, campaign, contacts);
+  return {
+    orgId,
+    campaignId: campaign.id,
+    sendId: campaign.sendId as string,
+    batch,
+    recipients: kept.map((c) => ({ contactId: c.id, email: c.email })),
+  };
+};
+
+/** Sends a batch to the senders, grouped by organization (fair queues). */
+const queueBatch = (deps: DispatchDeps, message: BatchMessage) =>
+  deps.queues.send.send(message, { group: message.orgId });
+
+/**
+ * The send ends when the walk reached the list's end and every batch is
+ * done: the campaign becomes sent with its exact progress.
+ */
+const finishIfDone = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+  state: SendState,
+): Promise<boolean> => {
+  const done =
+    state.walked &&
+    Object.keys(state.inFlight).length === 0 &&
+    state.batchesDone === state.nextBatch;
+  if (!done) return false;
+  const { sent, failed, skipped } = state.progress;
+  await settleCampaign(
+    deps,
+    orgId,
+    campaign.id,
+    state.sendId,
+    (current, now) =>
+      current.status === 'sending'
+        ? {
+            ...current,
+            status: 'sent',
+            completedAt: now,
+            progress: { total: sent + failed + skipped, sent, failed, skipped },
+            updatedAt: now,
+          }
+        : undefined,
+  );
+  logger.info('Campaign sent', {
+    orgId,
+    campaignId: campaign.id,
+    sent,
+    failed,
+    skipped,
+  });
+  return true;
+};
+
+/**
+ * One run over a running send: queue again the batches whose message may
+ * be lost, hand out batches up to the cap, and end the send when all is
+ * done. Each change of the state is conditional; a lost race re-reads.
+ */
+const advance = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaign: Campaign,
+): Promise<void> => {
+  const size = batchSizeFor(await accountRate(deps));
+  for (;;) {
+    const state = await deps.sends.get(orgId, campaign.id);
+    if (!state || state.sendId !== campaign.sendId) return;
+    if (await finishIfDone(deps, orgId, campaign, state)) return;
+    const now = deps.clock.now();
+
+    // Batches recorded but maybe never queued (a crash in between).
+    const lost = Object.entries(state.inFlight).filter(
+      ([, b]) =>
+        !b.queued && now.getTime() - Date.parse(b.at) >= REQUEUE_AFTER_MS,
+    );
+    if (lost.length > 0) {
+      for (const [n, range] of lost) {
+        await queueBatch(
+          deps,
+          await batchMessage(deps, orgId, campaign, Number(n), range),
+        );
+      }
+      await saveQuietly(deps, orgId, campaign.id, {
+        ...state,
+        inFlight: Object.fromEntries(
+          Object.entries(state.inFlight).map(([n, b]) => [
+            n,
+            lost.some(([m]) => m === n) ? { ...b, queued: true } : b,
+          ]),
+        ),
+      });
+      continue;
+    }
+
+    if (
+      state.walked ||
+      Object.keys(state.inFlight).length >= BATCHES_IN_FLIGHT
+    ) {
+      return;
+    }
+
+    // The next batch: recorded first (conditionally), then queued.
+    const batch = await nextBatch(deps, orgId, campaign, state.cursor, size);
+    const n = state.nextBatch;
+    const range: InFlightBatch | undefined =
+      batch.recipients.length > 0 && batch.last
+        ? {
+            after: state.cursor,
+            last: batch.last,
+            at: now.toISOString(),
+            queued: false,
+          }
+        : undefined;
+    const recorded: SendState = {
+      ...state,
+      cursor: batch.last,
+      walked: batch.done,
+      nextBatch: range ? n + 1 : n,
+      inFlight: range ? { ...state.inFlight, [n]: range } : state.inFlight,
+    };
+    if (!(await saveQuietly(deps, orgId, campaign.id, recorded))) continue;
+    if (!range) continue;
+    await queueBatch(deps, {
+      orgId,
+      campaignId: campaign.id,
+      sendId: state.sendId,
+      batch: n,
+      recipients: batch.recipients,
+    });
+    await saveQuietly(deps, orgId, campaign.id, {
+      ...recorded,
+      version: recorded.version + 1,
+      inFlight: { ...recorded.inFlight, [n]: { ...range, queued: true } },
+    });
+  }
+};
+
+/** Saves the state; false when it changed meanwhile (read it again). */
+const saveQuietly = async (
+  deps: DispatchDeps,
+  orgId: string,
+  campaignId: string,
+  state: SendState,
+): Promise<boolean> => {
+  try {
+    await deps.sends.save(orgId, campaignId, state);
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+};
+
+/** The dispatcher's service call for one message. Idempotent. */
+export const dispatchCampaign = async (
+  deps: DispatchDeps,
+  message: DispatchMessage,
+): Promise<void> => {
+  const campaign =
+    message.kind === 'fire'
+      ? await fire(deps, message)
+      : message.kind === 'start'
+        ? await started(deps, message)
+        : await deps.campaigns.get(message.orgId, message.campaignId);
+  if (
+    !campaign ||
+    campaign.status !== 'sending' ||
+    campaign.sendId !== message.sendId
+  ) {
+    return;
+  }
+  await openSend(deps, message.orgId, campaign);
+  await advance(deps, message.orgId, campaign);
+};
