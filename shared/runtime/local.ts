@@ -69,18 +69,26 @@ export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
     documentClientOptions,
   );
 
-/** The real SESv2Client, pointed at the local SES v2 emulator. */
-export const localSes = (endpoint: string): SESv2Client =>
+/**
+ * The real SESv2Client, pointed at the local SES v2 emulator.
+ * @param options.sending for the mailer: one attempt per call, as on AWS
+ * (SendEmail has no idempotency token, so a retried timeout may send twice).
+ */
+export const localSes = (
+  endpoint: string,
+  options: { sending?: boolean } = {},
+): SESv2Client =>
   new SESv2Client({
     endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
+    ...(options.sending ? { maxAttempts: 1 } : {}),
   });
 
 /** The local dependencies: every binding, as the local stack runs every group. */
 export const localDeps = (options: LocalOptions): Deps => {
   const dns = new NodeDnsResolver([options.dnsServer]);
-  const ses = localSes(options.mailbox);
+  const ses = localSes(options.mailbox, { sending: true });
   const deps = buildDeps(ALL_BINDINGS, {
     table: () => ({
       dynamo: localDynamo(options.dynamodb),
