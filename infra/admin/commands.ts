@@ -16,6 +16,7 @@ import {
   createOrganization,
   setSendingAllowed,
   setSendingEnabled,
+  setSendQuota,
 } from '../../shared/organizations/organizations.ts';
 import {
   advanceLocalClock,
@@ -75,6 +76,12 @@ export const COMMANDS: Command[] = [
     words: 'org disallow',
     flags: ['org'],
     run: (deps, f) => setSendingAllowed(deps, { orgId: f.org ?? '' }, false),
+  },
+  {
+    words: 'org quota',
+    flags: ['org', 'max24h'],
+    run: (deps, f) =>
+      setSendQuota(deps, { orgId: f.org ?? '', max24h: f.max24h ?? '' }),
   },
   {
     words: 'member add',

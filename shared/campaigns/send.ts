@@ -19,10 +19,8 @@ import {
 } from '../errors.ts';
 import { composeMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
-import {
-  DEFAULT_SEND_QUOTA_24H,
-  type Organization,
-} from '../organizations/model.ts';
+import type { Organization } from '../organizations/model.ts';
+import { sendQuotaOf } from '../organizations/organizations.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
 import { scheduleName } from '../scheduling/ports.ts';
@@ -157,10 +155,6 @@ export const last24Hours = (now: Date): string[] =>
   Array.from({ length: 24 }, (_, i) =>
     new Date(now.getTime() - i * 3_600_000).toISOString().slice(0, 13),
   );
-
-/** An organization's quota: the operator's, or the default. */
-export const sendQuotaOf = (org: Organization): number =>
-  org.sendQuota24h ?? DEFAULT_SEND_QUOTA_24H;
 
 /**
  * What may still go out in the rolling 24 hours: the organization's quota

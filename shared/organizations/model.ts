@@ -15,11 +15,17 @@ export interface Organization {
   postalAddress?: string;
   /** The last known state of its sending isolation, once attempted. */
   isolation?: IsolationState;
-  /** Recipients its campaigns may take on in 24 hours (operator-set). */
+  /**
+   * How many emails it may send in any 24 hours, set by the operator;
+   * unset: DEFAULT_SEND_QUOTA_24H (read it with `sendQuotaOf`).
+   */
   sendQuota24h?: number;
 }
 
-/** The 24-hour quota of an organization the operator did not set. */
+/**
+ * The 24-hour sending quota of an organization whose quota the operator did
+ * not set.
+ */
 export const DEFAULT_SEND_QUOTA_24H = 10_000;
 
 /** What is known of an organization's sending isolation (SES tenant). */

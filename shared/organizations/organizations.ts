@@ -1,11 +1,11 @@
 /**
  * Application logic of organizations: the operator's commands (create, the
- * sending allowlist, the application-wide switch).
+ * sending allowlist, the 24-hour sending quota, the application-wide switch).
  */
 import * as v from 'valibot';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { parse, requiredName, ViewId } from '../validation.ts';
-import { type Organization, slugify } from './model.ts';
+import { DEFAULT_SEND_QUOTA_24H, type Organization, slugify } from './model.ts';
 import type { OrganizationsDeps as Deps } from './ports.ts';
 
 const CreateOrganizationInput = v.object({
@@ -80,6 +80,50 @@ export const setSendingAllowed = async (
   await deps.organizations.setSendingAllowed(orgId, allowed);
   return { orgId, sendingAllowed: allowed };
 };
+
+/** The most an operator may set as an organization's 24-hour quota. */
+const MAX_SEND_QUOTA_24H = 10_000_000;
+
+const QUOTA_MESSAGE = 'must be a whole number from 1 to 10,000,000';
+
+const SendQuotaInput = v.object({
+  ...OrgId.entries,
+  // A number, or its decimal digits (the admin CLI's flags are strings).
+  max24h: v.pipe(
+    v.union(
+      [
+        v.number(),
+        v.pipe(
+          v.string(),
+          v.regex(/^\d+$/, QUOTA_MESSAGE),
+          v.transform(Number),
+        ),
+      ],
+      QUOTA_MESSAGE,
+    ),
+    v.integer(QUOTA_MESSAGE),
+    v.minValue(1, QUOTA_MESSAGE),
+    v.maxValue(MAX_SEND_QUOTA_24H, QUOTA_MESSAGE),
+  ),
+});
+
+/**
+ * Sets how many emails an organization may send in any 24 hours (the
+ * operator's decision; unset, DEFAULT_SEND_QUOTA_24H). 404 for an unknown
+ * organization.
+ */
+export const setSendQuota = async (
+  deps: Pick<Deps, 'organizations'>,
+  input: { orgId: string; max24h: number | string },
+): Promise<{ orgId: string; sendQuota24h: number }> => {
+  const { orgId, max24h } = parse(SendQuotaInput, input);
+  await deps.organizations.setSendQuota(orgId, max24h);
+  return { orgId, sendQuota24h: max24h };
+};
+
+/** The organization's 24-hour sending quota: the one set, or the default. */
+export const sendQuotaOf = (org: Organization): number =>
+  org.sendQuota24h ?? DEFAULT_SEND_QUOTA_24H;
 
 /** Switches sending on or off for the whole application. */
 export const setSendingEnabled = async (

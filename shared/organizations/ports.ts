@@ -18,6 +18,8 @@ export interface OrganizationRepository {
   challengeToken(orgId: string, candidate: string): Promise<string>;
   /** Stores what is known of the organization's sending isolation. */
   saveIsolation(orgId: string, isolation: IsolationState): Promise<void>;
+  /** Sets the organization's 24-hour sending quota; `NotFoundError` if unknown. */
+  setSendQuota(orgId: string, max24h: number): Promise<void>;
 }
 
 /** Application-wide settings, set by the operator. */

@@ -47,6 +47,12 @@ const dynamo = once(() =>
   ),
 );
 const ses = once(() => captureClient(new SESv2Client({})));
+// SendEmail has no idempotency token: a retried timeout may send the email
+// twice. The mailer's client tries once; the caller decides (its refusal
+// says `uncertain`).
+const sendingSes = once(() =>
+  captureClient(new SESv2Client({ maxAttempts: 1 })),
+);
 const sqs = once(() => captureClient(new SQSClient({})));
 const schedulerClient = once(() => captureClient(new SchedulerClient({})));
 const secrets = once(
@@ -81,7 +87,7 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
       appFromAddress: required(config.APP_FROM_ADDRESS, 'APP_FROM_ADDRESS'),
     }),
     mailer: () =>
-      new SesMailer(ses(), {
+      new SesMailer(sendingSes(), {
         ...(config.SES_CONFIGURATION_SET
           ? { configurationSet: config.SES_CONFIGURATION_SET }
           : {}),

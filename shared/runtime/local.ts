@@ -1,7 +1,8 @@
 /**
  * Composition root of the local stack and of tests: the same adapters,
  * pointed at the embedded engines (DynamoDB Local, the SES v2 emulator, the
- * local DNS server), plus the local stand-in of the email provider.
+ * local DNS server), plus the local stand-in of the email provider and the
+ * SES emulator's sending limits.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -9,7 +10,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { LocalEmailProvider } from '../adapters/local/local-email-provider.ts';
+import {
+  LocalSendLimits,
+  withSendLimits,
+} from '../adapters/local/local-send-limits.ts';
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
+import { systemClock } from '../adapters/system.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
 import type { Deps } from '../deps.ts';
 import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
@@ -69,18 +75,31 @@ export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
     documentClientOptions,
   );
 
-/** The real SESv2Client, pointed at the local SES v2 emulator. */
-export const localSes = (endpoint: string): SESv2Client =>
+/**
+ * The real SESv2Client, pointed at the local SES v2 emulator.
+ * @param options.sending for the mailer: one attempt per call, as on AWS
+ * (SendEmail has no idempotency token, so a retried timeout may send twice).
+ */
+export const localSes = (
+  endpoint: string,
+  options: { sending?: boolean } = {},
+): SESv2Client =>
   new SESv2Client({
     endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
+    ...(options.sending ? { maxAttempts: 1 } : {}),
   });
 
 /** The local dependencies: every binding, as the local stack runs every group. */
 export const localDeps = (options: LocalOptions): Deps => {
   const dns = new NodeDnsResolver([options.dnsServer]);
-  const ses = localSes(options.mailbox);
+  const clock = options.clock ?? systemClock;
+  // SES's rate and 24-hour quota, from the provider's state file.
+  const ses = withSendLimits(
+    localSes(options.mailbox, { sending: true }),
+    new LocalSendLimits(options.providerStateFile, { clock }),
+  );
   const deps = buildDeps(ALL_BINDINGS, {
     table: () => ({
       dynamo: localDynamo(options.dynamodb),
@@ -96,7 +115,8 @@ export const localDeps = (options: LocalOptions): Deps => {
     }),
     mailer: () => options.mailer?.(new SesMailer(ses)) ?? new SesMailer(ses),
     linkSecret: () => async () => options.linkSecret,
-    provider: () => new LocalEmailProvider(options.providerStateFile, dns),
+    provider: () =>
+      new LocalEmailProvider(options.providerStateFile, dns, clock),
     dns: () => dns,
     scheduler: () => options.scheduler ?? noScheduler,
     ...(options.scheduleMinLeadSeconds !== undefined
@@ -105,7 +125,7 @@ export const localDeps = (options: LocalOptions): Deps => {
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
       : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock,
     ...(options.ids ? { ids: options.ids } : {}),
   });
   return { ...deps, queues: options.queues ?? {} };

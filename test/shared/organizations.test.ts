@@ -1,11 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeCaller } from '../../shared/access/caller.ts';
 import type { Deps } from '../../shared/deps.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { DEFAULT_SEND_QUOTA_24H } from '../../shared/organizations/model.ts';
 import {
   createOrganization,
+  sendQuotaOf,
   setSendingAllowed,
   setSendingEnabled,
+  setSendQuota,
 } from '../../shared/organizations/organizations.ts';
 import { createTestDeps } from '../support/dynamo.ts';
 
@@ -74,5 +77,75 @@ describe('organizations, on the embedded DynamoDB', () => {
         true,
       ),
     ).rejects.toThrow(NotFoundError);
+  });
+
+  describe('the 24-hour sending quota', () => {
+    /** The organization as stored. */
+    const stored = async (orgId: string) => {
+      const org = await deps.organizations.get(orgId);
+      if (!org) throw new Error(`no organization ${orgId}`);
+      return org;
+    };
+
+    it('is the default until the operator sets one', async () => {
+      // Arrange
+      const { id } = await createOrganization(deps, { name: 'Quota' });
+      const before = await stored(id);
+
+      // Act
+      const set = await setSendQuota(deps, { orgId: id, max24h: 25_000 });
+
+      // Assert
+      expect(DEFAULT_SEND_QUOTA_24H).toBe(10_000);
+      expect(before.sendQuota24h).toBeUndefined();
+      expect(sendQuotaOf(before)).toBe(10_000);
+      expect(set).toEqual({ orgId: id, sendQuota24h: 25_000 });
+      expect((await stored(id)).sendQuota24h).toBe(25_000);
+      expect(sendQuotaOf(await stored(id))).toBe(25_000);
+    });
+
+    it('takes the decimal digits of the admin CLI’s flag, up to 10,000,000', async () => {
+      // Arrange
+      const { id } = await createOrganization(deps, { name: 'Quota flag' });
+
+      // Act
+      const set = await setSendQuota(deps, { orgId: id, max24h: '10000000' });
+
+      // Assert
+      expect(set.sendQuota24h).toBe(10_000_000);
+      expect(sendQuotaOf(await stored(id))).toBe(10_000_000);
+    });
+
+    it.each([0, -5, 1.5, 10_000_001, Number.NaN, '', '12abc', '1e3', ' 7'])(
+      'refuses %j, naming max24h, and changes nothing',
+      async (max24h) => {
+        // Arrange
+        const { id } = await createOrganization(deps, { name: 'Bad quota' });
+
+        // Act
+        const error = await setSendQuota(deps, { orgId: id, max24h }).catch(
+          (e: unknown) => e,
+        );
+
+        // Assert
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).details).toEqual([
+          {
+            field: 'max24h',
+            message: 'must be a whole number from 1 to 10,000,000',
+          },
+        ]);
+        expect((await stored(id)).sendQuota24h).toBeUndefined();
+      },
+    );
+
+    it('is 404 for an unknown organization', async () => {
+      await expect(
+        setSendQuota(deps, {
+          orgId: '01a20000-0000-7000-8000-00000000dead',
+          max24h: 100,
+        }),
+      ).rejects.toThrow(NotFoundError);
+    });
   });
 });

@@ -26,6 +26,7 @@ const toItem = (org: Organization) => ({
   sendingAllowed: org.sendingAllowed,
   createdAt: org.createdAt,
   listCount: 0,
+  ...(org.sendQuota24h !== undefined ? { sendQuota24h: org.sendQuota24h } : {}),
 });
 
 const IsolationItem = v.object({
@@ -42,6 +43,7 @@ const OrganizationItem = itemSchema('Organization', {
   createdAt: v.string(),
   postalAddress: v.optional(v.string()),
   isolation: v.optional(IsolationItem),
+  sendQuota24h: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
 /** The organization's domain-verification token, written once. */
@@ -154,6 +156,13 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
       expression: 'SET #isolation = :value',
       values: { ':value': isolation },
       names: { '#isolation': 'isolation' },
+    });
+  }
+
+  async setSendQuota(orgId: string, max24h: number): Promise<void> {
+    await this.update(orgId, {
+      expression: 'SET sendQuota24h = :value',
+      values: { ':value': max24h },
     });
   }
 

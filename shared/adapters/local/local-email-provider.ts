@@ -12,6 +12,7 @@ import {
   RuleViolationError,
   ServiceUnavailableError,
 } from '../../errors.ts';
+import type { Clock } from '../../ports.ts';
 import type {
   DnsRecord,
   DnsResolver,
@@ -21,6 +22,7 @@ import type {
   ProviderTenant,
   TenantSendingStatus,
 } from '../../sending/provider.ts';
+import { systemClock } from '../system.ts';
 import { readJsonFile, updateJsonFile } from './json-file.ts';
 
 /** The MX exchange SES asks for on a custom MAIL FROM domain (region "local"). */
@@ -66,6 +68,18 @@ const ProviderState = v.object({
   ),
   outage: v.optional(v.boolean(), false),
   quota: v.optional(Quota, () => ({ ...DEFAULT_QUOTA })),
+  /**
+   * Accepted sends per minute (ISO time of the minute's start → count),
+   * kept for 24 hours: the rolling count of the account
+   * (local-send-limits.ts writes them).
+   */
+  sent: v.optional(
+    v.record(
+      v.pipe(v.string(), v.isoTimestamp()),
+      v.pipe(v.number(), v.integer(), v.minValue(0)),
+    ),
+    {},
+  ),
 });
 
 /** The contents of the provider's state file. */
@@ -103,6 +117,68 @@ const updateProviderState = (
     return state;
   });
 
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** The start of the minute of `ms` (ms since the epoch). */
+export const minuteOf = (ms: number): number =>
+  Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+
+/**
+ * True when the minute that starts at `minuteMs` is within the 24 hours
+ * before `nowMs`, in part at least: a send leaves the count between 24 h and
+ * 24 h 1 min after it. (A minute after `nowMs`, left by a clock since reset,
+ * counts until it ages out.)
+ */
+const isWithin24Hours = (minuteMs: number, nowMs: number): boolean =>
+  minuteMs + MINUTE_MS > nowMs - DAY_MS;
+
+/** The per-minute counts of a state file, by the minute's start in ms. */
+export const sentPerMinute = (state: ProviderState): Map<number, number> =>
+  new Map(
+    Object.entries(state.sent).map(([minute, count]) => [
+      Date.parse(minute),
+      count,
+    ]),
+  );
+
+/** How many sends of `perMinute` are within the 24 hours before `now`. */
+export const countLast24Hours = (
+  perMinute: Map<number, number>,
+  now: Date,
+): number => {
+  let total = 0;
+  for (const [minute, count] of perMinute) {
+    if (isWithin24Hours(minute, now.getTime())) total += count;
+  }
+  return total;
+};
+
+/**
+ * Adds accepted sends (per minute, by the minute's start in ms) to the state
+ * file, drops the minutes older than 24 hours, and stores the count as of
+ * `now` in `quota.sentLast24Hours` (what the mailbox's GetAccount answers).
+ * Returns the state written.
+ */
+export const recordSent = (
+  file: string,
+  added: Map<number, number>,
+  now: Date,
+): Promise<ProviderState> =>
+  updateProviderState(file, (state) => {
+    const perMinute = sentPerMinute(state);
+    for (const [minute, count] of added) {
+      perMinute.set(minute, (perMinute.get(minute) ?? 0) + count);
+    }
+    state.sent = {};
+    for (const [minute, count] of [...perMinute].sort(([a], [b]) => a - b)) {
+      if (isWithin24Hours(minute, now.getTime())) {
+        state.sent[new Date(minute).toISOString()] = count;
+      }
+    }
+    state.quota.sentLast24Hours = countLast24Hours(perMinute, now);
+  });
+
 /** DNS names compare without case and without a trailing dot. */
 const normalize = (name: string) =>
   name.trim().toLowerCase().replace(/\.$/, '');
@@ -128,9 +204,14 @@ const unavailable = () =>
 
 /** The email provider of the local stack: SES's behaviour over a JSON file. */
 export class LocalEmailProvider implements EmailProvider {
+  /**
+   * @param clock the time of the rolling 24 hours of `sentLast24Hours`
+   * (the local stack's movable clock).
+   */
   constructor(
     private readonly stateFile: string,
     private readonly dns: DnsResolver,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async createDomain(
@@ -254,7 +335,11 @@ export class LocalEmailProvider implements EmailProvider {
   }
 
   async getAccount(): Promise<ProviderAccount> {
-    return { ...(await this.read()).quota };
+    const state = await this.read();
+    return {
+      ...state.quota,
+      sentLast24Hours: countLast24Hours(sentPerMinute(state), this.clock.now()),
+    };
   }
 
   /** The state, or the outage every call of the real provider would meet. */

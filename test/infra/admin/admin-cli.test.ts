@@ -10,6 +10,10 @@ import {
   UsageError,
 } from '../../../infra/admin/commands.ts';
 import { describeDeployedStack } from '../../../infra/admin/targets.ts';
+import type { AdminDeps } from '../../../shared/access/ports.ts';
+import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
+import { createOrganization } from '../../../shared/organizations/organizations.ts';
+import { createTestDeps } from '../../support/dynamo.ts';
 
 describe('admin CLI: command line', () => {
   it('parses a command with its flags and target', () => {
@@ -42,6 +46,79 @@ describe('admin CLI: command line', () => {
   ])('refuses %j', (argv, message) => {
     expect(() => parseInvocation(argv)).toThrow(UsageError);
     expect(() => parseInvocation(argv)).toThrow(message);
+  });
+});
+
+/** Runs a stack command line with the operator's deps. */
+const runStackCommand = (admin: AdminDeps, argv: string[]) => {
+  const { command, flags } = parseInvocation(argv);
+  if (command.local) throw new Error(`"${command.words}" is local-only`);
+  return command.run(admin, flags);
+};
+
+describe('admin CLI: org quota', () => {
+  it('parses "org quota --org <id> --max24h <n>", and lists it in the usage text', () => {
+    const invocation = parseInvocation(
+      'org quota --org o --max24h 25000 --stack S'.split(' '),
+    );
+    expect(invocation.command.words).toBe('org quota');
+    expect(invocation.command.local).toBeUndefined();
+    expect(invocation.flags).toEqual({ org: 'o', max24h: '25000' });
+    expect(USAGE).toContain('org quota --org <orgId> --max24h <emailsPer24h>');
+  });
+
+  it.each([
+    [['org', 'quota', '--org', 'o'], 'needs --max24h'],
+    [['org', 'quota', '--max24h', '5'], 'needs --org'],
+    [
+      ['org', 'quota', '--org', 'o', '--max24h', '5', '--rate', '1'],
+      'does not take --rate',
+    ],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseInvocation(argv)).toThrow(UsageError);
+    expect(() => parseInvocation(argv)).toThrow(message);
+  });
+
+  it("sets the organization's 24-hour quota and prints it", async () => {
+    // Arrange
+    const { admin } = await createTestDeps();
+    const org = await createOrganization(admin, { name: 'CLI quota' });
+
+    // Act
+    const printed = await runStackCommand(
+      admin,
+      `org quota --org ${org.id} --max24h 25000`.split(' '),
+    );
+
+    // Assert
+    expect(printed).toEqual({ orgId: org.id, sendQuota24h: 25_000 });
+    const stored = await admin.organizations.get(org.id);
+    expect(stored?.sendQuota24h).toBe(25_000);
+  });
+
+  it('refuses an unknown organization, and a quota that is no positive integer', async () => {
+    // Arrange
+    const { admin } = await createTestDeps();
+    const org = await createOrganization(admin, { name: 'CLI bad quota' });
+
+    // Act
+    const unknown = await runStackCommand(
+      admin,
+      'org quota --org 01a20000-0000-7000-8000-00000000dead --max24h 5'.split(
+        ' ',
+      ),
+    ).catch((e: unknown) => e);
+    const zero = await runStackCommand(
+      admin,
+      `org quota --org ${org.id} --max24h 0`.split(' '),
+    ).catch((e: unknown) => e);
+
+    // Assert
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    expect(zero).toBeInstanceOf(ValidationError);
+    expect((zero as Error).message).toBe(
+      'Invalid request: max24h: must be a whole number from 1 to 10,000,000',
+    );
   });
 });
 

@@ -1,7 +1,25 @@
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import {
+  AccountSuspendedException,
+  BadRequestException,
+  InternalServiceErrorException,
+  LimitExceededException,
+  MailFromDomainNotVerifiedException,
+  MessageRejected,
+  NotFoundException,
+  SESv2Client,
+  SESv2ServiceException,
+  SendEmailCommand,
+  SendingPausedException,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../../../shared/adapters/aws/ses-mailer.ts';
+import {
+  isSendRefused,
+  type SendRefusalKind,
+  SendRefusedError,
+} from '../../../../shared/messaging/send-refusal.ts';
 import type { OutgoingMessage } from '../../../../shared/ports.ts';
 
 const client = new SESv2Client({ region: 'eu-west-1' });
@@ -153,5 +171,146 @@ describe('SesMailer', () => {
       TenantName: 'org-1',
       ConfigurationSetName: 'org-1',
     });
+  });
+});
+
+/** An SES exception as the SDK deserialises it. */
+const sesError = <E>(
+  Exception: new (options: {
+    message: string;
+    $metadata: { httpStatusCode?: number };
+  }) => E,
+  message: string,
+  httpStatusCode: number,
+): E => new Exception({ message, $metadata: { httpStatusCode } });
+
+/** A Node network error, as the SDK's HTTP handler passes it on. */
+const networkError = (name: string, code?: string): Error =>
+  Object.assign(new Error(`socket trouble (${code ?? name})`), {
+    name,
+    ...(code ? { code } : {}),
+    $metadata: { attempts: 1, totalRetryDelay: 0 },
+  });
+
+/** What SesMailer.send threw, for a SendEmail that failed with `error`. */
+const refusalOf = async (error: Error): Promise<SendRefusedError> => {
+  ses.on(SendEmailCommand).rejects(error);
+  const thrown = await new SesMailer(client).send(message).catch((e) => e);
+  expect(thrown).toBeInstanceOf(SendRefusedError);
+  expect((thrown as SendRefusedError).cause).toBe(error);
+  return thrown as SendRefusedError;
+};
+
+describe('SesMailer: refusals', () => {
+  beforeEach(() => ses.reset());
+
+  it('throttled: a send over the maximum rate (TooManyRequestsException)', async () => {
+    // Arrange
+    const error = sesError(
+      TooManyRequestsException,
+      'Maximum sending rate exceeded.',
+      429,
+    );
+
+    // Act
+    const refusal = await refusalOf(error);
+
+    // Assert
+    expect(refusal.kind).toBe('throttled');
+    expect(refusal.name).toBe('SendRefusedError');
+    expect(refusal.message).toContain('Maximum sending rate exceeded');
+    expect(isSendRefused(refusal, 'throttled')).toBe(true);
+    expect(isSendRefused(refusal, 'paused')).toBe(false);
+  });
+
+  it('rejected: a message SES refuses (MessageRejected), and an invalid address (BadRequestException)', async () => {
+    // Act
+    const rejected = await refusalOf(
+      sesError(MessageRejected, 'Email address is not verified.', 400),
+    );
+    ses.reset();
+    const badRequest = await refusalOf(
+      sesError(BadRequestException, 'Missing final @domain', 400),
+    );
+
+    // Assert
+    expect(rejected.kind).toBe('rejected');
+    expect(badRequest.kind).toBe('rejected');
+  });
+
+  it('paused: the spent 24-hour quota, a throttling error that names the daily quota', async () => {
+    // Arrange
+    const error = sesError(
+      TooManyRequestsException,
+      'Daily message quota exceeded.',
+      429,
+    );
+
+    // Act
+    const refusal = await refusalOf(error);
+
+    // Assert
+    expect(refusal.kind).toBe('paused');
+  });
+
+  it.each([
+    ['SendingPausedException', sesError(SendingPausedException, 'paused', 400)],
+    [
+      'AccountSuspendedException',
+      sesError(AccountSuspendedException, 'suspended', 400),
+    ],
+    [
+      'MailFromDomainNotVerifiedException',
+      sesError(MailFromDomainNotVerifiedException, 'not verified', 400),
+    ],
+    [
+      'NotFoundException (no such tenant)',
+      sesError(NotFoundException, 'Tenant org-1 does not exist', 404),
+    ],
+    [
+      'LimitExceededException',
+      sesError(LimitExceededException, 'Daily message quota exceeded.', 400),
+    ],
+    [
+      'another 4xx (AccessDeniedException)',
+      new SESv2ServiceException({
+        name: 'AccessDeniedException',
+        $fault: 'client',
+        message: 'not authorized to perform ses:SendEmail',
+        $metadata: { httpStatusCode: 403 },
+      }),
+    ],
+  ])('paused: %s', async (_, error) => {
+    expect((await refusalOf(error)).kind).toBe('paused');
+  });
+
+  it.each<[string, Error, SendRefusalKind]>([
+    [
+      'a 5xx',
+      sesError(InternalServiceErrorException, 'internal error', 500),
+      'uncertain',
+    ],
+    ['a reset connection', networkError('Error', 'ECONNRESET'), 'uncertain'],
+    ['a timeout', networkError('TimeoutError'), 'uncertain'],
+    [
+      'a refused connection (SES never saw the request)',
+      networkError('Error', 'ECONNREFUSED'),
+      'throttled',
+    ],
+  ])('uncertain, unless no connection was made: %s', async (_, error, kind) => {
+    expect((await refusalOf(error)).kind).toBe(kind);
+  });
+
+  it('lets an error that is no answer of SES or the network through as it is', async () => {
+    // Arrange
+    const bug = new TypeError('Cannot read properties of undefined');
+    ses.on(SendEmailCommand).rejects(bug);
+
+    // Act
+    const thrown = await new SesMailer(client).send(message).catch((e) => e);
+
+    // Assert
+    expect(thrown).toBe(bug);
+    expect(isSendRefused(thrown)).toBe(false);
   });
 });
