@@ -122,6 +122,7 @@ export type TableDeps = Pick<
   | 'identities'
   | 'domains'
   | 'campaignReferences'
+  | 'campaignStats'
   | 'delivery'
   | 'apiKeyCacheTtlSeconds'
   // Audience facts are written with the contacts they describe.

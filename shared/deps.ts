@@ -7,6 +7,7 @@
  */
 import type { AccessDeps } from './access/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
+import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
@@ -27,6 +28,7 @@ export interface Deps
     TemplatesDeps,
     AccessDeps,
     DeliveryDeps,
+    CampaignStatsDeps,
     SchedulingDeps {
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;

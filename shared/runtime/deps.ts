@@ -8,6 +8,7 @@ import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
 import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
+import { DynamoCampaignStats } from '../adapters/aws/dynamo-campaign-stats.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
 import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
@@ -94,6 +95,7 @@ const tableDeps = (options: TableOptions) => {
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),
+    campaignStats: new DynamoCampaignStats(table),
     delivery: new DynamoDeliveryRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,

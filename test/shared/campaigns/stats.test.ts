@@ -1,0 +1,535 @@
+/**
+ * Campaign statistics on the embedded engine: SES's events of campaign
+ * mail counted exactly once each (duplicates, any order, a crash and a
+ * redelivery, races), unique opens and clicks by first occurrence, the
+ * clicks of each link, bounces hard and soft, and the sender's evidence
+ * on the recipient.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import {
+  CAMPAIGN_STATS_SHARDS,
+  DynamoCampaignStats,
+  linkIdOf,
+} from '../../../shared/adapters/aws/dynamo-campaign-stats.ts';
+import type { CampaignCounters } from '../../../shared/campaigns/stats-ports.ts';
+import { keys } from '../../../shared/db/keys.ts';
+import { recordSesEvent } from '../../../shared/delivery/events.ts';
+import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
+import { clickedLink } from '../../../shared/links/public-links.ts';
+import { localDynamo } from '../../../shared/runtime/local.ts';
+import { orgWithList, uniqueEmail } from '../../support/audience.ts';
+import {
+  createTestDeps,
+  fixedClock,
+  scanTable,
+  TEST_PUBLIC_API_URL,
+} from '../../support/dynamo.ts';
+
+const AT = '2026-11-22T10:00:00.000Z';
+
+/** The instant `seconds` after the message was sent. */
+const sentPlus = (seconds: number) =>
+  new Date(Date.parse(AT) + seconds * 1000).toISOString();
+
+/** One recipient of a campaign, and the message SES took for it. */
+interface Recipient {
+  orgId: string;
+  campaignId: string;
+  contactId: string;
+  email: string;
+  messageId: string;
+}
+
+const mailOf = (r: Recipient): SesEvent['mail'] => ({
+  messageId: r.messageId,
+  timestamp: AT,
+  destination: [r.email],
+  tags: {
+    org: [r.orgId],
+    kind: ['campaign'],
+    contact: [r.contactId],
+    campaign: [r.campaignId],
+  },
+});
+
+/** SES's events about a recipient's message, as the events queue gets them. */
+const ses = {
+  send: (r: Recipient): SesEvent => ({ eventType: 'Send', mail: mailOf(r) }),
+  delivery: (r: Recipient, s = 1): SesEvent => ({
+    eventType: 'Delivery',
+    mail: mailOf(r),
+    delivery: { timestamp: sentPlus(s), recipients: [r.email] },
+  }),
+  bounce: (
+    r: Recipient,
+    bounceType: 'Permanent' | 'Transient' | 'Undetermined',
+    s = 1,
+  ): SesEvent => ({
+    eventType: 'Bounce',
+    mail: mailOf(r),
+    bounce: {
+      bounceType,
+      bounceSubType: 'General',
+      bouncedRecipients: [{ emailAddress: r.email }],
+      timestamp: sentPlus(s),
+    },
+  }),
+  complaint: (r: Recipient, s = 60): SesEvent => ({
+    eventType: 'Complaint',
+    mail: mailOf(r),
+    complaint: {
+      complainedRecipients: [{ emailAddress: r.email }],
+      timestamp: sentPlus(s),
+    },
+  }),
+  reject: (r: Recipient): SesEvent => ({
+    eventType: 'Reject',
+    mail: mailOf(r),
+    reject: { reason: 'Bad content' },
+  }),
+  delay: (r: Recipient, s = 30): SesEvent => ({
+    eventType: 'DeliveryDelay',
+    mail: mailOf(r),
+    deliveryDelay: {
+      timestamp: sentPlus(s),
+      delayType: 'MailboxFull',
+      delayedRecipients: [{ emailAddress: r.email }],
+    },
+  }),
+  open: (r: Recipient, s = 10): SesEvent => ({
+    eventType: 'Open',
+    mail: mailOf(r),
+    open: { timestamp: sentPlus(s) },
+  }),
+  click: (r: Recipient, link: string, s = 20): SesEvent => ({
+    eventType: 'Click',
+    mail: mailOf(r),
+    click: { timestamp: sentPlus(s), link },
+  }),
+};
+
+const NONE: CampaignCounters = {
+  delivered: 0,
+  bouncesHard: 0,
+  bouncesSoft: 0,
+  complaints: 0,
+  rejected: 0,
+  opensTotal: 0,
+  opensUnique: 0,
+  clicksTotal: 0,
+  clicksUnique: 0,
+  unsubscribes: 0,
+};
+
+/** An organization and a campaign whose recipients are made up. */
+const setup = async () => {
+  const clock = fixedClock();
+  const test = await createTestDeps({ clock });
+  const { orgId, listId } = await orgWithList(test.deps);
+  const campaignId = randomUUID();
+  const recipient = (name = 'reader'): Recipient => ({
+    orgId,
+    campaignId,
+    contactId: randomUUID(),
+    email: uniqueEmail(name),
+    messageId: `ses-${randomUUID()}`,
+  });
+  const read = () => test.deps.campaignStats.read(orgId, campaignId);
+  const record = async (...events: SesEvent[]) => {
+    let recorded = 0;
+    for (const event of events) {
+      recorded += (await recordSesEvent(test.deps, event)).recorded;
+    }
+    return recorded;
+  };
+  const dynamo = localDynamo(inject('dynamodbEndpoint'));
+  return {
+    ...test,
+    clock,
+    orgId,
+    listId,
+    campaignId,
+    recipient,
+    read,
+    record,
+    dynamo,
+  };
+};
+
+/** The organization's delivery counters, as stored. */
+const deliveryStatsOf = async (
+  dynamo: ReturnType<typeof localDynamo>,
+  tableName: string,
+  orgId: string,
+) =>
+  (
+    await dynamo.send(
+      new GetCommand({ TableName: tableName, Key: keys.deliveryStats(orgId) }),
+    )
+  ).Item;
+
+describe('campaign statistics from SES events', () => {
+  it('counts each event once: a duplicate, in the campaign and the organization, changes nothing', async () => {
+    // Arrange
+    const { record, read, recipient, orgId, dynamo, tableName } = await setup();
+    const ana = recipient('ana');
+    const events = [
+      ses.send(ana),
+      ses.delivery(ana),
+      ses.open(ana),
+      ses.click(ana, 'https://acme.example/sale'),
+      ses.delay(ana),
+    ];
+
+    // Act
+    const first = await record(...events);
+    const afterFirst = await scanTable(tableName);
+    const again = await record(...events);
+
+    // Assert
+    expect(first).toBe(5);
+    expect(again).toBe(0);
+    expect(await scanTable(tableName)).toEqual(afterFirst);
+    expect((await read()).counters).toEqual({
+      ...NONE,
+      delivered: 1,
+      opensTotal: 1,
+      opensUnique: 1,
+      clicksTotal: 1,
+      clicksUnique: 1,
+    });
+    expect(await deliveryStatsOf(dynamo, tableName, orgId)).toMatchObject({
+      sendCount: 1,
+      deliveryCount: 1,
+      openCount: 1,
+      clickCount: 1,
+      deliveryDelayCount: 1,
+    });
+    // Campaign mail is recorded once, by the campaign: no delivery record.
+    expect(afterFirst.filter((i) => i._type === 'DeliveryEvent')).toEqual([]);
+  });
+
+  it('counts events whatever their order: an open and a click before the delivery count once each', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const ana = recipient('ana');
+
+    // Act
+    await record(
+      ses.click(ana, 'https://acme.example/a', 20),
+      ses.open(ana, 12),
+      ses.open(ana, 10),
+      ses.delivery(ana),
+      ses.send(ana),
+    );
+
+    // Assert
+    expect((await read()).counters).toEqual({
+      ...NONE,
+      delivered: 1,
+      opensTotal: 2,
+      opensUnique: 1,
+      clicksTotal: 1,
+      clicksUnique: 1,
+    });
+  });
+
+  it('counts unique opens and clicks by recipient, and each link its clicks and unique clickers', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const [ana, bob, cy] = [recipient('ana'), recipient('bob'), recipient()];
+    const sale = 'https://acme.example/sale?utm_source=news';
+    const blog = 'https://acme.example/blog';
+
+    // Act
+    await record(
+      ses.open(ana, 10),
+      ses.open(ana, 11),
+      ses.open(ana, 12),
+      ses.open(bob, 10),
+      ses.click(ana, sale, 20),
+      ses.click(ana, sale, 21),
+      ses.click(ana, blog, 22),
+      ses.click(bob, sale, 20),
+      ses.delivery(cy),
+    );
+
+    // Assert
+    const { counters, links } = await read();
+    expect(counters).toEqual({
+      ...NONE,
+      delivered: 1,
+      opensTotal: 4,
+      opensUnique: 2,
+      clicksTotal: 4,
+      clicksUnique: 2,
+    });
+    expect(links.sort((a, b) => a.url.localeCompare(b.url))).toEqual([
+      { url: blog, clicksTotal: 1, clicksUnique: 1 },
+      { url: sale, clicksTotal: 3, clicksUnique: 2 },
+    ]);
+  });
+
+  it('counts permanent bounces as hard, transient and undetermined ones as soft; complaints and rejects apart', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const [a, b, c, d, e] = [1, 2, 3, 4, 5].map(() => recipient());
+    if (!a || !b || !c || !d || !e) throw new Error('five recipients');
+
+    // Act
+    await record(
+      ses.bounce(a, 'Permanent'),
+      ses.bounce(b, 'Transient'),
+      ses.bounce(c, 'Undetermined'),
+      ses.delivery(d),
+      ses.complaint(d),
+      ses.reject(e),
+    );
+
+    // Assert
+    expect((await read()).counters).toEqual({
+      ...NONE,
+      delivered: 1,
+      bouncesHard: 1,
+      bouncesSoft: 2,
+      complaints: 1,
+      rejected: 1,
+    });
+  });
+
+  it('counts a click on our own unsubscribe link for one link, whoever clicked, without its token', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const unsubscribe = (token: string) =>
+      `${TEST_PUBLIC_API_URL}/public/unsubscribe?token=${token}`;
+
+    // Act
+    await record(
+      ses.click(recipient(), unsubscribe('aaa.bbb.ccc')),
+      ses.click(recipient(), unsubscribe('ddd.eee.fff')),
+    );
+
+    // Assert
+    expect((await read()).links).toEqual([
+      {
+        url: `${TEST_PUBLIC_API_URL}/public/unsubscribe`,
+        clicksTotal: 2,
+        clicksUnique: 2,
+      },
+    ]);
+    expect(clickedLink('not a url')).toBe('not a url');
+    expect(clickedLink('https://acme.example/public/unsubscribe?x=1')).toBe(
+      'https://acme.example/public/unsubscribe?x=1',
+    );
+  });
+
+  it('spreads the counters over 8 shards and sums them on read', async () => {
+    // Arrange
+    const { record, read, recipient, tableName } = await setup();
+    const recipients = Array.from({ length: 40 }, () => recipient());
+
+    // Act
+    await Promise.all(recipients.map((r) => record(ses.delivery(r))));
+
+    // Assert
+    expect((await read()).counters.delivered).toBe(40);
+    const shards = (await scanTable(tableName)).filter(
+      (i) => i._type === 'CampaignStats',
+    );
+    expect(shards.length).toBeGreaterThan(1);
+    expect(shards.length).toBeLessThanOrEqual(CAMPAIGN_STATS_SHARDS);
+  });
+
+  it('counts nothing of mail that is not a campaign’s, even with campaign tags', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const ana = recipient();
+    const event = ses.open(ana);
+    event.mail.tags.kind = ['test'];
+
+    // Act
+    const recorded = await record(event);
+
+    // Assert
+    expect(recorded).toBe(1);
+    expect(await read()).toEqual({ counters: NONE, links: [] });
+  });
+
+  it('names a link by a short hash of its URL', () => {
+    expect(linkIdOf('https://acme.example/a')).toMatch(/^[\w-]{16}$/);
+    expect(linkIdOf('https://acme.example/a')).not.toBe(
+      linkIdOf('https://acme.example/b'),
+    );
+  });
+});
+
+describe('campaign statistics: crashes and races', () => {
+  it('a crash before the transaction commits leaves nothing; the redelivery counts once', async () => {
+    // Arrange: a store whose first transaction dies on the way.
+    const { deps, read, recipient, orgId, campaignId, dynamo, tableName } =
+      await setup();
+    let crashes = 1;
+    const crashing = new Proxy(dynamo, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (command: Parameters<typeof target.send>[0]) => {
+          if (command instanceof TransactWriteCommand && crashes-- > 0) {
+            return Promise.reject(new Error('Lambda timed out'));
+          }
+          return target.send(command);
+        };
+      },
+    });
+    const stats = new DynamoCampaignStats({ client: crashing, tableName });
+    const ana = recipient();
+    const event = {
+      messageId: ana.messageId,
+      type: 'Open' as const,
+      recipient: ana.email,
+      at: sentPlus(10),
+      campaignId,
+      contactId: ana.contactId,
+    };
+    const before = await scanTable(tableName);
+
+    // Act
+    await expect(stats.recordEvent(orgId, event)).rejects.toThrow('timed out');
+    const afterCrash = await scanTable(tableName);
+    const redelivered = await stats.recordEvent(orgId, event);
+    // The redelivery of a delivery that had committed before its crash.
+    const again = await deps.campaignStats.recordEvent(orgId, event);
+
+    // Assert
+    expect(afterCrash).toEqual(before);
+    expect(redelivered).toBe(true);
+    expect(again).toBe(false);
+    expect((await read()).counters).toEqual({
+      ...NONE,
+      opensTotal: 1,
+      opensUnique: 1,
+    });
+  });
+
+  it('concurrent events of one recipient count exactly: distinct opens each, one unique; copies once', async () => {
+    // Arrange
+    const { record, read, recipient } = await setup();
+    const ana = recipient();
+    const link = 'https://acme.example/sale';
+
+    // Act: each open assumes it is the first; all but one learn otherwise.
+    await Promise.all([
+      ...[1, 2, 3, 4, 5, 6].map((s) => record(ses.open(ana, s))),
+      ...[1, 2, 3].map(() => record(ses.click(ana, link, 30))),
+      ...[1, 2, 3].map(() => record(ses.delivery(ana))),
+    ]);
+
+    // Assert
+    const { counters, links } = await read();
+    expect(counters).toEqual({
+      ...NONE,
+      delivered: 1,
+      opensTotal: 6,
+      opensUnique: 1,
+      clicksTotal: 1,
+      clicksUnique: 1,
+    });
+    expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
+  });
+});
+
+describe('the sender’s evidence on the recipient', () => {
+  /** The sender's claim, as it writes it before calling SES. */
+  const claim = (
+    dynamo: ReturnType<typeof localDynamo>,
+    tableName: string,
+    r: Recipient,
+    now: number,
+  ) =>
+    dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.campaignRecipient(r.orgId, r.campaignId, r.contactId),
+          _type: 'CampaignRecipient',
+          contactId: r.contactId,
+          email: r.email,
+          batch: 3,
+          owner: 'sender-1',
+          leaseUntil: now + 60_000,
+          claimedAt: new Date(now).toISOString(),
+        },
+        ConditionExpression:
+          'attribute_not_exists(PK) OR (leaseUntil < :now AND attribute_not_exists(messageId))',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+
+  const recipientItem = async (
+    dynamo: ReturnType<typeof localDynamo>,
+    tableName: string,
+    r: Recipient,
+  ) =>
+    (
+      await dynamo.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.campaignRecipient(r.orgId, r.campaignId, r.contactId),
+        }),
+      )
+    ).Item;
+
+  it('the first event sets the message id on the claim, which stays; a later message id never replaces it', async () => {
+    // Arrange
+    const { record, recipient, dynamo, tableName } = await setup();
+    const ana = recipient();
+    const now = Date.parse(AT);
+    await claim(dynamo, tableName, ana, now);
+
+    // Act: SES's events of the message, then one of a second message.
+    await record(ses.delivery(ana), ses.open(ana));
+    await record(ses.open({ ...ana, messageId: 'ses-second' }, 40));
+
+    // Assert
+    const item = await recipientItem(dynamo, tableName, ana);
+    expect(item).toMatchObject({
+      _type: 'CampaignRecipient',
+      contactId: ana.contactId,
+      email: ana.email,
+      batch: 3,
+      owner: 'sender-1',
+      leaseUntil: now + 60_000,
+      messageId: ana.messageId,
+      deliveredAt: sentPlus(1),
+      openedAt: sentPlus(10),
+    });
+    // The lease ran out: the sender may not claim it again, SES took it.
+    await expect(
+      claim(dynamo, tableName, ana, now + 120_000),
+    ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+  });
+
+  it('an event before any claim creates the recipient with its message id: the sender never claims it', async () => {
+    // Arrange
+    const { record, recipient, dynamo, tableName } = await setup();
+    const ana = recipient();
+
+    // Act
+    await record(ses.send(ana));
+
+    // Assert
+    expect(await recipientItem(dynamo, tableName, ana)).toMatchObject({
+      _type: 'CampaignRecipient',
+      contactId: ana.contactId,
+      messageId: ana.messageId,
+    });
+    await expect(
+      claim(dynamo, tableName, ana, Date.parse(AT)),
+    ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+  });
+});
