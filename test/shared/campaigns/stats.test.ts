@@ -2,8 +2,8 @@
  * Campaign statistics on the embedded engine: SES's events of campaign
  * mail counted exactly once each (duplicates, any order, a crash and a
  * redelivery, races), unique opens and clicks by first occurrence, the
- * clicks of each link, bounces hard and soft, and the sender's evidence
- * on the recipient.
+ * clicks of each link, bounces hard and soft, the unsubscribes of the
+ * campaign's links, and the sender's evidence on the recipient.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -17,11 +17,19 @@ import {
   DynamoCampaignStats,
   linkIdOf,
 } from '../../../shared/adapters/aws/dynamo-campaign-stats.ts';
+import { addContact, getContact } from '../../../shared/audience/contacts.ts';
+import { unsubscribeByLink } from '../../../shared/audience/link-actions.ts';
 import type { CampaignCounters } from '../../../shared/campaigns/stats-ports.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { recordSesEvent } from '../../../shared/delivery/events.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
-import { clickedLink } from '../../../shared/links/public-links.ts';
+import type { Deps } from '../../../shared/deps.ts';
+import {
+  clickedLink,
+  LINK_PURPOSES,
+  MESSAGE_LINK_TTL_SECONDS,
+} from '../../../shared/links/public-links.ts';
+import { composeMessage } from '../../../shared/messaging/composer.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {
@@ -531,5 +539,115 @@ describe('the sender’s evidence on the recipient', () => {
     await expect(
       claim(dynamo, tableName, ana, Date.parse(AT)),
     ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+  });
+});
+
+describe('unsubscribes through a campaign’s links', () => {
+  /** A contact, a campaign's message to it, and its unsubscribe token. */
+  const mailed = async (
+    deps: Deps,
+    orgId: string,
+    listId: string,
+    campaignId: string,
+    options: { test?: boolean } = {},
+  ) => {
+    const { contact } = await addContact(deps, orgId, listId, {
+      email: uniqueEmail(),
+    });
+    const message = await composeMessage(deps, {
+      orgId,
+      contact: { id: contact.id, email: contact.email },
+      subject: 's',
+      html: '<a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+      from: 'news@acme.example',
+      campaignId,
+      ...(options.test ? { test: true } : {}),
+    });
+    const url = message.headers?.['List-Unsubscribe']?.slice(1, -1) ?? '';
+    const token = new URL(url).searchParams.get('token') ?? '';
+    const r: Recipient = {
+      orgId,
+      campaignId,
+      contactId: contact.id,
+      email: contact.email,
+      messageId: `ses-${randomUUID()}`,
+    };
+    return { contact, token, recipient: r };
+  };
+
+  it('counts the unsubscribe of a recipient once, however often its link is used', async () => {
+    // Arrange
+    const { deps, orgId, listId, campaignId, record, read } = await setup();
+    const { contact, token, recipient } = await mailed(
+      deps,
+      orgId,
+      listId,
+      campaignId,
+    );
+    await record(ses.send(recipient));
+
+    // Act
+    await unsubscribeByLink(deps, token);
+    await unsubscribeByLink(deps, token);
+
+    // Assert
+    expect((await getContact(deps, orgId, contact.id)).status).toBe(
+      'unsubscribed',
+    );
+    expect((await read()).counters).toEqual({ ...NONE, unsubscribes: 1 });
+  });
+
+  it('counts nothing for a contact unsubscribed before, nor for one who was not a recipient', async () => {
+    // Arrange
+    const { deps, orgId, listId, campaignId, record, read } = await setup();
+    const earlier = await mailed(deps, orgId, listId, randomUUID());
+    const later = await mailed(deps, orgId, listId, campaignId);
+    await record(ses.send(later.recipient));
+    const stranger = await mailed(deps, orgId, listId, campaignId);
+
+    // Act: the contact left through an earlier campaign's link first.
+    await unsubscribeByLink(deps, earlier.token);
+    const sameContact = await deps.links.sign(
+      LINK_PURPOSES.unsubscribe,
+      { o: orgId, c: earlier.contact.id, k: campaignId },
+      MESSAGE_LINK_TTL_SECONDS,
+    );
+    await unsubscribeByLink(deps, sameContact);
+    // A link naming the campaign for a contact it never mailed.
+    await unsubscribeByLink(deps, stranger.token);
+
+    // Assert
+    expect((await read()).counters.unsubscribes).toBe(0);
+    expect(
+      await deps.campaignStats.recordUnsubscribe(
+        orgId,
+        campaignId,
+        stranger.contact.id,
+        AT,
+      ),
+    ).toBe(false);
+  });
+
+  it('a test link counts nothing and unsubscribes nobody', async () => {
+    // Arrange
+    const { deps, orgId, listId, campaignId, record, read } = await setup();
+    const { contact, token, recipient } = await mailed(
+      deps,
+      orgId,
+      listId,
+      campaignId,
+      { test: true },
+    );
+    await record(ses.send(recipient));
+
+    // Act
+    const target = await unsubscribeByLink(deps, token);
+
+    // Assert
+    expect(target).toEqual({ kind: 'test' });
+    expect((await getContact(deps, orgId, contact.id)).status).toBe(
+      'subscribed',
+    );
+    expect((await read()).counters.unsubscribes).toBe(0);
   });
 });
