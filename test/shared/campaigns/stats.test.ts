@@ -3,7 +3,8 @@
  * mail counted exactly once each (duplicates, any order, a crash and a
  * redelivery, races), unique opens and clicks by first occurrence, the
  * clicks of each link, bounces hard and soft, the unsubscribes of the
- * campaign's links, and the sender's evidence on the recipient.
+ * campaign's links, the sender's evidence on the recipient, and the view
+ * with its rates.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,6 +12,7 @@ import {
   PutCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { describe, expect, inject, it } from 'vitest';
 import {
   CAMPAIGN_STATS_SHARDS,
@@ -19,6 +21,12 @@ import {
 } from '../../../shared/adapters/aws/dynamo-campaign-stats.ts';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
 import { unsubscribeByLink } from '../../../shared/audience/link-actions.ts';
+import {
+  CampaignStatsView,
+  campaignStatsView,
+  rate,
+  readCampaignStats,
+} from '../../../shared/campaigns/stats.ts';
 import type { CampaignCounters } from '../../../shared/campaigns/stats-ports.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { recordSesEvent } from '../../../shared/delivery/events.ts';
@@ -649,5 +657,113 @@ describe('unsubscribes through a campaign’s links', () => {
       'subscribed',
     );
     expect((await read()).counters.unsubscribes).toBe(0);
+  });
+});
+
+describe('the statistics view', () => {
+  const progress = { total: 100, sent: 90, failed: 4, skipped: 6 };
+
+  it('shows the counters, the links most clicked first, and the rates', async () => {
+    // Arrange
+    const { deps, orgId, campaignId, record, recipient } = await setup();
+    const [ana, bob, cy] = [recipient(), recipient(), recipient()];
+    await record(
+      ...[ana, bob, cy].map((r) => ses.delivery(r)),
+      ses.open(ana),
+      ses.open(ana, 11),
+      ses.open(bob),
+      ses.click(ana, 'https://acme.example/a'),
+      ses.click(ana, 'https://acme.example/b', 21),
+      ses.click(bob, 'https://acme.example/b', 21),
+    );
+
+    // Act
+    const view = await readCampaignStats(deps, orgId, {
+      id: campaignId,
+      progress,
+    });
+
+    // Assert
+    expect(v.is(CampaignStatsView, view)).toBe(true);
+    expect(view).toEqual({
+      campaignId,
+      recipients: 100,
+      sent: 90,
+      failed: 4,
+      skipped: 6,
+      delivered: 3,
+      bounces: { hard: 0, soft: 0, total: 0 },
+      complaints: 0,
+      rejected: 0,
+      unsubscribes: 0,
+      opens: { total: 3, unique: 2 },
+      clicks: {
+        total: 3,
+        unique: 2,
+        links: [
+          { url: 'https://acme.example/b', total: 2, unique: 2 },
+          { url: 'https://acme.example/a', total: 1, unique: 1 },
+        ],
+      },
+      rates: {
+        open: 0.6667,
+        click: 0.6667,
+        clickToOpen: 1,
+        bounce: 0,
+        complaint: 0,
+        unsubscribe: 0,
+      },
+    });
+  });
+
+  it('rounds each rate to 4 decimals, caps it at 1, and gives 0 over nothing', () => {
+    // Arrange
+    const counters: CampaignCounters = {
+      ...NONE,
+      delivered: 7,
+      bouncesHard: 2,
+      bouncesSoft: 1,
+      complaints: 1,
+      opensTotal: 5,
+      opensUnique: 3,
+      clicksTotal: 5,
+      clicksUnique: 4,
+      unsubscribes: 2,
+    };
+
+    // Act
+    const view = campaignStatsView(
+      { id: randomUUID(), progress },
+      { counters, links: [] },
+    );
+    const empty = campaignStatsView(
+      {
+        id: randomUUID(),
+        progress: { total: 0, sent: 0, failed: 0, skipped: 0 },
+      },
+      { counters: NONE, links: [] },
+    );
+
+    // Assert
+    expect(view.rates).toEqual({
+      open: 0.4286,
+      click: 0.5714,
+      // More clickers than openers (images blocked): capped.
+      clickToOpen: 1,
+      bounce: 0.0333,
+      complaint: 0.1429,
+      unsubscribe: 0.2857,
+    });
+    expect(view.bounces).toEqual({ hard: 2, soft: 1, total: 3 });
+    expect(empty.rates).toEqual({
+      open: 0,
+      click: 0,
+      clickToOpen: 0,
+      bounce: 0,
+      complaint: 0,
+      unsubscribe: 0,
+    });
+    expect(rate(1, 3)).toBe(0.3333);
+    expect(rate(2, 3)).toBe(0.6667);
   });
 });
