@@ -133,6 +133,7 @@ export type TableDeps = Pick<
   | 'audience'
   | 'pacer'
   | 'sendWindows'
+  | 'campaignStats'
   | 'delivery'
   | 'apiKeyCacheTtlSeconds'
   // Audience facts are written with the contacts they describe.

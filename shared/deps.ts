@@ -8,6 +8,7 @@
 import type { AccessDeps } from './access/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
 import type { CampaignsDeps } from './campaigns/ports.ts';
+import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
@@ -28,6 +29,7 @@ export interface Deps
     TemplatesDeps,
     AccessDeps,
     DeliveryDeps,
+    CampaignStatsDeps,
     SchedulingDeps,
     Pick<
       CampaignsDeps,

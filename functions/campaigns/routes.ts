@@ -29,6 +29,7 @@ import {
   DeletedCampaign,
   deleteCampaign,
   listCampaigns,
+  requireCampaign,
   updateCampaign,
 } from '../../shared/campaigns/campaigns.ts';
 import {
@@ -36,6 +37,10 @@ import {
   requestSend,
   SendAccepted,
 } from '../../shared/campaigns/send.ts';
+import {
+  CampaignStatsView,
+  readCampaignStats,
+} from '../../shared/campaigns/stats.ts';
 import {
   CampaignTestSendResult,
   testSendCampaign,
@@ -207,6 +212,28 @@ export const campaignRoutes = [
     ],
     handle: async (deps, { caller, params, body }) =>
       accepted(await requestSend(deps, caller.orgId, params.campaignId, body)),
+  }),
+  route({
+    method: 'GET',
+    path: '/campaigns/{campaignId}/stats',
+    role: 'member',
+    summary:
+      'Delivery, bounces, complaints, opens, clicks (per link), unsubscribes and rates',
+    description: md(
+      "The campaign's statistics, from the events SES publishes about its messages: recipients and what the send did (sent, failed, skipped), then delivered, bounces (hard and soft), complaints, rejections, opens and clicks (total and unique: a recipient counts once, at its first), clicks per link, and unsubscribes through the campaign's own links. Rates are over delivered (bounces over sent), 0 to 1.",
+      'Each event counts once: a duplicate or late event changes nothing. Opens are counted from the tracking pixel and clicks from the tracked links of the configuration set: mail clients that block images hide opens. Test sends count nothing. A draft answers zeros.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignStatsView, 'The statistics') },
+    errors: ['campaign.notFound'],
+    handle: async (deps, { caller, params }) =>
+      ok(
+        await readCampaignStats(
+          deps,
+          caller.orgId,
+          await requireCampaign(deps, caller.orgId, params.campaignId),
+        ),
+      ),
   }),
   route({
     method: 'POST',

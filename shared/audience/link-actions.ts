@@ -10,7 +10,10 @@ import { LINK_PURPOSES } from '../links/public-links.ts';
 import type { Topic } from '../topics/model.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
-import type { AudienceDeps as Deps } from './ports.ts';
+import type {
+  CampaignUnsubscribeCounter,
+  AudienceDeps as Deps,
+} from './ports.ts';
 
 /** What a link leads to. */
 export type LinkTarget =
@@ -39,6 +42,8 @@ const claimsOf = async (deps: LinkDeps, purpose: string, token: string) => {
     orgId: claims.o,
     contactId: claims.c,
     topicId: claims.t,
+    /** The campaign whose message carried the link, if any. */
+    campaignId: claims.k,
     test: claims.x === 'test',
   };
 };
@@ -67,12 +72,16 @@ export const readUnsubscribeLink = async (
   };
 };
 
-/** Unsubscribes the contact of an unsubscribe link (POST). Idempotent. */
+/**
+ * Unsubscribes the contact of an unsubscribe link (POST). Idempotent. The
+ * link of a campaign's message counts in that campaign's unsubscribes when
+ * this call is the one that unsubscribed the contact.
+ */
 export const unsubscribeByLink = async (
-  deps: LinkDeps,
+  deps: LinkDeps & { campaignStats: CampaignUnsubscribeCounter },
   token: string,
 ): Promise<LinkTarget> => {
-  const { orgId, contactId, test } = await claimsOf(
+  const { orgId, contactId, campaignId, test } = await claimsOf(
     deps,
     LINK_PURPOSES.unsubscribe,
     token,
@@ -80,12 +89,22 @@ export const unsubscribeByLink = async (
   if (test) return { kind: 'test' };
   const contact = await deps.contacts.findById(orgId, contactId);
   if (!contact) return { kind: 'gone' };
-  const { before } = await changeContact(
+  const { before, after } = await changeContact(
     deps,
     orgId,
     () => deps.contacts.findById(orgId, contactId),
     (current, now) => withStatus(current, 'unsubscribed', now),
   );
+  const unsubscribedNow =
+    before.status !== 'unsubscribed' && after.status === 'unsubscribed';
+  if (campaignId && unsubscribedNow) {
+    await deps.campaignStats.recordUnsubscribe(
+      orgId,
+      campaignId,
+      contactId,
+      after.updatedAt,
+    );
+  }
   return {
     kind: 'contact',
     email: contact.email,

@@ -105,6 +105,24 @@ export interface SuppressionLookup {
   ): Promise<Map<string, { reason: 'bounce' | 'complaint' }>>;
 }
 
+/**
+ * Where an unsubscribe through a campaign's link is counted (the campaign's
+ * statistics, kept by campaigns).
+ */
+export interface CampaignUnsubscribeCounter {
+  /**
+   * Counts the unsubscribe of one recipient of a campaign, once per
+   * recipient: false when it was counted before (or the contact was not a
+   * recipient of that campaign).
+   */
+  recordUnsubscribe(
+    orgId: string,
+    campaignId: string,
+    contactId: string,
+    at: string,
+  ): Promise<boolean>;
+}
+
 /** What the audience needs. */
 export interface AudienceDeps extends SettingsDeps, TopicsDeps {
   lists: ListRepository;

@@ -1,9 +1,11 @@
 /**
  * Ports of campaign statistics: the counters SES's events feed (recorded
  * once per event, unique opens and clicks by first occurrence per
- * recipient) and the unsubscribes its signed links bring.
+ * recipient) and the unsubscribes its signed links bring. Delivery and the
+ * audience declare the half each of them feeds; this store is both.
  */
-import type { DeliveryEventRecord } from '../delivery/ports.ts';
+import type { CampaignUnsubscribeCounter } from '../audience/ports.ts';
+import type { CampaignEventCounter } from '../delivery/ports.ts';
 
 /** A campaign's counters, summed over their shards. */
 export interface CampaignCounters {
@@ -27,31 +29,29 @@ export interface LinkClicks {
 }
 
 /** The delivery counters of campaigns. */
-export interface CampaignStatsRepository {
+export interface CampaignStatsRepository
+  extends CampaignEventCounter,
+    CampaignUnsubscribeCounter {
   /**
    * Counts one SES event of a campaign's message to a contact, at most
-   * once (a duplicate changes nothing), and records on the recipient what
-   * first happened (its message id first of all: the sender's evidence
-   * that an earlier attempt reached SES). False for a duplicate.
+   * once (a duplicate changes nothing), in the campaign's counters and the
+   * organization's, and records on the recipient what first happened (its
+   * message id first of all: the sender's evidence that an earlier attempt
+   * reached SES). False for a duplicate.
    */
   recordEvent(
     orgId: string,
-    event: DeliveryEventRecord & { campaignId: string; contactId: string },
+    event: Parameters<CampaignEventCounter['recordEvent']>[1],
     link?: string,
-  ): Promise<boolean>;
-  /**
-   * Counts the unsubscribe of a recipient through the campaign's signed
-   * link, once per recipient. False when it was counted before.
-   */
-  recordUnsubscribe(
-    orgId: string,
-    campaignId: string,
-    contactId: string,
-    at: string,
   ): Promise<boolean>;
   /** The counters of a campaign and the clicks of each of its links. */
   read(
     orgId: string,
     campaignId: string,
   ): Promise<{ counters: CampaignCounters; links: LinkClicks[] }>;
+}
+
+/** What campaign statistics need: their store. */
+export interface CampaignStatsDeps {
+  campaignStats: CampaignStatsRepository;
 }

@@ -5,7 +5,12 @@
  * once (see `suppression.ts`).
  */
 import { NotFoundError, RuleViolationError } from '../errors.ts';
-import type { DeliveryEventRecord, DeliveryDeps as Deps } from './ports.ts';
+import { clickedLink } from '../links/public-links.ts';
+import type {
+  CampaignEventCounter,
+  DeliveryEventRecord,
+  DeliveryDeps as Deps,
+} from './ports.ts';
 import { type SesEvent, tagOf } from './ses-event.ts';
 import { suppressAddress } from './suppression.ts';
 
@@ -65,9 +70,12 @@ export const suppressionOf = (
 /**
  * Records an SES event of a message we sent. Refused for good (the
  * consumer drops it): an event without our organization tag, or of an
- * organization that no longer exists. Idempotent: a duplicate changes no
- * counter, and the suppression step runs again each time, so a delivery
- * after a crash between the steps completes what the first one began.
+ * organization that no longer exists. An event of a campaign's message to
+ * a contact is counted by the campaign's statistics, which count it for
+ * the organization too (one record, one dedupe); any other, by delivery.
+ * Idempotent: a duplicate changes no counter, and the suppression step
+ * runs again each time, so a delivery after a crash between the steps
+ * completes what the first one began.
  */
 export const recordSesEvent = async (
   deps: Pick<
@@ -78,7 +86,7 @@ export const recordSesEvent = async (
     | 'contacts'
     | 'audienceEvents'
     | 'clock'
-  >,
+  > & { campaignStats: CampaignEventCounter },
   event: SesEvent,
 ): Promise<{ recorded: number; suppressed: string[] }> => {
   const orgId = tagOf(event, 'org');
@@ -114,7 +122,17 @@ export const recordSesEvent = async (
         ? { bounceType: event.bounce.bounceType }
         : {}),
     };
-    if (await deps.delivery.recordEvent(orgId, record)) recorded++;
+    const counted =
+      kind === 'campaign' && campaignId && contactId
+        ? await deps.campaignStats.recordEvent(
+            orgId,
+            { ...record, campaignId, contactId },
+            event.eventType === 'Click'
+              ? clickedLink(event.click.link)
+              : undefined,
+          )
+        : await deps.delivery.recordEvent(orgId, record);
+    if (counted) recorded++;
   }
 
   const reason = suppressionOf(event);

@@ -37,6 +37,24 @@ export interface DeliveryEventRecord {
   bounceType?: string;
 }
 
+/**
+ * Where the events of a campaign's mail are counted (the campaign's
+ * statistics, kept by campaigns). It records such an event for the
+ * organization as well, so campaign mail is recorded there only.
+ */
+export interface CampaignEventCounter {
+  /**
+   * Counts one event of a campaign's message to one contact, at most once,
+   * in the campaign's counters and the organization's: false (and no
+   * change) for a duplicate. `link` is the clicked URL of a click.
+   */
+  recordEvent(
+    orgId: string,
+    event: DeliveryEventRecord & { campaignId: string; contactId: string },
+    link?: string,
+  ): Promise<boolean>;
+}
+
 /** Delivery events and suppressions of the organizations. */
 export interface DeliveryRepository extends SuppressionLookup {
   /**

@@ -34,3 +34,19 @@ export const publicLinkUrl = (
   token: string,
 ): string =>
   `${publicApiUrl}${LINK_PATHS[kind]}?token=${encodeURIComponent(token)}`;
+
+/**
+ * The link a click counts for: its URL, less the per-recipient token of our
+ * own unsubscribe and topic opt-out links, so that every recipient's click
+ * on one of them counts for one link (and its token is not stored).
+ */
+export const clickedLink = (url: string): string => {
+  if (!URL.canParse(url)) return url;
+  const link = new URL(url);
+  const ours = [LINK_PATHS.unsubscribe, LINK_PATHS.topicOptOut].some((path) =>
+    link.pathname.endsWith(path),
+  );
+  if (!ours || !link.searchParams.has('token')) return url;
+  link.searchParams.delete('token');
+  return link.toString();
+};

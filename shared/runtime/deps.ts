@@ -10,6 +10,7 @@ import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings
 import { DynamoAudienceReader } from '../adapters/aws/dynamo-audience-reader.ts';
 import { DynamoCampaignReferences } from '../adapters/aws/dynamo-campaign-references.ts';
 import { DynamoCampaignRepository } from '../adapters/aws/dynamo-campaign-repository.ts';
+import { DynamoCampaignStats } from '../adapters/aws/dynamo-campaign-stats.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
 import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
@@ -104,6 +105,7 @@ const tableDeps = (options: TableOptions) => {
     audience: new DynamoAudienceReader(table),
     pacer: new DynamoSendPacer(table),
     sendWindows: new DynamoSendWindowRepository(table),
+    campaignStats: new DynamoCampaignStats(table),
     delivery: new DynamoDeliveryRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,

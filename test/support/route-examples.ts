@@ -143,6 +143,9 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     params: { campaignId: s.campaignId },
     body: {},
   }),
+  'GET /campaigns/{campaignId}/stats': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
   'POST /campaigns/{campaignId}/test-send': (s) => ({
     params: { campaignId: s.campaignId },
     body: { emails: ['tester@example.test'] },

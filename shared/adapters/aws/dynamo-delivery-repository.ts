@@ -1,8 +1,9 @@
 /**
  * Driven adapter: delivery events, each recorded once under its message
  * (a conditional put, with a TTL) in the same transaction as the
- * organization's counter of its type; suppressions in a partition of
- * their own per organization, keyed by email.
+ * organization's counter of its type (campaign mail is recorded by the
+ * campaign statistics instead, which move the same counter); suppressions
+ * in a partition of their own per organization, keyed by email.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -18,12 +19,14 @@ import type {
   DeliveryRepository,
   Suppression,
 } from '../../delivery/ports.ts';
+import type { SesEventType } from '../../delivery/ses-event.ts';
 import {
   batchGet,
   type DynamoTable,
   epochSeconds,
   failedConditions,
   isConditionFailure,
+  type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
 
@@ -40,6 +43,31 @@ const SuppressionItem = itemSchema('Suppression', {
 /** A counter attribute per event type: `Rendering Failure` → `renderingFailure`. */
 const counterOf = (type: string): string =>
   `${type.charAt(0).toLowerCase()}${type.slice(1).replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase())}Count`;
+
+/**
+ * The transaction item that counts one event of a type in the
+ * organization's delivery counters (shared with the campaign statistics,
+ * which count the events of campaign mail there themselves).
+ */
+export const deliveryCount = (
+  table: DynamoTable,
+  orgId: string,
+  type: SesEventType,
+): TransactItem => ({
+  Update: {
+    TableName: table.tableName,
+    Key: keys.deliveryStats(orgId),
+    UpdateExpression: 'ADD #count :one SET #type = :type',
+    ExpressionAttributeNames: {
+      '#count': counterOf(type),
+      '#type': '_type',
+    },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':type': 'DeliveryStats' satisfies EntityType,
+    },
+  },
+});
 
 /** Delivery events and suppressions on DynamoDB. */
 export class DynamoDeliveryRepository implements DeliveryRepository {
@@ -71,21 +99,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        {
-          Update: {
-            TableName: this.table.tableName,
-            Key: keys.deliveryStats(orgId),
-            UpdateExpression: 'ADD #count :one SET #type = :type',
-            ExpressionAttributeNames: {
-              '#count': counterOf(event.type),
-              '#type': '_type',
-            },
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':type': 'DeliveryStats' satisfies EntityType,
-            },
-          },
-        },
+        deliveryCount(this.table, orgId, event.type),
       ]);
       return true;
     } catch (error) {

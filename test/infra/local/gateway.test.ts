@@ -54,6 +54,7 @@ const CONTRACT_ROUTES = [
   'PATCH /campaigns/{campaignId}',
   'DELETE /campaigns/{campaignId}',
   'POST /campaigns/{campaignId}/send',
+  'GET /campaigns/{campaignId}/stats',
   'POST /campaigns/{campaignId}/test-send',
   'POST /topics',
   'GET /topics',

@@ -476,6 +476,7 @@ const SPEC_OPERATIONS_BUILT = [
   'GET /campaigns/{campaignId}',
   'PATCH /campaigns/{campaignId}',
   'POST /campaigns/{campaignId}/send',
+  'GET /campaigns/{campaignId}/stats',
   'POST /campaigns/{campaignId}/test-send',
 ];
 
@@ -487,7 +488,6 @@ const SPEC_OPERATIONS_BUILT = [
  */
 const SPEC_OPERATIONS_TO_COME = [
   'GET /signup-pages',
-  'GET /campaigns/{campaignId}/stats',
   'POST /sequences',
   'PATCH /sequences/{sequenceId}',
   'DELETE /sequences/{sequenceId}',
