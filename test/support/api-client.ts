@@ -13,6 +13,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
 import { parseInvocation } from '../../infra/admin/commands.ts';
+import type { LocalAsync } from '../../infra/local/async.ts';
 import {
   buildRouteTable,
   matchRoute,
@@ -215,6 +216,13 @@ export const createApiClient = async (
     clock?: ReturnType<typeof fixedClock>;
     groups?: readonly EndpointGroup[];
     providerStatusTtlSeconds?: number;
+    /**
+     * The asynchronous half (`prepareLocalAsync`): its queues, scheduler
+     * and simulated SES events; start its pollers with `client.deps`.
+     */
+    asyncHalf?: Pick<LocalAsync, 'mailerWith' | 'senders' | 'scheduler'> & {
+      sentLogFile?: string;
+    };
   } = {},
 ): Promise<ApiClient> => {
   const created = await createTestDeps({
@@ -222,8 +230,11 @@ export const createApiClient = async (
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
       : {}),
+    ...(options.asyncHalf ? { asyncHalf: options.asyncHalf } : {}),
   });
-  const { deps, admin, tableName } = created;
+  const { admin, tableName } = created;
+  const scheduler = options.asyncHalf?.scheduler;
+  const deps = scheduler ? { ...created.deps, scheduler } : created.deps;
   const groups = options.groups ?? endpointGroups;
   const table = buildRouteTable(groups, deps);
   const declared = new Map<string, Route>(
@@ -330,7 +341,9 @@ export const createApiClient = async (
             providerStateFile: created.providerStateFile,
             // No simulated SES events in process yet: an empty sent log,
             // and no stack.json in the scratch dir.
-            sentLogFile: join(inject('scratchDir'), `sent-${tableName}.jsonl`),
+            sentLogFile:
+              options.asyncHalf?.sentLogFile ??
+              join(inject('scratchDir'), `sent-${tableName}.jsonl`),
             dataDir: inject('scratchDir'),
             // A clock of this client's own (the deps keep their own Clock).
             clockFile: created.providerStateFile.replace(
