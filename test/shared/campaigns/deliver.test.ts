@@ -1,0 +1,255 @@
+/**
+ * The send pipeline step by step, on the embedded engine: the API's send,
+ * the dispatcher and the senders called by hand with their queues captured,
+ * and a mailer that records, refuses or crashes on cue. The regressions of
+ * listmonk's most reported bugs are here: a resume that re-sends to
+ * everyone, and a campaign marked finished with recipients never sent.
+ */
+import { describe, expect, it } from 'vitest';
+import { addContact } from '../../../shared/audience/contacts.ts';
+import { createCampaign } from '../../../shared/campaigns/campaigns.ts';
+import {
+  type BatchMessage,
+  deliverBatch,
+} from '../../../shared/campaigns/deliver.ts';
+import {
+  type DispatchMessage,
+  dispatchCampaign,
+} from '../../../shared/campaigns/dispatch.ts';
+import { requestSend } from '../../../shared/campaigns/send.ts';
+import type { Deps } from '../../../shared/deps.ts';
+import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
+import type {
+  Mailer,
+  OutgoingMessage,
+  QueueSender,
+} from '../../../shared/ports.ts';
+import { createTemplate } from '../../../shared/templates/templates.ts';
+import { orgWithList, uniqueEmail } from '../../support/audience.ts';
+import { createTestDeps } from '../../support/dynamo.ts';
+
+/** The deps of the whole pipeline: every campaign queue. */
+type PipelineDeps = Deps & {
+  queues: { dispatch: QueueSender; send: QueueSender };
+};
+
+/** A mailer that records what it accepts and acts on cue per call. */
+const scriptedMailer = (
+  script: (call: number, message: OutgoingMessage) => 'ok' | Error = () => 'ok',
+) => {
+  const accepted: OutgoingMessage[] = [];
+  let calls = 0;
+  const mailer: Mailer = {
+    send: async (message) => {
+      const cue = script(++calls, message);
+      if (cue instanceof Error) throw cue;
+      accepted.push(message);
+      return { messageId: `msg-${calls}` };
+    },
+  };
+  return { mailer, accepted, calls: () => calls };
+};
+
+/** A campaign to `size` subscribed contacts, its send requested. */
+const pipeline = async (
+  size: number,
+  script?: Parameters<typeof scriptedMailer>[0],
+) => {
+  const { deps: base } = await createTestDeps();
+  const dispatched: DispatchMessage[] = [];
+  const batches: BatchMessage[] = [];
+  const mail = scriptedMailer(script);
+  const deps: PipelineDeps = {
+    ...base,
+    mailer: mail.mailer,
+    queues: {
+      dispatch: { send: async (m) => void dispatched.push(m as never) },
+      send: { send: async (m) => void batches.push(m as never) },
+    },
+  };
+  const { orgId, listId } = await orgWithList(deps);
+  const emails: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const email = uniqueEmail(`r${i}`);
+    emails.push(email);
+    await addContact(deps, orgId, listId, { email, doubleOptIn: false });
+  }
+  const template = await createTemplate(deps, orgId, {
+    name: 'T',
+    defaultSubject: 'Hello',
+    content: '<a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+  });
+  const campaign = await createCampaign(deps, orgId, {
+    name: 'C',
+    templateId: template.id,
+    listId,
+    tagId: null,
+    topicId: null,
+    sendingIdentityId: null,
+  });
+  await requestSend(deps, orgId, campaign.id, {});
+  const start = dispatched.shift();
+  if (!start) throw new Error('no start message');
+  await dispatchCampaign(deps, start);
+  return { deps, orgId, campaign, dispatched, batches, mail, emails };
+};
+
+describe('the senders (never twice, resumable)', () => {
+  it('a batch delivered twice sends once: the second finds the batch done (a resume never re-sends to everyone)', async () => {
+    const { deps, batches, mail, orgId, campaign } = await pipeline(3);
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+
+    await deliverBatch(deps, batch);
+    await deliverBatch(deps, batch);
+
+    expect(mail.accepted).toHaveLength(3);
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 3, failed: 0, skipped: 0 });
+  });
+
+  it('the campaign is sent only once every batch is done, never with recipients left (listmonk’s finished-too-early bug)', async () => {
+    const { deps, batches, dispatched, orgId, campaign } = await pipeline(3);
+    const read = () => deps.campaigns.get(orgId, campaign.id);
+    expect((await read())?.status).toBe('sending');
+
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+    await deliverBatch(deps, batch);
+    expect((await read())?.status).toBe('sending');
+    const next = dispatched.shift();
+    if (!next) throw new Error('no continue message');
+    await dispatchCampaign(deps, next);
+
+    expect(await read()).toMatchObject({
+      status: 'sent',
+      progress: { total: 3, sent: 3, failed: 0, skipped: 0 },
+    });
+  });
+
+  it('a crash mid-batch after SES accepted two messages: the retry waits for the evidence, then sends only the rest', async () => {
+    // Arrange: the store fails (the process "dies") at the third claim.
+    const { deps, batches, mail, orgId, campaign } = await pipeline(4);
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+    let claims = 0;
+    const crashing: PipelineDeps = {
+      ...deps,
+      sends: {
+        ...deps.sends,
+        start: deps.sends.start.bind(deps.sends),
+        get: deps.sends.get.bind(deps.sends),
+        save: deps.sends.save.bind(deps.sends),
+        leaseBatch: deps.sends.leaseBatch.bind(deps.sends),
+        completeBatch: deps.sends.completeBatch.bind(deps.sends),
+        recordOutcomes: deps.sends.recordOutcomes.bind(deps.sends),
+        claim: (...args) => {
+          claims++;
+          if (claims === 3) throw new Error('the process died');
+          return deps.sends.claim(...args);
+        },
+      },
+    };
+    await expect(deliverBatch(crashing, batch)).rejects.toThrow('died');
+    expect(mail.accepted).toHaveLength(2);
+
+    // Act 1: a retry while the dead attempt's leases run cannot decide.
+    const later = (ms: number): PipelineDeps => ({
+      ...deps,
+      clock: { now: () => new Date(Date.now() + ms) },
+    });
+    await expect(deliverBatch(later(61_000), batch)).rejects.toThrow(
+      'to try again',
+    );
+
+    // Act 2: SES's events of the two messages arrive (their message ids).
+    for (const [index, message] of mail.accepted.entries()) {
+      const contactId = batch.recipients.find((r) => r.email === message.to)
+        ?.contactId as string;
+      await deps.campaignStats.recordEvent(orgId, {
+        messageId: `msg-${index + 1}`,
+        type: 'Send',
+        recipient: message.to,
+        at: new Date().toISOString(),
+        kind: 'campaign',
+        campaignId: campaign.id,
+        contactId,
+      });
+    }
+    await deliverBatch(later(130_000), batch);
+
+    // Assert: four mails in all, each address once; progress exact.
+    expect(mail.accepted.map((m) => m.to).sort()).toEqual(
+      batch.recipients.map((r) => r.email).sort(),
+    );
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 4, failed: 0, skipped: 0 });
+  });
+
+  it('throttling slows down and retries, never failing a recipient', async () => {
+    const { deps, batches, mail, orgId, campaign } = await pipeline(
+      2,
+      (call) =>
+        call <= 2 ? new SendRefusedError('throttled', 'slow down') : 'ok',
+    );
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+
+    await deliverBatch(deps, batch);
+
+    expect(mail.calls()).toBe(4);
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 2, failed: 0 });
+  });
+
+  it('a permanent refusal fails that recipient only', async () => {
+    const { deps, batches, orgId, campaign } = await pipeline(3, (call) =>
+      call === 2 ? new SendRefusedError('rejected', 'MessageRejected') : 'ok',
+    );
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+
+    await deliverBatch(deps, batch);
+
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 2, failed: 1, skipped: 0 });
+  });
+
+  it('an account-level refusal stops the campaign (failed: sending_paused) rather than burn through its recipients', async () => {
+    const { deps, batches, mail, orgId, campaign } = await pipeline(
+      4,
+      (call) =>
+        call === 2
+          ? new SendRefusedError('paused', 'SendingPausedException')
+          : 'ok',
+    );
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+
+    await deliverBatch(deps, batch);
+
+    expect(mail.calls()).toBe(2);
+    expect(await deps.campaigns.get(orgId, campaign.id)).toMatchObject({
+      status: 'failed',
+      failure: { reason: 'sending_paused' },
+      progress: { sent: 1 },
+    });
+  });
+
+  it('sending switched off application-wide mid-send fails the campaign (sending_disabled) and sends nothing more', async () => {
+    const { deps, batches, mail, orgId, campaign } = await pipeline(2);
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+    await deps.appSettings.setSendingEnabled(false);
+    try {
+      await deliverBatch(deps, batch);
+    } finally {
+      await deps.appSettings.setSendingEnabled(true);
+    }
+    expect(mail.calls()).toBe(0);
+    expect(await deps.campaigns.get(orgId, campaign.id)).toMatchObject({
+      status: 'failed',
+      failure: { reason: 'sending_disabled' },
+    });
+  });
+});
