@@ -3,6 +3,7 @@
  * group and the REST API in front of them. Every resource path and method
  * comes from the groups' route declarations; none is written here.
  */
+
 import {
   Aws,
   CfnOutput,
@@ -36,6 +37,7 @@ import {
   consumerFunctions,
 } from '../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
+import type { TrackingDomain } from '../shared/adapters/aws/ses-email-provider.ts';
 import {
   PUBLISHED_EVENT_TYPES,
   SES_EVENT_DESTINATION,
@@ -243,9 +245,18 @@ export class StatelessStack extends Stack {
 
     // Mail sent outside a tenant (the application's address, test sends)
     // names this configuration set, so SES publishes its events too.
+    const tracking = this.trackingDomain();
     const configurationSet = new CfnConfigurationSet(
       this,
       'ApplicationConfigurationSet',
+      tracking
+        ? {
+            trackingOptions: {
+              customRedirectDomain: tracking.domain,
+              httpsPolicy: tracking.httpsPolicy,
+            },
+          }
+        : {},
     );
     const eventDestination = new CfnConfigurationSetEventDestination(
       this,
@@ -273,6 +284,7 @@ export class StatelessStack extends Stack {
       linkSigningSecret: props.linkSigningSecret,
       publicApiUrl,
       appFromAddress: appFromAddress.valueAsString,
+      ...(tracking ? { tracking } : {}),
     };
 
     // The consumers first: their queues are what other functions bind.
@@ -405,6 +417,29 @@ export class StatelessStack extends Stack {
       return fromContext;
     }
     return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
+  }
+
+  /**
+   * The operator's open and click tracking domain (the `trackingDomain`
+   * context) and its HTTPS policy (`trackingHttpsPolicy`, default REQUIRE):
+   * the application's configuration set and every tenant's name it.
+   * Without it SES tracks through its own domain.
+   */
+  private trackingDomain(): TrackingDomain | undefined {
+    const domain = contextString(this, 'trackingDomain');
+    const policy = contextString(this, 'trackingHttpsPolicy') ?? 'REQUIRE';
+    if (!isHttpsPolicy(policy)) {
+      throw new Error(
+        `The trackingHttpsPolicy context must be one of ${HTTPS_POLICIES.join(', ')}; got ${policy}`,
+      );
+    }
+    if (domain === undefined) return undefined;
+    if (!DOMAIN_NAME.test(domain)) {
+      throw new Error(
+        `The trackingDomain context must be a lower-case domain name such as track.example.com; got ${domain}`,
+      );
+    }
+    return { domain, httpsPolicy: policy };
   }
 
   /**
@@ -586,6 +621,15 @@ const contextInteger = (
   }
   return number;
 };
+
+const HTTPS_POLICIES = ['REQUIRE', 'REQUIRE_OPEN_ONLY', 'OPTIONAL'] as const;
+
+const isHttpsPolicy = (value: string): value is TrackingDomain['httpsPolicy'] =>
+  (HTTPS_POLICIES as readonly string[]).includes(value);
+
+/** A lower-case domain name of two labels or more. */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /** A string context value, or undefined; anything else is an error. */
 const contextString = (scope: Construct, key: string): string | undefined => {

@@ -71,6 +71,21 @@ const VARIABLES = {
     DNS_SERVERS: v.optional(v.string()),
     /** How long a stored tenant status is trusted before asking SES again. */
     PROVIDER_STATUS_TTL_SECONDS: seconds(60),
+    /** The operator's open and click tracking domain; default: SES's own. */
+    SES_TRACKING_DOMAIN: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(
+          /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+          'must be a lower-case domain name',
+        ),
+      ),
+    ),
+    /** How tracked links and the open pixel use HTTPS on that domain. */
+    SES_TRACKING_HTTPS_POLICY: v.optional(
+      v.picklist(['REQUIRE', 'REQUIRE_OPEN_ONLY', 'OPTIONAL']),
+      'REQUIRE',
+    ),
   },
   sendingStatus: {
     AWS_ACCOUNT_ID: v.pipe(
@@ -113,6 +128,8 @@ export interface Config {
   DNS_SERVERS?: string;
   PROVIDER_STATUS_TTL_SECONDS?: number;
   SES_CONFIGURATION_SET?: string;
+  SES_TRACKING_DOMAIN?: string;
+  SES_TRACKING_HTTPS_POLICY?: 'REQUIRE' | 'REQUIRE_OPEN_ONLY' | 'OPTIONAL';
   SCHEDULE_GROUP_NAME?: string;
   SCHEDULER_ROLE_ARN?: string;
   SCHEDULER_DEAD_LETTER_QUEUE_ARN?: string;

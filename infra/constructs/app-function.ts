@@ -3,6 +3,7 @@
  * arm64, an ESM bundle with source maps, JSON logs to its own log group,
  * active tracing, and resource access granted only through `bind*` helpers.
  */
+
 import { createRequire } from 'node:module';
 import { basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TrackingDomain } from '../../shared/adapters/aws/ses-email-provider.ts';
 import type { Bindings, TableAction } from '../../shared/bindings.ts';
 import { queueUrlEnv } from '../../shared/config.ts';
 
@@ -58,6 +60,7 @@ const SES_SETUP_GRANTS: { actions: string[]; resources: SesResourceType[] }[] =
       actions: [
         'ses:CreateConfigurationSet',
         'ses:CreateConfigurationSetEventDestination',
+        'ses:PutConfigurationSetTrackingOptions',
       ],
       resources: ['configuration-set'],
     },
@@ -96,6 +99,8 @@ export interface BindingResources {
   queues?: ReadonlyMap<string, IQueue>;
   /** The configuration set of mail sent outside a tenant (its events). */
   configurationSetName?: string;
+  /** The operator's open and click tracking domain, if any. */
+  tracking?: TrackingDomain;
   scheduling?: Scheduling;
 }
 
@@ -234,6 +239,16 @@ export class AppFunction extends Construct {
         case 'sendingSetup':
           this.bindSendingSetup();
           this.bindAccount();
+          if (resources.tracking) {
+            this.bindEnvironment(
+              'SES_TRACKING_DOMAIN',
+              resources.tracking.domain,
+            );
+            this.bindEnvironment(
+              'SES_TRACKING_HTTPS_POLICY',
+              resources.tracking.httpsPolicy,
+            );
+          }
           break;
         case 'sendingStatus':
           // The setup's grants read tenants too.

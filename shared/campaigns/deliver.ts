@@ -216,8 +216,7 @@ export const deliverBatch = async (
   const { orgId, campaignId, sendId, batch } = message;
   const found = await deps.campaigns.getWithContent(orgId, campaignId);
   if (
-    !found ||
-    found.campaign.status !== 'sending' ||
+    found?.campaign.status !== 'sending' ||
     found.campaign.sendId !== sendId
   ) {
     return;

@@ -132,8 +132,7 @@ const fire = async (
   const { orgId, campaignId, sendId } = message;
   const campaign = await deps.campaigns.get(orgId, campaignId);
   if (
-    !campaign ||
-    campaign.status !== 'scheduled' ||
+    campaign?.status !== 'scheduled' ||
     campaign.sendId !== sendId ||
     campaign.scheduledAt !== new Date(message.scheduledAt).toISOString()
   ) {
@@ -469,11 +468,7 @@ export const dispatchCampaign = async (
       : message.kind === 'start'
         ? await started(deps, message)
         : await deps.campaigns.get(message.orgId, message.campaignId);
-  if (
-    !campaign ||
-    campaign.status !== 'sending' ||
-    campaign.sendId !== message.sendId
-  ) {
+  if (campaign?.status !== 'sending' || campaign.sendId !== message.sendId) {
     return;
   }
   await openSend(deps, message.orgId, campaign);

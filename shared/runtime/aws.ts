@@ -74,6 +74,14 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
       new SesEmailProvider(ses(), {
         region,
         accountId: required(config.AWS_ACCOUNT_ID, 'AWS_ACCOUNT_ID'),
+        ...(config.SES_TRACKING_DOMAIN
+          ? {
+              tracking: {
+                domain: config.SES_TRACKING_DOMAIN,
+                httpsPolicy: config.SES_TRACKING_HTTPS_POLICY ?? 'REQUIRE',
+              },
+            }
+          : {}),
       }),
   );
   return buildDeps(bindings, {

@@ -706,7 +706,62 @@ describe('StatelessStack', () => {
     for (const value of told) expect(value).toBe(url);
   });
 
+  it('tracks opens and clicks through the trackingDomain context: the application set and every tenant set name it', () => {
+    // Arrange
+    const app = newApp({
+      trackingDomain: 'track.example.com',
+      trackingHttpsPolicy: 'OPTIONAL',
+    });
+
+    // Act
+    const { api } = buildApp(app);
+
+    // Assert
+    const template = Template.fromStack(api);
+    template.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      TrackingOptions: {
+        CustomRedirectDomain: 'track.example.com',
+        HttpsPolicy: 'OPTIONAL',
+      },
+    });
+    const functions = Object.values(
+      template.findResources('AWS::Lambda::Function'),
+    ).map((fn) => fn.Properties.Environment?.Variables ?? {});
+    const told = functions.filter(
+      (variables) => variables.SES_TRACKING_DOMAIN !== undefined,
+    );
+    // Exactly the functions that create tenants (sendingSetup) are told.
+    expect(told.length).toBeGreaterThan(0);
+    for (const variables of told) {
+      expect(variables).toMatchObject({
+        SES_TRACKING_DOMAIN: 'track.example.com',
+        SES_TRACKING_HTTPS_POLICY: 'OPTIONAL',
+        AWS_ACCOUNT_ID: expect.anything(),
+      });
+    }
+    expect(JSON.stringify(template.toJSON())).toContain(
+      'ses:PutConfigurationSetTrackingOptions',
+    );
+  });
+
+  it('leaves tracking to the SES domain (awstrack.me) without the context', () => {
+    // Arrange
+    const { apiTemplate } = stacks();
+
+    // Act
+    const sets = Object.values(
+      apiTemplate.findResources('AWS::SES::ConfigurationSet'),
+    );
+
+    // Assert
+    expect(sets).toHaveLength(1);
+    expect(sets[0]?.Properties?.TrackingOptions).toBeUndefined();
+  });
+
   it.each([
+    ['trackingDomain', 'https://track.example.com'],
+    ['trackingDomain', 'Track.Example.com'],
+    ['trackingHttpsPolicy', 'ALWAYS'],
     ['publicApiUrl', 'https://mail.example.com/api'],
     ['publicApiUrl', `http://mail.example.com${API_PREFIX}`],
     ['appFromAddress', 'not an address'],

@@ -17,6 +17,7 @@ import {
   GetTenantCommand,
   ListTenantResourcesCommand,
   type MailFromDomainStatus,
+  PutConfigurationSetTrackingOptionsCommand,
   PutEmailIdentityMailFromAttributesCommand,
   type SESv2Client,
   type DkimStatus as SesDkimStatus,
@@ -42,6 +43,18 @@ export interface SesLocation {
   accountId: string;
   /** `aws` unless given (`aws-cn`, `aws-us-gov`). */
   partition?: string;
+  /**
+   * The operator's own open and click tracking domain: every tenant's
+   * configuration set names it. Without it SES tracks through its own
+   * domain (`awstrack.me`).
+   */
+  tracking?: TrackingDomain;
+}
+
+/** A custom open and click tracking domain and its HTTPS policy. */
+export interface TrackingDomain {
+  domain: string;
+  httpsPolicy: 'REQUIRE' | 'REQUIRE_OPEN_ONLY' | 'OPTIONAL';
 }
 
 /** The zone Easy DKIM CNAMEs point into when SES names none. */
@@ -257,11 +270,40 @@ export class SesEmailProvider implements EmailProvider {
   }
 
   async ensureTenant(tenantName: string): Promise<void> {
-    await this.call(() =>
+    const tracking = this.location.tracking;
+    const trackingOptions = tracking
+      ? {
+          CustomRedirectDomain: tracking.domain,
+          HttpsPolicy: tracking.httpsPolicy,
+        }
+      : undefined;
+    const existed = await this.call(() =>
       this.client.send(
-        new CreateConfigurationSetCommand({ ConfigurationSetName: tenantName }),
+        new CreateConfigurationSetCommand({
+          ConfigurationSetName: tenantName,
+          ...(trackingOptions ? { TrackingOptions: trackingOptions } : {}),
+        }),
       ),
-    ).catch(tolerate('AlreadyExistsException'));
+    ).then(
+      () => false,
+      (error: unknown) => {
+        if (isNamed(error, 'AlreadyExistsException')) return true;
+        throw error;
+      },
+    );
+    // A set made before the operator named a tracking domain (or another
+    // one) takes the current one; PutConfigurationSetTrackingOptions
+    // replaces, so repeating it is harmless.
+    if (existed && trackingOptions) {
+      await this.call(() =>
+        this.client.send(
+          new PutConfigurationSetTrackingOptionsCommand({
+            ConfigurationSetName: tenantName,
+            ...trackingOptions,
+          }),
+        ),
+      );
+    }
     // Every event of the tenant's mail goes to the default event bus, where
     // the events rule sends it to the events queue (suppression, stats).
     await this.call(() =>

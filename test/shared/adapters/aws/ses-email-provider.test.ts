@@ -16,6 +16,7 @@ import {
   LimitExceededException,
   ListTenantResourcesCommand,
   NotFoundException,
+  PutConfigurationSetTrackingOptionsCommand,
   PutEmailIdentityMailFromAttributesCommand,
   SESv2Client,
   SESv2ServiceException,
@@ -420,6 +421,62 @@ describe('SesEmailProvider', () => {
       expect(
         ses.commandCalls(CreateTenantResourceAssociationCommand),
       ).toHaveLength(1);
+    });
+
+    it("names the operator's tracking domain on a new set, and puts it on one that exists", async () => {
+      // Arrange
+      ses
+        .on(CreateConfigurationSetCommand)
+        .resolvesOnce({})
+        .rejects(alreadyExists());
+      ses.on(PutConfigurationSetTrackingOptionsCommand).resolves({});
+      ses.on(CreateConfigurationSetEventDestinationCommand).resolves({});
+      ses.on(CreateTenantCommand).resolves({});
+      ses.on(CreateTenantResourceAssociationCommand).resolves({});
+      const tracked = new SesEmailProvider(client, {
+        region: 'us-east-1',
+        accountId: '123456789012',
+        tracking: { domain: 'track.example.com', httpsPolicy: 'REQUIRE' },
+      });
+
+      // Act
+      await tracked.ensureTenant('org-1');
+      await tracked.ensureTenant('org-2');
+
+      // Assert
+      expect(
+        ses.commandCalls(CreateConfigurationSetCommand)[0]?.args[0].input,
+      ).toEqual({
+        ConfigurationSetName: 'org-1',
+        TrackingOptions: {
+          CustomRedirectDomain: 'track.example.com',
+          HttpsPolicy: 'REQUIRE',
+        },
+      });
+      const puts = ses.commandCalls(PutConfigurationSetTrackingOptionsCommand);
+      expect(puts.map((call) => call.args[0].input)).toEqual([
+        {
+          ConfigurationSetName: 'org-2',
+          CustomRedirectDomain: 'track.example.com',
+          HttpsPolicy: 'REQUIRE',
+        },
+      ]);
+    });
+
+    it('puts no tracking options without a tracking domain', async () => {
+      // Arrange
+      ses.on(CreateConfigurationSetCommand).rejects(alreadyExists());
+      ses.on(CreateConfigurationSetEventDestinationCommand).resolves({});
+      ses.on(CreateTenantCommand).resolves({});
+      ses.on(CreateTenantResourceAssociationCommand).resolves({});
+
+      // Act
+      await provider().ensureTenant('org-1');
+
+      // Assert
+      expect(
+        ses.commandCalls(PutConfigurationSetTrackingOptionsCommand),
+      ).toHaveLength(0);
     });
 
     it('builds ARNs in the given partition', async () => {
