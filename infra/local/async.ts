@@ -24,7 +24,7 @@ import type { Clock, Mailer, QueueSenders } from '../../shared/ports.ts';
 import { createConsumerHandler } from '../../shared/queue/consumer.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
 import type { Scheduler } from '../../shared/scheduling/ports.ts';
-import { type Poller, startPoller } from './poller.ts';
+import { type Poller, type PollerHandler, startPoller } from './poller.ts';
 import { createConsumerQueues, type LocalConsumerQueue } from './queues.ts';
 
 /** The consumer group SES's events go to (the events rule's target). */
@@ -49,6 +49,11 @@ export interface LocalAsyncOptions {
    * this half has no scheduler (some tests).
    */
   schedulesFile?: string;
+  /**
+   * Wraps each group's handler, as the poller calls it: the benchmarks
+   * time invocations and attribute their calls with it.
+   */
+  wrapHandler?: (group: string, handler: PollerHandler) => PollerHandler;
 }
 
 /** The queues, ready for the deps; `start` runs the pollers over the deps. */
@@ -165,7 +170,10 @@ export const prepareLocalAsync = async (
             queueUrl: queue.url,
             name: group.name,
             settings: group.queue,
-            handler: createConsumerHandler({ ...deps, deadLetters }, group),
+            handler: (options.wrapHandler ?? ((_, handler) => handler))(
+              group.name,
+              createConsumerHandler({ ...deps, deadLetters }, group),
+            ),
           }),
         );
       }

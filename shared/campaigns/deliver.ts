@@ -40,7 +40,7 @@ import { type GuardDeps, refusingBlockers } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
 /** Most recipients of one batch. */
-export const MAX_BATCH = 100;
+export const MAX_BATCH = 250;
 
 /** A message of the senders' queue: one batch of a send. */
 export const BatchMessage = v.object({
@@ -83,30 +83,75 @@ export type DeliverDeps = GuardDeps &
 const sleep = (ms: number) =>
   ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 
-/** Instants of the shared rate, reserved one second's worth at a time. */
+/**
+ * The share of the account's rate the pacer hands out: sends leave on time
+ * give or take a few milliseconds, and SES counts its rate over any second,
+ * so a little headroom keeps a late send and an on-time one from meeting
+ * in the same second.
+ */
+export const RATE_HEADROOM = 0.98;
+
+/** Most sends of one sender in flight at once. */
+export const MAX_PARALLEL_SENDS = 10;
+
+/**
+ * Sends in flight at once for a rate: a send takes tens of milliseconds,
+ * so one at a time cannot keep up with a rate above a dozen or so.
+ */
+export const parallelSendsFor = (rate: number): number =>
+  Math.min(MAX_PARALLEL_SENDS, Math.max(1, Math.ceil(rate / 10)));
+
+/**
+ * Instants of the shared rate, reserved one second's worth at a time and
+ * handed out in order to the sender's parallel sends. An instant already
+ * past by more than one interval is dropped rather than used late: sends
+ * never bunch up to catch up.
+ */
 class Slots {
   private readonly reserved: number[] = [];
+  private turn: Promise<unknown> = Promise.resolve();
+  private readonly rate: number;
 
+  /** @param wanted how many sends this sender may make at most. */
   constructor(
     private readonly deps: Pick<DeliverDeps, 'pacer' | 'clock'>,
-    private readonly rate: number,
-  ) {}
+    accountRate: number,
+    private wanted: number,
+  ) {
+    this.rate = accountRate * RATE_HEADROOM;
+  }
 
   /** Waits for the next instant this sender may send at. */
-  async take(remaining: number): Promise<void> {
-    if (this.reserved.length === 0) {
+  async take(): Promise<void> {
+    const remaining = Math.max(1, this.wanted--);
+    const next = this.turn.then(() => this.next(remaining));
+    this.turn = next.catch(() => undefined);
+    const at = await next;
+    await sleep(at - this.deps.clock.now().getTime());
+  }
+
+  private async next(remaining: number): Promise<number> {
+    const interval = 1000 / this.rate;
+    for (;;) {
+      const now = this.deps.clock.now().getTime();
+      while (
+        this.reserved.length > 0 &&
+        (this.reserved[0] as number) < now - interval
+      ) {
+        this.reserved.shift();
+      }
+      const at = this.reserved.shift();
+      if (at !== undefined) return at;
       const count = Math.max(1, Math.min(remaining, Math.floor(this.rate)));
       const start = await this.deps.pacer.reserve(
         count,
         this.rate,
-        this.deps.clock.now(),
+        new Date(now),
       );
       for (let i = 0; i < count; i++) {
-        this.reserved.push(start + Math.floor((i * 1000) / this.rate));
+        this.reserved.push(start + Math.floor(i * interval));
       }
     }
-    const at = this.reserved.shift() as number;
-    await sleep(at - this.deps.clock.now().getTime());
   }
 }
 
@@ -272,14 +317,11 @@ export const deliverBatch = async (
   let unresolved = 0;
   let stoppedBy: { reason: FailureReason; text: string } | undefined;
 
-  // 3. Claim, compose, pace and send, one recipient at a time.
-  const slots = new Slots(deps, await accountRate(deps));
-  for (const [index, contact] of recipients.entries()) {
-    if (stoppedBy) break;
-    if (Date.now() - started > SENDER_BUDGET_MS) {
-      unresolved += recipients.length - index;
-      break;
-    }
+  // 3. Claim, compose, pace and send, a few recipients at a time.
+  const rate = await accountRate(deps);
+  const slots = new Slots(deps, rate, recipients.length);
+  let nextIndex = 0;
+  const sendOne = async (contact: (typeof recipients)[number]) => {
     const now = deps.clock.now();
     const claim = await deps.sends.claim(
       orgId,
@@ -291,15 +333,15 @@ export const deliverBatch = async (
     );
     if (claim.kind === 'sent') {
       outcome.sent++;
-      continue;
+      return;
     }
     if (claim.kind === 'failed') {
       outcome.failed++;
-      continue;
+      return;
     }
     if (claim.kind === 'held') {
       unresolved++;
-      continue;
+      return;
     }
     let mail: OutgoingMessage;
     try {
@@ -315,8 +357,9 @@ export const deliverBatch = async (
       });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      stoppedBy = { reason: 'content_invalid', text: error.message };
-      break;
+      // Claimed, never sent: the claim may be taken again.
+      stoppedBy ??= { reason: 'content_invalid', text: error.message };
+      return;
     }
     const result = await sendPaced(
       deps,
@@ -330,7 +373,6 @@ export const deliverBatch = async (
           campaign: campaignId,
         }),
       },
-      recipients.length - index,
       started,
     );
     switch (result.kind) {
@@ -344,7 +386,7 @@ export const deliverBatch = async (
         break;
       case 'paused':
         // Nothing was sent to this one: its claim may be taken again.
-        stoppedBy = {
+        stoppedBy ??= {
           reason: 'sending_paused',
           text: 'The email provider refused to send for the account or the organization',
         };
@@ -353,6 +395,38 @@ export const deliverBatch = async (
         // Throttled past the budget, or unknown: the claim stays.
         unresolved++;
     }
+  };
+  // Each worker takes the next recipient until none is left, the campaign
+  // must stop, or the time budget is spent (the rest is left for later).
+  // An error stops every worker after its send in flight: nothing goes on
+  // in the background once the invocation has failed.
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!stoppedBy && !failure && nextIndex < recipients.length) {
+      if (Date.now() - started > SENDER_BUDGET_MS) {
+        unresolved += recipients.length - nextIndex;
+        nextIndex = recipients.length;
+        return;
+      }
+      const contact = recipients[nextIndex++];
+      if (!contact) continue;
+      try {
+        await sendOne(contact);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(
+    Array.from(
+      { length: Math.min(parallelSendsFor(rate), recipients.length) },
+      worker,
+    ),
+  );
+  if (failure) {
+    // What SES took is recorded; the retried message claims the rest.
+    await deps.sends.recordOutcomes(orgId, campaignId, recorded);
+    throw failure.error;
   }
 
   if (unresolved > 0 && !stoppedBy) {
@@ -389,11 +463,10 @@ const sendPaced = async (
   deps: DeliverDeps,
   slots: Slots,
   mail: OutgoingMessage,
-  remaining: number,
   started: number,
 ): Promise<SendResult> => {
   for (let attempt = 0; ; attempt++) {
-    await slots.take(remaining);
+    await slots.take();
     try {
       const { messageId } = await deps.mailer.send(mail);
       return { kind: 'sent', messageId };

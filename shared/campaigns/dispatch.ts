@@ -21,7 +21,7 @@ import { logger } from '../observability.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
 import { accountRate } from './account.ts';
-import type { BatchMessage } from './deliver.ts';
+import { type BatchMessage, MAX_BATCH } from './deliver.ts';
 import type {
   Campaign,
   HoldReason,
@@ -40,11 +40,14 @@ export const BATCHES_IN_FLIGHT = 2;
 export const WALK_STEP_ITEMS = 500;
 
 /**
- * Recipients per batch: about ten seconds of the account's rate, 10 to
- * 100 (a batch must end well within a sender's time budget).
+ * Recipients per batch: ten seconds of the account's rate, 10 to
+ * {@link MAX_BATCH}. Two batches of a send share the rate, so a batch
+ * takes about twenty seconds, well within a sender's time budget; the
+ * larger the batch, the less its lease, its completion and its messages
+ * weigh on each recipient.
  */
 export const batchSizeFor = (ratePerSecond: number): number =>
-  Math.max(10, Math.min(100, Math.round(ratePerSecond * 10)));
+  Math.max(10, Math.min(MAX_BATCH, Math.round(ratePerSecond * 10)));
 
 /** How long the dispatcher waits for the API to name a send it was told of. */
 export const START_GRACE_MS = 60_000;

@@ -40,6 +40,8 @@ export const LOCAL_APP_FROM_ADDRESS = 'no-reply@mail.localhost.test';
 /** Where the local engines listen, and the local settings. */
 export interface LocalOptions {
   dynamodb: string;
+  /** The engine's client, when the caller meters its calls (benchmarks). */
+  dynamo?: DynamoDBDocumentClient;
   tableName: string;
   /** Base URL of the SES v2 emulator (the mailbox). */
   mailbox: string;
@@ -102,7 +104,7 @@ export const localDeps = (options: LocalOptions): Deps => {
   );
   const deps = buildDeps(ALL_BINDINGS, {
     table: () => ({
-      dynamo: localDynamo(options.dynamodb),
+      dynamo: options.dynamo ?? localDynamo(options.dynamodb),
       tableName: options.tableName,
       apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
       ...(options.audienceEvents

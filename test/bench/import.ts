@@ -4,9 +4,9 @@
  * wall time, DynamoDB requests, consumed capacity per line, and where the
  * time went (waiting on DynamoDB versus our own CPU).
  *
- * Every DynamoDB call goes through a middleware on the real document client
- * that asks for ReturnConsumedCapacity and records the call, so the figures
- * are those of the production code path.
+ * Every DynamoDB call goes through the benchmarks' meter
+ * (`dynamo-meter.ts`) on the real document client, so the figures are those
+ * of the production code path.
  */
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,75 +22,18 @@ import { createOrganization } from '../../shared/organizations/organizations.ts'
 import { buildDeps, documentClientOptions } from '../../shared/runtime/deps.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
 import { unreachableProvider } from '../support/unreachable.ts';
+import {
+  busyTime,
+  type DynamoCall,
+  meterDynamo,
+  percentile,
+  WRITE_COMMANDS,
+} from './dynamo-meter.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const LINES = 500;
-/** The low-level names the middleware sees for write calls. */
-const WRITE_COMMANDS = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'BatchWriteItemCommand',
-  'TransactWriteItemsCommand',
-]);
 
-interface Call {
-  command: string;
-  start: number;
-  end: number;
-  /** Capacity units DynamoDB (Local) reported. */
-  capacity: number;
-  /** Write units AWS would charge, from the item sizes (transactions). */
-  estimatedWcu: number;
-}
-
-/** DynamoDB's item size: attribute names plus values, in bytes. */
-const sizeOf = (value: unknown): number => {
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
-  if (typeof value === 'boolean' || value === null) return 1;
-  if (value instanceof Set) {
-    return [...value].reduce((sum: number, v) => sum + sizeOf(v), 0);
-  }
-  if (Array.isArray(value)) {
-    return 3 + value.reduce((sum: number, v) => sum + 1 + sizeOf(v), 0);
-  }
-  if (typeof value === 'object') {
-    return Object.entries(value).reduce(
-      (sum, [name, v]) => sum + Buffer.byteLength(name) + sizeOf(v),
-      3,
-    );
-  }
-  return 0;
-};
-
-/**
- * What AWS charges for a TransactWriteItems: 2 WCU per item per started KB
- * (a Put by its new item; an Update or a check by at least one KB).
- */
-const transactionWcu = (input: Record<string, unknown>): number => {
-  const items = (input.TransactItems ?? []) as Record<
-    string,
-    { Item?: unknown }
-  >[];
-  return items.reduce((sum, entry) => {
-    const put = entry.Put?.Item;
-    const kb = put ? Math.max(1, Math.ceil((sizeOf(put) - 3) / 1024)) : 1;
-    return sum + 2 * kb;
-  }, 0);
-};
-
-const calls: Call[] = [];
-
-/** Sums the capacity units of a response (one object, or one per table). */
-const capacityOf = (consumed: unknown): number => {
-  const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
-  return list.reduce(
-    (sum: number, c: { CapacityUnits?: number }) =>
-      sum + (c.CapacityUnits ?? 0),
-    0,
-  );
-};
+const calls: DynamoCall[] = [];
 
 const instrumentedClient = (endpoint: string) => {
   const client = DynamoDBDocumentClient.from(
@@ -101,56 +44,8 @@ const instrumentedClient = (endpoint: string) => {
     }),
     documentClientOptions,
   );
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, unknown>;
-      input.ReturnConsumedCapacity = 'TOTAL';
-      const estimatedWcu =
-        context.commandName === 'TransactWriteItemsCommand'
-          ? transactionWcu(input)
-          : 0;
-      const start = performance.now();
-      const result = await next(args);
-      calls.push({
-        command: String(context.commandName),
-        start,
-        end: performance.now(),
-        capacity: capacityOf(
-          (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
-        ),
-        estimatedWcu,
-      });
-      return result;
-    },
-    { step: 'initialize', name: 'benchRecorder' },
-  );
+  meterDynamo(client, calls);
   return client;
-};
-
-/** Milliseconds covered by at least one in-flight call. */
-const busyTime = (spans: Call[]) => {
-  const sorted = [...spans].sort((a, b) => a.start - b.start);
-  let total = 0;
-  let [from, to] = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
-  for (const { start, end } of sorted) {
-    if (start > to) {
-      if (to > from) total += to - from;
-      [from, to] = [start, end];
-    } else {
-      to = Math.max(to, end);
-    }
-  }
-  if (to > from) total += to - from;
-  return total;
-};
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    sorted[
-      Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))
-    ] ?? 0
-  );
 };
 
 const main = async () => {
@@ -226,7 +121,7 @@ const main = async () => {
         requests: calls.length,
         writes: writes.length,
         wcu: writes.reduce((sum, c) => sum + c.capacity, 0),
-        estimatedWcu: writes.reduce((sum, c) => sum + c.estimatedWcu, 0),
+        estimatedWcu: writes.reduce((sum, c) => sum + c.wcu, 0),
         rcu: calls
           .filter((c) => !WRITE_COMMANDS.has(c.command))
           .reduce((sum, c) => sum + c.capacity, 0),

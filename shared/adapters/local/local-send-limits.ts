@@ -4,9 +4,14 @@
  * (the provider's state file, `admin local quota set`) does not allow it,
  * and counts the sends it lets through.
  *
- * - The rate: more than `maxSendRate` sends within any rolling second is
- *   refused with `TooManyRequestsException` "Maximum sending rate exceeded."
- *   The window is in memory (the local stack sends from one process) and in
+ * - The rate: a token bucket refilled at `maxSendRate` tokens a second,
+ *   holding a tenth of a second's sends (at least {@link MIN_BURST}): a send
+ *   finding no token is refused with `TooManyRequestsException` "Maximum
+ *   sending rate exceeded." So the sustained rate is `maxSendRate`, and a
+ *   send a few milliseconds late followed by one on time passes, as SES
+ *   lets short bursts through ("You can exceed this quota for short
+ *   bursts, but not for a sustained period of time", its guide). The
+ *   bucket is in memory (the local stack sends from one process) and in
  *   real time: a movable clock jumping forward makes no one send faster.
  * - The 24 hours: a send that would pass `max24HourSend` within the rolling
  *   24 hours is refused with `TooManyRequestsException` "Daily message quota
@@ -68,6 +73,16 @@ interface Known {
 
 const SECOND_MS = 1000;
 
+/** Seconds of sends the rate's bucket holds: the burst SES lets through. */
+export const BURST_SECONDS = 0.1;
+
+/** The least burst, whatever the rate. */
+export const MIN_BURST = 2;
+
+/** The sends a bucket holds at a rate. */
+export const burstOf = (maxSendRate: number): number =>
+  Math.max(MIN_BURST, maxSendRate * BURST_SECONDS);
+
 const knownOf = (state: ProviderState): Known => ({
   max24HourSend: state.quota.max24HourSend,
   maxSendRate: state.quota.maxSendRate,
@@ -102,8 +117,9 @@ export class LocalSendLimits {
    * hold the counts being written).
    */
   private generation = 0;
-  /** Real times of the sends let through within the last second. */
-  private recent: number[] = [];
+  /** The rate's bucket: tokens left, as of `refilledAt` (real time). */
+  private tokens: number | undefined;
+  private refilledAt = 0;
   /** Sends checked and not yet over. */
   private inFlight = 0;
   /** Accepted sends not yet written, and those being written. */
@@ -133,7 +149,13 @@ export class LocalSendLimits {
     // 2. The checks and the reservation, with no await in between, so that
     //    concurrent sends see each other.
     const real = this.realNow();
-    this.recent = this.recent.filter((t) => t > real - SECOND_MS);
+    const burst = burstOf(known.maxSendRate);
+    this.tokens = Math.min(
+      burst,
+      (this.tokens ?? burst) +
+        ((real - this.refilledAt) * known.maxSendRate) / SECOND_MS,
+    );
+    this.refilledAt = real;
     const sent =
       countLast24Hours(known.perMinute, this.clock.now()) +
       this.sum(this.writing) +
@@ -142,10 +164,10 @@ export class LocalSendLimits {
     if (sent >= known.max24HourSend) {
       throw throttling('Daily message quota exceeded.');
     }
-    if (this.recent.length >= known.maxSendRate) {
+    if (this.tokens < 1) {
       throw throttling('Maximum sending rate exceeded.');
     }
-    this.recent.push(real);
+    this.tokens -= 1;
     this.inFlight++;
 
     // 3. Counted on success, given back on failure; once only.

@@ -15,6 +15,7 @@ import {
   setQuota,
 } from '../../../../shared/adapters/local/local-email-provider.ts';
 import {
+  burstOf,
   LocalSendLimits,
   withSendLimits,
 } from '../../../../shared/adapters/local/local-send-limits.ts';
@@ -71,22 +72,44 @@ describe('the local SES emulator’s sending limits', () => {
   });
   afterEach(() => ses.destroy());
 
-  it('refuses the send over the rate within one second with TooManyRequestsException, and accepts again the next second', async () => {
-    // Arrange
-    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 3 });
+  it('refuses a send over the rate with TooManyRequestsException once the short burst is spent, and accepts again when the rate allows one', async () => {
+    // Arrange: at 30 a second the bucket holds 3 sends (a tenth of a second).
+    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 30 });
+    expect(burstOf(30)).toBe(3);
     for (let i = 0; i < 3; i++) expect(await outcomeOf(ses)).toBeUndefined();
 
     // Act
-    realMs += 999;
     const over = await outcomeOf(ses);
+    realMs += 33;
+    const stillOver = await outcomeOf(ses);
     realMs += 1;
-    const nextSecond = await outcomeOf(ses);
+    const next = await outcomeOf(ses);
 
     // Assert
     expect(over).toBeInstanceOf(TooManyRequestsException);
     expect((over as Error).message).toBe('Maximum sending rate exceeded.');
-    expect(nextSecond).toBeUndefined();
+    expect(stillOver).toBeInstanceOf(TooManyRequestsException);
+    expect(next).toBeUndefined();
     expect((await provider.getAccount()).sentLast24Hours).toBe(4);
+  });
+
+  it('holds the sustained rate to maxSendRate: paced sends pass, one a little early is refused', async () => {
+    // Arrange
+    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 10 });
+    for (let i = 0; i < 2; i++) expect(await outcomeOf(ses)).toBeUndefined();
+
+    // Act: ten seconds at the rate, then a send 20 ms early.
+    const paced: unknown[] = [];
+    for (let i = 0; i < 100; i++) {
+      realMs += 100;
+      paced.push(await outcomeOf(ses));
+    }
+    realMs += 80;
+    const early = await outcomeOf(ses);
+
+    // Assert
+    expect(paced.filter((o) => o !== undefined)).toEqual([]);
+    expect(early).toBeInstanceOf(TooManyRequestsException);
   });
 
   it('refuses a send past the 24-hour quota as SES does, until the first sends are 24 hours old', async () => {
@@ -154,8 +177,8 @@ describe('the local SES emulator’s sending limits', () => {
   });
 
   it('lets concurrent sends take the places left, and no more', async () => {
-    // Arrange
-    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 5 });
+    // Arrange: a bucket of 5.
+    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 50 });
 
     // Act
     const outcomes = await Promise.all(
@@ -244,10 +267,11 @@ describe('the local SES emulator’s sending limits', () => {
       html: '<p>Hi</p>',
       text: 'Hi',
     };
-    await setQuota(stateFile, { max24HourSend: 2, maxSendRate: 1 });
+    await setQuota(stateFile, { max24HourSend: 3, maxSendRate: 1 });
+    await mailer.send(message);
     await mailer.send(message);
 
-    // Act
+    // Act: the burst of 2 is spent; a second later one more is allowed.
     const tooFast = await mailer.send(message).catch((e: unknown) => e);
     realMs += 1000;
     await mailer.send(message);

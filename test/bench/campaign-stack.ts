@@ -1,0 +1,366 @@
+/**
+ * The local stack of `bench:campaign`, built in process like `npm start`
+ * (DynamoDB Local, the SES v2 emulator with its sending limits, SQS, the
+ * consumers' pollers, the local scheduler), with meters on its edges:
+ * - every DynamoDB call, labelled with the consumer group that made it
+ *   (`api` outside a consumer);
+ * - every SQS call, by command and queue;
+ * - every consumer invocation and its duration;
+ * - every send the mailer accepted or SES refused.
+ * The fault run adds crashes: at random calls inside consumer invocations,
+ * every invocation in flight dies (see {@link Faults}).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type ConsumerFunction,
+  consumerFunctions,
+} from '../../functions/consumers.ts';
+import { localSqs, prepareLocalAsync } from '../../infra/local/async.ts';
+import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
+import { ensureTable } from '../../infra/local/dynamodb.ts';
+import { localEngines, startEngines } from '../../infra/local/engines.ts';
+import type { PollerHandler } from '../../infra/local/poller.ts';
+import { setQuota } from '../../shared/adapters/local/local-email-provider.ts';
+import { SimulatedSesEvents } from '../../shared/adapters/local/simulated-ses-events.ts';
+import { sqsEventPublisher } from '../../shared/adapters/local/sqs-event-publisher.ts';
+import { tableDefinition } from '../../shared/db/table.ts';
+import type { Deps } from '../../shared/deps.ts';
+import { isSendRefused } from '../../shared/messaging/send-refusal.ts';
+import type {
+  Mailer,
+  OutgoingMessage,
+  QueueSender,
+} from '../../shared/ports.ts';
+import { localDeps, localDynamo } from '../../shared/runtime/local.ts';
+import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
+
+/** The bench's clock: real time plus an offset it moves. */
+export class BenchClock {
+  private offset = 0;
+  now = () => new Date(Date.now() + this.offset);
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+/** One consumer invocation, as the ambient context knows it. */
+interface Invocation {
+  group: string;
+  /** A crash happened while it ran: nothing it does reaches anyone. */
+  died: boolean;
+}
+
+/** One SQS call. */
+export interface SqsCall {
+  command: string;
+  /** The consumer group of its queue ('' when none: GetQueueUrl…). */
+  queue: string;
+  /** A receive that returned nothing. */
+  empty: boolean;
+}
+
+/** One send the mailer accepted. */
+export interface Accepted {
+  to: string;
+  campaignId: string | undefined;
+  /** Real time (performance.now()) and the bench clock's time. */
+  at: number;
+  clockAt: number;
+  /** The invocation that sent it. */
+  by: Invocation | undefined;
+}
+
+/** The label of the bench's own reads (polling for the end of a send). */
+export const BENCH = 'bench';
+
+/** Thrown into a dead invocation: its process is gone. */
+export class Crash extends Error {
+  override name = 'Crash';
+}
+
+/**
+ * Crashes of the consumer fleet. Each call an invocation makes to DynamoDB,
+ * SQS or the mailer may be the point where every invocation in flight dies
+ * (probability `perCall`), just before the call or just after it (the call
+ * then took effect, and nobody learns it). A dead invocation's every later
+ * call throws, and so does its end: its messages are not deleted and come
+ * back after their visibility timeout, as after a Lambda crash. The clock
+ * then jumps past every lease (`leaseJumpMs`), as if the fleet came back
+ * that much later.
+ */
+export class Faults {
+  perCall = 0;
+  readonly injected: { at: string; when: 'before' | 'after' }[] = [];
+  private readonly inFlight = new Set<Invocation>();
+  private seed: number;
+
+  constructor(
+    seed: number,
+    private readonly clock: BenchClock,
+    private readonly leaseJumpMs: number,
+  ) {
+    this.seed = seed;
+  }
+
+  /** A mulberry32 generator: the same seed, the same crashes. */
+  private random(): number {
+    this.seed = (this.seed + 0x6d2b79f5) | 0;
+    let t = this.seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  begin(invocation: Invocation): void {
+    this.inFlight.add(invocation);
+  }
+
+  end(invocation: Invocation): void {
+    this.inFlight.delete(invocation);
+  }
+
+  private kill(at: string, when: 'before' | 'after'): never {
+    this.injected.push({ at, when });
+    for (const invocation of this.inFlight) invocation.died = true;
+    this.inFlight.clear();
+    this.clock.advance(this.leaseJumpMs);
+    throw new Crash(`crash ${when} ${at}`);
+  }
+
+  /** Wraps one call of `invocation` (none: not a consumer's call). */
+  async around<T>(
+    invocation: Invocation | undefined,
+    at: string,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    if (!invocation || invocation.group === BENCH) return call();
+    if (invocation.died) throw new Crash('dead');
+    const roll = this.perCall > 0 ? this.random() : 1;
+    if (roll < this.perCall / 2) this.kill(at, 'before');
+    const result = await call();
+    if (invocation.died) throw new Crash('died while waiting');
+    if (roll < this.perCall) this.kill(at, 'after');
+    return result;
+  }
+}
+
+/** Options of {@link startBenchStack}. */
+export interface BenchStackOptions {
+  /** The SES account's rate (sends per second) and 24-hour quota. */
+  rate: number;
+  max24h: number;
+  /** Seconds before `scheduledAt` is allowed (the API's minimum lead). */
+  minLeadSeconds: number;
+  /** Visibility timeouts by group, instead of the declared ones. */
+  visibility?: Partial<Record<string, number>>;
+  faults?: { seed: number; leaseJumpMs: number };
+}
+
+/** Starts the stack; `stop` stops it and removes its files. */
+export const startBenchStack = async (options: BenchStackOptions) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-campaign-'));
+  const providerStateFile = join(dataDir, 'provider.json');
+  const dnsRecordsFile = join(dataDir, 'dns.json');
+  const sentLogFile = join(dataDir, 'sent.jsonl');
+  await ensureDnsRecordsFile(dnsRecordsFile);
+  await setQuota(providerStateFile, {
+    max24HourSend: options.max24h,
+    maxSendRate: options.rate,
+  });
+  const running = await startEngines(
+    localEngines({ providerStateFile, dnsRecordsFile }),
+  );
+  const { dynamodb, mailbox, dns, sqs } = running.engines;
+  const clock = new BenchClock();
+  const context = new AsyncLocalStorage<Invocation>();
+  const current = () => context.getStore();
+  const faults = options.faults
+    ? new Faults(options.faults.seed, clock, options.faults.leaseJumpMs)
+    : undefined;
+
+  // DynamoDB: metered, labelled, and crashing in the fault run.
+  const dynamoCalls: DynamoCall[] = [];
+  const dynamo = localDynamo(dynamodb.endpoint);
+  meterDynamo(dynamo, dynamoCalls, () => current()?.group ?? 'api');
+  if (faults) {
+    dynamo.middlewareStack.add(
+      (next, ctx) => (args) =>
+        faults.around(current(), String(ctx.commandName), () => next(args)),
+      { step: 'initialize', name: 'benchCrash', priority: 'high' },
+    );
+  }
+  const tableName = 'bench';
+  await ensureTable(dynamo, tableName, tableDefinition);
+
+  // The consumers, with the bench's visibility timeouts.
+  const consumers: ConsumerFunction[] = consumerFunctions.map((consumer) => {
+    const seconds = options.visibility?.[consumer.group.name];
+    return seconds === undefined
+      ? consumer
+      : {
+          ...consumer,
+          group: {
+            ...consumer.group,
+            queue: {
+              ...consumer.group.queue,
+              visibilityTimeoutSeconds: seconds,
+            },
+          },
+        };
+  });
+  const invocations: { group: string; ms: number; messages: number }[] = [];
+  const wrapHandler =
+    (group: string, handler: PollerHandler): PollerHandler =>
+    async (event, lambdaContext) => {
+      const invocation: Invocation = { group, died: false };
+      faults?.begin(invocation);
+      const started = performance.now();
+      try {
+        const answer = await context.run(invocation, () =>
+          handler(event, lambdaContext),
+        );
+        // Died after its last call: Lambda never saw it return.
+        if (invocation.died) throw new Crash('died before returning');
+        return answer;
+      } finally {
+        faults?.end(invocation);
+        invocations.push({
+          group,
+          ms: performance.now() - started,
+          messages: event.Records.length,
+        });
+      }
+    };
+  const asyncHalf = await prepareLocalAsync({
+    sqsEndpoint: sqs.endpoint,
+    sentLogFile,
+    schedulesFile: join(dataDir, 'schedules.json'),
+    clock,
+    consumers,
+    wrapHandler,
+  });
+
+  // SQS: metered by command and queue, and crashing in the fault run.
+  const queueOf = new Map(
+    Object.entries(asyncHalf.queues).flatMap(([name, queue]) => [
+      [queue.url, name],
+      [queue.deadLetterUrl, `${name} DLQ`],
+    ]),
+  );
+  const sqsCalls: SqsCall[] = [];
+  const meterSqs = (client: SQSClient, crashes: Faults | undefined) =>
+    client.middlewareStack.add(
+      (next, ctx) => async (args) => {
+        const input = args.input as { QueueUrl?: string };
+        const command = String(ctx.commandName).replace(/Command$/, '');
+        const call = async () => {
+          const result = await next(args);
+          const output = result.output as { Messages?: unknown[] };
+          sqsCalls.push({
+            command,
+            queue: queueOf.get(input.QueueUrl ?? '') ?? '',
+            empty: command === 'ReceiveMessage' && !output.Messages?.length,
+          });
+          return result;
+        };
+        return crashes ? crashes.around(current(), command, call) : call();
+      },
+      { step: 'initialize', name: 'benchSqs' },
+    );
+  meterSqs(asyncHalf.client, faults);
+
+  // The mailer: SES's events are SES's doing, published by a client of
+  // their own (a crash of ours does not stop them); sends are recorded.
+  const accepted: Accepted[] = [];
+  let throttled = 0;
+  const eventsQueue = asyncHalf.queues.events;
+  if (!eventsQueue) throw new Error('No events queue');
+  // A client of its own, outside the crashes (EventBridge's deliveries to
+  // the queue are SQS requests we pay for: metered).
+  const sesSide = localSqs(sqs.endpoint);
+  meterSqs(sesSide, undefined);
+  const publisher = sqsEventPublisher(sesSide, eventsQueue.url);
+  const recording = (inner: Mailer): Mailer => ({
+    send: async (message: OutgoingMessage) => {
+      const invocation = current();
+      const send = async () => {
+        try {
+          const result = await inner.send(message);
+          accepted.push({
+            to: message.to,
+            campaignId: message.tags?.campaign,
+            at: performance.now(),
+            clockAt: clock.now().getTime(),
+            by: invocation,
+          });
+          return result;
+        } catch (error) {
+          if (isSendRefused(error, 'throttled')) throttled++;
+          throw error;
+        }
+      };
+      return faults ? faults.around(invocation, 'SendEmail', send) : send();
+    },
+  });
+  const built = localDeps({
+    dynamodb: dynamodb.endpoint,
+    dynamo,
+    tableName,
+    mailbox: mailbox.url,
+    dnsServer: dns.address,
+    providerStateFile,
+    publicApiUrl: 'http://127.0.0.1:3000/api/v1',
+    linkSecret: 'bench-link-secret-bench-link-secret-0123',
+    mailer: (ses) =>
+      recording(
+        new SimulatedSesEvents(ses, { publish: publisher, clock, sentLogFile }),
+      ),
+    queues: asyncHalf.senders,
+    clock,
+    ...(asyncHalf.scheduler ? { scheduler: asyncHalf.scheduler } : {}),
+    scheduleMinLeadSeconds: options.minLeadSeconds,
+    apiKeyCacheTtlSeconds: 10,
+    providerStatusTtlSeconds: 60,
+  });
+  const { dispatch, send } = asyncHalf.senders;
+  if (!dispatch || !send) throw new Error('No campaign queues');
+  const deps: Deps & { queues: { dispatch: QueueSender; send: QueueSender } } =
+    { ...built, queues: { ...built.queues, dispatch, send } };
+  asyncHalf.start(deps);
+
+  return {
+    deps,
+    clock,
+    asyncHalf,
+    faults,
+    dynamoCalls,
+    sqsCalls,
+    invocations,
+    accepted,
+    sentLogFile,
+    throttled: () => throttled,
+    /** Runs the bench's own reads: labelled apart, never crashed. */
+    observe: <T>(read: () => Promise<T>): Promise<T> =>
+      context.run({ group: BENCH, died: false }, read),
+    /** Forgets what the meters saw (after seeding). */
+    resetMeters: () => {
+      dynamoCalls.length = 0;
+      sqsCalls.length = 0;
+      invocations.length = 0;
+      accepted.length = 0;
+      throttled = 0;
+    },
+    stop: async () => {
+      await asyncHalf.stop();
+      await running.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;

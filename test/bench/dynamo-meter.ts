@@ -1,0 +1,166 @@
+/**
+ * The benchmarks' DynamoDB meter: a middleware on the real document client
+ * that asks for `ReturnConsumedCapacity` on every call and records it, so
+ * the figures are those of the production code path. What AWS would
+ * charge is worked out where DynamoDB Local differs:
+ * - a transaction costs 2 write units per item and started KB (Local
+ *   charges a flat 2 per transaction);
+ * - a write refused by its condition still costs its write units (the
+ *   error carries no consumed capacity): at least 1.
+ */
+import { performance } from 'node:perf_hooks';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** The low-level names the middleware sees for write calls. */
+export const WRITE_COMMANDS = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
+
+/** One call to DynamoDB. */
+export interface DynamoCall {
+  command: string;
+  start: number;
+  end: number;
+  /** Capacity units DynamoDB (Local) reported. */
+  capacity: number;
+  /** Write units AWS would charge (0 for a read). */
+  wcu: number;
+  /** Read units AWS would charge (0 for a write). */
+  rcu: number;
+  /** Refused by its condition (or a transaction cancelled). */
+  refused: boolean;
+  /** Who made it (see {@link meterDynamo}'s `label`). */
+  label: string;
+}
+
+/** DynamoDB's item size: attribute names plus values, in bytes. */
+export const sizeOf = (value: unknown): number => {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (value instanceof Set) {
+    return [...value].reduce((sum: number, v) => sum + sizeOf(v), 0);
+  }
+  if (Array.isArray(value)) {
+    return 3 + value.reduce((sum: number, v) => sum + 1 + sizeOf(v), 0);
+  }
+  if (typeof value === 'object') {
+    return Object.entries(value).reduce(
+      (sum, [name, v]) => sum + Buffer.byteLength(name) + sizeOf(v),
+      3,
+    );
+  }
+  return 0;
+};
+
+/**
+ * What AWS charges for a TransactWriteItems: 2 WCU per item per started KB
+ * (a Put by its new item; an Update or a check by at least one KB).
+ */
+export const transactionWcu = (input: Record<string, unknown>): number => {
+  const items = (input.TransactItems ?? []) as Record<
+    string,
+    { Item?: unknown }
+  >[];
+  return items.reduce((sum, entry) => {
+    const put = entry.Put?.Item;
+    const kb = put ? Math.max(1, Math.ceil((sizeOf(put) - 3) / 1024)) : 1;
+    return sum + 2 * kb;
+  }, 0);
+};
+
+/** Sums the capacity units of a response (one object, or one per table). */
+export const capacityOf = (consumed: unknown): number => {
+  const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  return list.reduce(
+    (sum: number, c: { CapacityUnits?: number }) =>
+      sum + (c.CapacityUnits ?? 0),
+    0,
+  );
+};
+
+const isRefusal = (error: unknown) =>
+  error instanceof Error &&
+  (error.name === 'ConditionalCheckFailedException' ||
+    error.name === 'TransactionCanceledException');
+
+/**
+ * Records every call of `client` into `calls`, labelled by `label()` at
+ * the time of the call (e.g. the consumer running it).
+ */
+export const meterDynamo = (
+  client: DynamoDBDocumentClient,
+  calls: DynamoCall[],
+  label: () => string = () => '',
+): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      input.ReturnConsumedCapacity = 'TOTAL';
+      const command = String(context.commandName);
+      const write = WRITE_COMMANDS.has(command);
+      const who = label();
+      const start = performance.now();
+      const record = (capacity: number, refused: boolean) => {
+        const charged =
+          command === 'TransactWriteItemsCommand'
+            ? transactionWcu(input)
+            : Math.max(capacity, write ? 1 : 0);
+        calls.push({
+          command,
+          start,
+          end: performance.now(),
+          capacity,
+          wcu: write ? charged : 0,
+          rcu: write ? 0 : capacity,
+          refused,
+          label: who,
+        });
+      };
+      try {
+        const result = await next(args);
+        record(
+          capacityOf(
+            (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
+          ),
+          false,
+        );
+        return result;
+      } catch (error) {
+        if (isRefusal(error)) record(0, true);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchDynamoMeter' },
+  );
+};
+
+/** Milliseconds covered by at least one in-flight call. */
+export const busyTime = (spans: readonly { start: number; end: number }[]) => {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  let total = 0;
+  let [from, to] = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  for (const { start, end } of sorted) {
+    if (start > to) {
+      if (to > from) total += to - from;
+      [from, to] = [start, end];
+    } else {
+      to = Math.max(to, end);
+    }
+  }
+  if (to > from) total += to - from;
+  return total;
+};
+
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    sorted[
+      Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))
+    ] ?? 0
+  );
+};
