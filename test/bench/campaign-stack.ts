@@ -141,10 +141,11 @@ export class Faults {
     if (!invocation || invocation.group === BENCH) return call();
     if (invocation.died) throw new Crash('dead');
     const roll = this.perCall > 0 ? this.random() : 1;
-    if (roll < this.perCall / 2) this.kill(at, 'before');
+    if (roll < this.perCall / 2)
+      this.kill(`${invocation.group} ${at}`, 'before');
     const result = await call();
     if (invocation.died) throw new Crash('died while waiting');
-    if (roll < this.perCall) this.kill(at, 'after');
+    if (roll < this.perCall) this.kill(`${invocation.group} ${at}`, 'after');
     return result;
   }
 }

@@ -36,7 +36,7 @@ import { createTemplate } from '../../shared/templates/templates.ts';
 import { BENCH, type BenchStack, startBenchStack } from './campaign-stack.ts';
 import { percentile } from './dynamo-meter.ts';
 
-const RATE = Number(process.env.BENCH_RATE ?? 50);
+const RATE = Number(process.env.BENCH_RATE ?? 25);
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 10_000);
 const SMALL = 10;
 const FAULT_RATE = Number(process.env.BENCH_FAULT_RATE ?? 200);
@@ -460,7 +460,7 @@ const faultRun = async () => {
       totals.progressOff += progressOff ? 1 : 0;
       totals.notSent += campaign.status === 'sent' ? 0 : 1;
       console.log(
-        `  run ${String(run).padStart(2)}: ${campaign.status}, ${faults.injected.length} crashes (${faults.injected.map((c) => `${c.when} ${c.at}`).join(', ') || 'none'}), ${fmt((performance.now() - started) / 1000, 1)} s; received ${received}, duplicates ${duplicates} (${inWindow} in the window), missing ${missing}, progress ${JSON.stringify(campaign.progress)}`,
+        `  run ${String(run).padStart(2)}: ${campaign.status}, ${faults.injected.length} crashes (${faults.injected.map((c) => `${c.at.replace('Command', '')} ${c.when}`).join(', ') || 'none'}), ${fmt((performance.now() - started) / 1000, 1)} s; received ${received}, duplicates ${duplicates} (${inWindow} in the window), missing ${missing}, progress ${JSON.stringify(campaign.progress)}`,
       );
     }
     console.log(

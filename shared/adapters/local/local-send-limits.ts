@@ -5,7 +5,7 @@
  * and counts the sends it lets through.
  *
  * - The rate: a token bucket refilled at `maxSendRate` tokens a second,
- *   holding a tenth of a second's sends (at least {@link MIN_BURST}): a send
+ *   holding one second's sends: a send
  *   finding no token is refused with `TooManyRequestsException` "Maximum
  *   sending rate exceeded." So the sustained rate is `maxSendRate`, and a
  *   send a few milliseconds late followed by one on time passes, as SES
@@ -74,10 +74,10 @@ interface Known {
 const SECOND_MS = 1000;
 
 /** Seconds of sends the rate's bucket holds: the burst SES lets through. */
-export const BURST_SECONDS = 0.1;
+export const BURST_SECONDS = 1;
 
 /** The least burst, whatever the rate. */
-export const MIN_BURST = 2;
+export const MIN_BURST = 1;
 
 /** The sends a bucket holds at a rate. */
 export const burstOf = (maxSendRate: number): number =>

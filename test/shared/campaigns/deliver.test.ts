@@ -20,11 +20,13 @@ import {
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
+import { setSendingAllowed } from '../../../shared/organizations/organizations.ts';
 import type {
   Mailer,
   OutgoingMessage,
   QueueSender,
 } from '../../../shared/ports.ts';
+import type { ScheduledMessage } from '../../../shared/scheduling/ports.ts';
 import { createTemplate } from '../../../shared/templates/templates.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
@@ -55,17 +57,34 @@ const scriptedMailer = (
 const pipeline = async (
   size: number,
   script?: Parameters<typeof scriptedMailer>[0],
+  options: {
+    /** Sends to the batch queue that fail first (a queue or a process lost). */
+    lostBatchSends?: number;
+    /** Schedule it at this instant instead of sending now. */
+    scheduledAt?: string;
+  } = {},
 ) => {
   const { deps: base } = await createTestDeps();
   const dispatched: DispatchMessage[] = [];
   const batches: BatchMessage[] = [];
+  const schedules: ScheduledMessage[] = [];
   const mail = scriptedMailer(script);
+  let lost = options.lostBatchSends ?? 0;
   const deps: PipelineDeps = {
     ...base,
     mailer: mail.mailer,
+    scheduler: {
+      schedule: async (s) => void schedules.push(s),
+      cancel: async () => {},
+    },
     queues: {
       dispatch: { send: async (m) => void dispatched.push(m as never) },
-      send: { send: async (m) => void batches.push(m as never) },
+      send: {
+        send: async (m) => {
+          if (lost-- > 0) throw new Error('the dispatcher died');
+          batches.push(m as never);
+        },
+      },
     },
   };
   const { orgId, listId } = await orgWithList(deps);
@@ -88,11 +107,45 @@ const pipeline = async (
     topicId: null,
     sendingIdentityId: null,
   });
+  if (options.scheduledAt) {
+    await requestSend(deps, orgId, campaign.id, {
+      scheduledAt: options.scheduledAt,
+    });
+    const fire = schedules[0]?.message as DispatchMessage | undefined;
+    if (!fire) throw new Error('no schedule');
+    return { deps, orgId, campaign, dispatched, batches, mail, emails, fire };
+  }
   await requestSend(deps, orgId, campaign.id, {});
   const start = dispatched.shift();
   if (!start) throw new Error('no start message');
-  await dispatchCampaign(deps, start);
-  return { deps, orgId, campaign, dispatched, batches, mail, emails };
+  const startError = await dispatchCampaign(deps, start).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return {
+    deps,
+    orgId,
+    campaign,
+    dispatched,
+    batches,
+    mail,
+    emails,
+    start,
+    startError,
+  };
+};
+
+/** A deps whose clock runs `ms` ahead. */
+const later = (deps: PipelineDeps, ms: number): PipelineDeps => ({
+  ...deps,
+  clock: { now: () => new Date(Date.now() + ms) },
+});
+
+/** The next whole minute at least ten minutes away, with an offset. */
+const inTenMinutes = () => {
+  const at = new Date(Date.now() + 11 * 60_000);
+  at.setUTCSeconds(0, 0);
+  return at.toISOString().replace('Z', '+00:00');
 };
 
 describe('the senders (never twice, resumable)', () => {
@@ -165,11 +218,7 @@ describe('the senders (never twice, resumable)', () => {
     expect(mail.accepted.length).toBeLessThan(4);
 
     // Act 1: a retry while the dead attempt's leases run cannot decide.
-    const later = (ms: number): PipelineDeps => ({
-      ...deps,
-      clock: { now: () => new Date(Date.now() + ms) },
-    });
-    await expect(deliverBatch(later(61_000), batch)).rejects.toThrow(
+    await expect(deliverBatch(later(deps, 61_000), batch)).rejects.toThrow(
       'to try again',
     );
 
@@ -187,7 +236,7 @@ describe('the senders (never twice, resumable)', () => {
         contactId,
       });
     }
-    await deliverBatch(later(130_000), batch);
+    await deliverBatch(later(deps, 130_000), batch);
 
     // Assert: four mails in all, each address once; progress exact.
     expect(mail.accepted.map((m) => m.to).sort()).toEqual(
@@ -266,5 +315,135 @@ describe('the senders (never twice, resumable)', () => {
       status: 'failed',
       failure: { reason: 'sending_disabled' },
     });
+  });
+});
+
+describe('the dispatcher (lost batches and schedule fires)', () => {
+  it('a crash between recording a batch and queueing it loses nobody: the batch is queued again once 30 s have passed, and sent once', async () => {
+    // Arrange: the first send to the batch queue is lost.
+    const {
+      deps,
+      batches,
+      dispatched,
+      mail,
+      orgId,
+      campaign,
+      start,
+      startError,
+    } = await pipeline(3, undefined, { lostBatchSends: 1 });
+    expect(String(startError)).toContain('died');
+    expect(batches).toEqual([]);
+    const recorded = await deps.sends.get(orgId, campaign.id);
+    expect(recorded?.inFlight[0]?.queued).toBe(false);
+    if (!start) throw new Error('no start message');
+
+    // Act 1: the start message again at once: too early to call it lost.
+    await dispatchCampaign(deps, start);
+    expect(batches).toEqual([]);
+
+    // Act 2: again 31 s later: queued, then sent, then the send ends.
+    await dispatchCampaign(later(deps, 31_000), start);
+    const [batch] = batches;
+    if (!batch) throw new Error('the lost batch was not queued again');
+    await deliverBatch(deps, batch);
+    const next = dispatched.shift();
+    if (!next) throw new Error('no continue message');
+    await dispatchCampaign(deps, next);
+
+    // Assert: every recipient once; the campaign sent with exact progress.
+    expect(batches).toHaveLength(1);
+    expect(mail.accepted).toHaveLength(3);
+    expect(await deps.campaigns.get(orgId, campaign.id)).toMatchObject({
+      status: 'sent',
+      progress: { total: 3, sent: 3, failed: 0, skipped: 0 },
+    });
+  });
+
+  it('a fire naming another send or another instant does nothing; the campaign stays scheduled until its own fire', async () => {
+    // Arrange
+    const { deps, batches, orgId, campaign, fire } = await pipeline(
+      2,
+      undefined,
+      {
+        scheduledAt: inTenMinutes(),
+      },
+    );
+    if (fire?.kind !== 'fire') throw new Error('no fire message');
+
+    // Act
+    await dispatchCampaign(deps, { ...fire, sendId: 'stale-send-id' });
+    await dispatchCampaign(deps, {
+      ...fire,
+      scheduledAt: new Date(
+        Date.parse(fire.scheduledAt) + 60_000,
+      ).toISOString(),
+    });
+    const untouched = await deps.campaigns.get(orgId, campaign.id);
+    const state = await deps.sends.get(orgId, campaign.id);
+    await dispatchCampaign(deps, fire);
+
+    // Assert
+    expect(untouched).toMatchObject({ status: 'scheduled' });
+    expect(state).toBeUndefined();
+    expect(await deps.campaigns.get(orgId, campaign.id)).toMatchObject({
+      status: 'sending',
+      progress: { total: 2 },
+    });
+    expect(batches).toHaveLength(1);
+  });
+
+  it('a fire finding the organization blocked holds the send: back to draft with lastHold blocked naming the blockers, nothing sent', async () => {
+    // Arrange: taken off the allowlist after scheduling.
+    const { deps, batches, mail, orgId, campaign, fire } = await pipeline(
+      2,
+      undefined,
+      { scheduledAt: inTenMinutes() },
+    );
+    if (!fire) throw new Error('no fire message');
+    await setSendingAllowed(deps, { orgId }, false);
+
+    // Act
+    await dispatchCampaign(deps, fire);
+
+    // Assert
+    const held = await deps.campaigns.get(orgId, campaign.id);
+    expect(held).toMatchObject({
+      status: 'draft',
+      scheduledAt: null,
+      sendId: null,
+      lastHold: { reason: 'blocked', blockers: expect.any(Array) },
+      progress: { total: 0 },
+    });
+    expect(held?.lastHold?.blockers?.length).toBeGreaterThan(0);
+    expect(batches).toEqual([]);
+    expect(mail.calls()).toBe(0);
+  });
+
+  it('a fire while mass sending is off application-wide holds the send: back to draft with lastHold sending_disabled', async () => {
+    // Arrange
+    const { deps, batches, orgId, campaign, fire } = await pipeline(
+      2,
+      undefined,
+      {
+        scheduledAt: inTenMinutes(),
+      },
+    );
+    if (!fire) throw new Error('no fire message');
+    await deps.appSettings.setSendingEnabled(false);
+
+    // Act
+    try {
+      await dispatchCampaign(deps, fire);
+    } finally {
+      await deps.appSettings.setSendingEnabled(true);
+    }
+
+    // Assert
+    expect(await deps.campaigns.get(orgId, campaign.id)).toMatchObject({
+      status: 'draft',
+      scheduledAt: null,
+      lastHold: { reason: 'sending_disabled' },
+    });
+    expect(batches).toEqual([]);
   });
 });

@@ -73,14 +73,14 @@ describe('the local SES emulator’s sending limits', () => {
   afterEach(() => ses.destroy());
 
   it('refuses a send over the rate with TooManyRequestsException once the short burst is spent, and accepts again when the rate allows one', async () => {
-    // Arrange: at 30 a second the bucket holds 3 sends (a tenth of a second).
-    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 30 });
-    expect(burstOf(30)).toBe(3);
+    // Arrange: at 3 a second the bucket holds 3 sends (one second's).
+    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 3 });
+    expect(burstOf(3)).toBe(3);
     for (let i = 0; i < 3; i++) expect(await outcomeOf(ses)).toBeUndefined();
 
     // Act
     const over = await outcomeOf(ses);
-    realMs += 33;
+    realMs += 333;
     const stillOver = await outcomeOf(ses);
     realMs += 1;
     const next = await outcomeOf(ses);
@@ -94,9 +94,9 @@ describe('the local SES emulator’s sending limits', () => {
   });
 
   it('holds the sustained rate to maxSendRate: paced sends pass, one a little early is refused', async () => {
-    // Arrange
+    // Arrange: the bucket spent.
     await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 10 });
-    for (let i = 0; i < 2; i++) expect(await outcomeOf(ses)).toBeUndefined();
+    for (let i = 0; i < 10; i++) expect(await outcomeOf(ses)).toBeUndefined();
 
     // Act: ten seconds at the rate, then a send 20 ms early.
     const paced: unknown[] = [];
@@ -178,7 +178,7 @@ describe('the local SES emulator’s sending limits', () => {
 
   it('lets concurrent sends take the places left, and no more', async () => {
     // Arrange: a bucket of 5.
-    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 50 });
+    await setQuota(stateFile, { max24HourSend: 1000, maxSendRate: 5 });
 
     // Act
     const outcomes = await Promise.all(
@@ -267,11 +267,10 @@ describe('the local SES emulator’s sending limits', () => {
       html: '<p>Hi</p>',
       text: 'Hi',
     };
-    await setQuota(stateFile, { max24HourSend: 3, maxSendRate: 1 });
-    await mailer.send(message);
+    await setQuota(stateFile, { max24HourSend: 2, maxSendRate: 1 });
     await mailer.send(message);
 
-    // Act: the burst of 2 is spent; a second later one more is allowed.
+    // Act: the burst of 1 is spent; a second later one more is allowed.
     const tooFast = await mailer.send(message).catch((e: unknown) => e);
     realMs += 1000;
     await mailer.send(message);
