@@ -62,6 +62,8 @@ export interface SqsCall {
   queue: string;
   /** A receive that returned nothing. */
   empty: boolean;
+  /** The consumer whose invocation made it, if one did. */
+  consumer: string | undefined;
 }
 
 /** One send the mailer accepted. */
@@ -86,7 +88,7 @@ export class Crash extends Error {
 /**
  * Crashes of the consumer fleet. Each call an invocation makes to DynamoDB,
  * SQS or the mailer may be the point where every invocation in flight dies
- * (probability `perCall`), just before the call or just after it (the call
+ * (probability `perCall` of its consumer group), just before the call or just after it (the call
  * then took effect, and nobody learns it). A dead invocation's every later
  * call throws, and so does its end: its messages are not deleted and come
  * back after their visibility timeout, as after a Lambda crash. The clock
@@ -94,7 +96,8 @@ export class Crash extends Error {
  * that much later.
  */
 export class Faults {
-  perCall = 0;
+  /** The chance that a call is the crash point, by consumer group. */
+  perCall: Record<string, number> = {};
   readonly injected: { at: string; when: 'before' | 'after' }[] = [];
   private readonly inFlight = new Set<Invocation>();
   private seed: number;
@@ -140,12 +143,12 @@ export class Faults {
   ): Promise<T> {
     if (!invocation || invocation.group === BENCH) return call();
     if (invocation.died) throw new Crash('dead');
-    const roll = this.perCall > 0 ? this.random() : 1;
-    if (roll < this.perCall / 2)
-      this.kill(`${invocation.group} ${at}`, 'before');
+    const chance = this.perCall[invocation.group] ?? 0;
+    const roll = chance > 0 ? this.random() : 1;
+    if (roll < chance / 2) this.kill(`${invocation.group} ${at}`, 'before');
     const result = await call();
     if (invocation.died) throw new Crash('died while waiting');
-    if (roll < this.perCall) this.kill(`${invocation.group} ${at}`, 'after');
+    if (roll < chance) this.kill(`${invocation.group} ${at}`, 'after');
     return result;
   }
 }
@@ -266,6 +269,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
             command,
             queue: queueOf.get(input.QueueUrl ?? '') ?? '',
             empty: command === 'ReceiveMessage' && !output.Messages?.length,
+            consumer: current()?.group,
           });
           return result;
         };

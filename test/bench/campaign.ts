@@ -413,11 +413,19 @@ const faultRun = async () => {
       );
       await drained(stack, 1_000);
       stack.resetMeters();
-      // Run 0 counts the calls a run makes, without crashes.
-      const calls = () =>
-        stack.dynamoCalls.filter((c) => c.label !== 'api').length +
-        stack.sqsCalls.filter((c) => c.queue !== '').length +
-        stack.accepted.length;
+      // Run 0 counts the calls a run makes, without crashes, by consumer.
+      const callsBy = () => {
+        const counts: Record<string, number> = {};
+        const add = (group: string) => {
+          counts[group] = (counts[group] ?? 0) + 1;
+        };
+        for (const c of stack.dynamoCalls) add(c.label);
+        for (const c of stack.sqsCalls) if (c.consumer) add(c.consumer);
+        for (const a of stack.accepted) if (a.by) add(a.by.group);
+        delete counts.api;
+        delete counts[BENCH];
+        return counts;
+      };
       faults.injected.length = 0;
       const started = performance.now();
       await requestSend(
@@ -429,9 +437,17 @@ const faultRun = async () => {
       const campaign = await settled(stack, org.orgId, org.campaignId, 600_000);
       await drained(stack, 2_000);
       if (run === 0) {
-        faults.perCall = CRASHES_PER_RUN / calls();
+        // The crashes spread evenly over the consumers, wherever their calls.
+        const counts = callsBy();
+        const groups = Object.keys(counts);
+        faults.perCall = Object.fromEntries(
+          groups.map((g) => [
+            g,
+            CRASHES_PER_RUN / groups.length / (counts[g] ?? 1),
+          ]),
+        );
         console.log(
-          `bench:campaign — fault run: ${FAULT_RECIPIENTS} recipients × ${FAULT_RUNS} runs at ${FAULT_RATE}/s, seed ${SEED}; a run makes ~${calls()} calls from consumers, each the crash point with probability ${fmt(faults.perCall * 1e6, 0)} per million (~${CRASHES_PER_RUN} crashes a run)`,
+          `bench:campaign — fault run: ${FAULT_RECIPIENTS} recipients × ${FAULT_RUNS} runs at ${FAULT_RATE}/s, seed ${SEED}; ~${CRASHES_PER_RUN} crashes a run, spread evenly over the consumers (calls a run: ${groups.map((g) => `${g} ${counts[g]}`).join(', ')})`,
         );
         continue;
       }
