@@ -4,15 +4,14 @@
  * (the provider's state file, `admin local quota set`) does not allow it,
  * and counts the sends it lets through.
  *
- * - The rate: a token bucket refilled at `maxSendRate` tokens a second,
- *   holding one second's sends: a send
- *   finding no token is refused with `TooManyRequestsException` "Maximum
- *   sending rate exceeded." So the sustained rate is `maxSendRate`, and a
- *   send a few milliseconds late followed by one on time passes, as SES
- *   lets short bursts through ("You can exceed this quota for short
- *   bursts, but not for a sustained period of time", its guide). The
- *   bucket is in memory (the local stack sends from one process) and in
- *   real time: a movable clock jumping forward makes no one send faster.
+ * - The rate: a token bucket refilled at `maxSendRate` tokens a second and
+ *   holding one second's sends; a send finding no token is refused with
+ *   `TooManyRequestsException` "Maximum sending rate exceeded." The
+ *   sustained rate is `maxSendRate`, while a send a few milliseconds late
+ *   followed by one on time still passes: SES, too, tolerates a brief
+ *   burst over the rate and refuses a lasting one. The bucket is in memory
+ *   (the local stack sends from one process) and in real time: a movable
+ *   clock jumping forward makes no one send faster.
  * - The 24 hours: a send that would pass `max24HourSend` within the rolling
  *   24 hours is refused with `TooManyRequestsException` "Daily message quota
  *   exceeded.", the throttling error SES answers (its guide: "Errors related
