@@ -37,6 +37,11 @@ export interface ConsumerFunction<B extends Bindings = Bindings> {
    * `detail` (SES's event publishing, for the events consumer).
    */
   events?: EventSubscription;
+  /**
+   * The function's memory in MB (default 512); the operator may change it
+   * with the `<group>MemoryMB` context (`-c sendMemoryMB=512`).
+   */
+  memoryMB?: number;
 }
 
 /** Declares a consumer function, checking its handler against its bindings. */
@@ -66,5 +71,12 @@ export const consumerFunctions: readonly ConsumerFunction[] = [
       'Campaign batches: each recipient claimed before SES is called, every send paced to the account rate, the batch counted once.',
     bindings: sendBindings,
     group: sendConsumer,
+    // A sender lives as long as its batch takes at the account's rate, so
+    // its memory is most of what a mail costs in Lambda (a tenth of a cent
+    // per 1,000 mails at 25/s). Composing a mail takes about a millisecond
+    // of a whole vCPU: 256 MB (a seventh of one) keeps a sender near 100
+    // mails a second, and two of a send overlap when it falls behind. Raise
+    // it for accounts sending above about 150 a second (README, deploy).
+    memoryMB: 256,
   }),
 ];

@@ -44,7 +44,7 @@ import {
 } from '../shared/adapters/aws/ses-email-provider.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
-import { AppFunction } from './constructs/app-function.ts';
+import { AppFunction, DEFAULT_MEMORY_MB } from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
 import { Schedules } from './constructs/schedules.ts';
 
@@ -294,6 +294,7 @@ export class StatelessStack extends Stack {
       const { group } = declared;
       const fn = new AppFunction(this, `${pascal(group.name)}Consumer`, {
         entry: group.entry,
+        memorySize: this.memoryOf(group.name, declared.memoryMB),
         // SQS's advice: a visibility timeout of six times the function's.
         timeoutSeconds: Math.max(
           3,
@@ -417,6 +418,28 @@ export class StatelessStack extends Stack {
       return fromContext;
     }
     return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
+  }
+
+  /**
+   * A consumer's memory in MB: the `<group>MemoryMB` context
+   * (`sendMemoryMB`…), else what the group declares, else the default.
+   */
+  private memoryOf(group: string, declared: number | undefined): number {
+    const key = `${group}MemoryMB`;
+    const value: unknown = this.node.tryGetContext(key);
+    if (value === undefined) return declared ?? DEFAULT_MEMORY_MB;
+    const mb = typeof value === 'string' ? Number(value) : value;
+    if (
+      typeof mb !== 'number' ||
+      !Number.isInteger(mb) ||
+      mb < 128 ||
+      mb > 10_240
+    ) {
+      throw new Error(
+        `The ${key} context must be a whole number of MB from 128 to 10240; got ${String(value)}`,
+      );
+    }
+    return mb;
   }
 
   /**

@@ -92,14 +92,23 @@ export interface CoreDeps {
   endpoints: Endpoints;
 }
 
+/** How a message is sent to a queue. */
+export interface SendOptions {
+  /** The tenant the message belongs to (the fair queue's group). */
+  group?: string;
+  /** Seconds before a consumer may receive it: 0 to 900. */
+  delaySeconds?: number;
+}
+
 /** Sends JSON messages to one consumer group's queue. */
 export interface QueueSender {
   /**
    * Sends one message, serialised as JSON; consumers are idempotent.
    * `group` names the tenant the message belongs to: a fair queue serves
    * the groups in turn, so one with a backlog does not starve the others.
+   * `delaySeconds` (0–900) keeps the message out of sight that long.
    */
-  send(message: unknown, options?: { group?: string }): Promise<void>;
+  send(message: unknown, options?: SendOptions): Promise<void>;
 }
 
 /** The queues a function may send to, by consumer group name. */

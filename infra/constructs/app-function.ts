@@ -104,6 +104,9 @@ export interface BindingResources {
   scheduling?: Scheduling;
 }
 
+/** A function's memory unless it says otherwise, in MB. */
+export const DEFAULT_MEMORY_MB = 512;
+
 /** Props of an {@link AppFunction}. */
 export interface AppFunctionProps {
   /** The handler module, relative to the repository root. */
@@ -115,6 +118,8 @@ export interface AppFunctionProps {
   assets?: readonly string[];
   /** Default 10 s (an API request). */
   timeoutSeconds?: number;
+  /** Default 512 MB (Lambda gives CPU in proportion: 1,769 MB is one vCPU). */
+  memorySize?: number;
 }
 
 /** The commands that copy `assets` into a bundle's output directory. */
@@ -163,7 +168,7 @@ export class AppFunction extends Construct {
       depsLockFilePath: `${repoRoot}package-lock.json`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout: Duration.seconds(props.timeoutSeconds ?? 10),
       role,
       logGroup: this.logGroup,

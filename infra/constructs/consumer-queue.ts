@@ -60,6 +60,9 @@ export class ConsumerQueue extends Construct {
     consumer.fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: settings.batchSize,
+        ...(settings.batchWindowSeconds
+          ? { maxBatchingWindow: Duration.seconds(settings.batchWindowSeconds) }
+          : {}),
         maxConcurrency: settings.maxConcurrency,
         reportBatchItemFailures: true,
       }),

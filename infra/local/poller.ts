@@ -92,6 +92,12 @@ const POLL_WAIT_SECONDS = 1;
 /** Pause after a failed receive (the engine stopped, or not yet there). */
 const RETRY_PAUSE_MS = 1_000;
 
+/** Messages one ReceiveMessage returns at most (the SQS limit). */
+const RECEIVE_LIMIT = 10;
+
+/** How often a batching window's last second looks for more messages. */
+const WINDOW_LOOK_MS = 100;
+
 /** Entries of one DeleteMessageBatch request (the SQS limit). */
 const DELETE_BATCH_LIMIT = 10;
 
@@ -259,7 +265,8 @@ const errorAttributes = (error: unknown): Record<string, unknown> => ({
 /**
  * Starts polling a queue for a consumer's handler, as Lambda's SQS trigger
  * does with `reportBatchItemFailures` on: up to `batchSize` messages a
- * batch, each received with the group's visibility timeout; the successes
+ * batch (gathered over the batching window, if the group has one), each
+ * received with the group's visibility timeout; the successes
  * deleted; batch item failures, or every message of a batch whose handler
  * threw, left to reappear. Failures of the engine (stopped, unreachable) are
  * logged and retried after a pause, never thrown.
@@ -299,18 +306,47 @@ export const startPoller = (options: PollerOptions): Poller => {
     return reading;
   };
 
-  const receive = async (): Promise<Message[]> => {
+  const receiveUpTo = async (
+    max: number,
+    waitSeconds: number,
+  ): Promise<Message[]> => {
     const { Messages } = await client.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
-        MaxNumberOfMessages: settings.batchSize,
+        MaxNumberOfMessages: Math.min(RECEIVE_LIMIT, max),
         VisibilityTimeout: settings.visibilityTimeoutSeconds,
-        WaitTimeSeconds: POLL_WAIT_SECONDS,
+        WaitTimeSeconds: waitSeconds,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
     );
     return Messages ?? [];
+  };
+
+  /**
+   * One batch, as the trigger gathers it: the first receive long-polls;
+   * with a batching window, more receives follow until the batch is full
+   * or the window, counted from the first message, is over.
+   */
+  const receive = async (): Promise<Message[]> => {
+    const batch = await receiveUpTo(settings.batchSize, POLL_WAIT_SECONDS);
+    const windowMs = (settings.batchWindowSeconds ?? 0) * 1000;
+    if (batch.length === 0 || windowMs === 0) return batch;
+    const until = Date.now() + windowMs;
+    while (batch.length < settings.batchSize && !stopping.signal.aborted) {
+      const left = until - Date.now();
+      if (left <= 0) break;
+      // A receive waits whole seconds: under one left, look and pause.
+      const more = await receiveUpTo(
+        settings.batchSize - batch.length,
+        left >= 1000 ? 1 : 0,
+      );
+      batch.push(...more);
+      if (more.length === 0 && left < 1000) {
+        await pause(Math.min(left, WINDOW_LOOK_MS), stopping.signal);
+      }
+    }
+    return batch;
   };
 
   /** The message ids to keep in the queue, after Lambda's rules. */

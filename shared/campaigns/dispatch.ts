@@ -11,6 +11,13 @@
  * big one, never behind all of them (on AWS the queue is also a fair queue,
  * grouped by organization).
  *
+ * Cheap to wait for: a sender lives as long as its batch takes at the
+ * rate, so a batch handed out while another of the send is in flight is
+ * delayed in the queue until shortly before that one should end
+ * ({@link delayFor}). Senders of one send overlap by a second or so
+ * rather than for a whole batch, and no function is paid to wait for the
+ * queue's turn.
+ *
  * Resumable: the state (cursor, batches in flight) changes by conditional
  * writes only; a batch is recorded before its message is sent, and one
  * whose message is not known to be queued is sent again by the next run.
@@ -41,13 +48,56 @@ export const WALK_STEP_ITEMS = 500;
 
 /**
  * Recipients per batch: ten seconds of the account's rate, 10 to
- * {@link MAX_BATCH}. Two batches of a send share the rate, so a batch
- * takes about twenty seconds, well within a sender's time budget; the
+ * {@link MAX_BATCH}. A batch alone takes about ten seconds (more while
+ * other sends share the rate), well within a sender's time budget; the
  * larger the batch, the less its lease, its completion and its messages
  * weigh on each recipient.
  */
 export const batchSizeFor = (ratePerSecond: number): number =>
   Math.max(10, Math.min(MAX_BATCH, Math.round(ratePerSecond * 10)));
+
+/** The longest delay SQS gives a message, in seconds. */
+export const MAX_DELAY_SECONDS = 900;
+
+/**
+ * How long before the batches in flight should end the next one starts:
+ * a tenth of their time at the rate, at least a second — the time a
+ * delayed message takes to become a running sender.
+ */
+const handoverMs = (durationMs: number): number =>
+  Math.max(1_000, durationMs / 10);
+
+/** How long a batch of this many recipients takes at the rate. */
+const durationAt = (recipients: number, rate: number): number =>
+  (recipients / rate) * 1000;
+
+/**
+ * The delay of a batch's message, in whole seconds (rounded down: early
+ * rather than late), and when it should then end: it starts shortly
+ * before the last of the batches in flight should end, or now when none
+ * is (a new send, or one whose batches are late).
+ */
+export const delayFor = (
+  inFlight: readonly InFlightBatch[],
+  recipients: number,
+  rate: number,
+  now: Date,
+): { delaySeconds: number; ends: Date } => {
+  const duration = durationAt(recipients, rate);
+  const busyUntil = Math.max(
+    0,
+    ...inFlight.map((b) => (b.ends ? Date.parse(b.ends) : 0)),
+  );
+  const wait = busyUntil - handoverMs(duration) - now.getTime();
+  const delaySeconds = Math.min(
+    MAX_DELAY_SECONDS,
+    Math.max(0, Math.floor(wait / 1000)),
+  );
+  return {
+    delaySeconds,
+    ends: new Date(now.getTime() + delaySeconds * 1000 + duration),
+  };
+};
 
 /** How long the dispatcher waits for the API to name a send it was told of. */
 export const START_GRACE_MS = 60_000;
@@ -314,9 +364,19 @@ const batchMessage = async (
   };
 };
 
-/** Sends a batch to the senders, grouped by organization (fair queues). */
-const queueBatch = (deps: DispatchDeps, message: BatchMessage) =>
-  deps.queues.send.send(message, { group: message.orgId });
+/**
+ * Sends a batch to the senders, grouped by organization (fair queues),
+ * delayed until its turn.
+ */
+const queueBatch = (
+  deps: DispatchDeps,
+  message: BatchMessage,
+  delaySeconds = 0,
+) =>
+  deps.queues.send.send(message, {
+    group: message.orgId,
+    ...(delaySeconds > 0 ? { delaySeconds } : {}),
+  });
 
 /**
  * The send ends when the walk reached the list's end and every batch is
@@ -370,7 +430,8 @@ const advance = async (
   orgId: string,
   campaign: Campaign,
 ): Promise<void> => {
-  const size = batchSizeFor(await accountRate(deps));
+  const rate = await accountRate(deps);
+  const size = batchSizeFor(rate);
   for (;;) {
     const state = await deps.sends.get(orgId, campaign.id);
     if (!state || state.sendId !== campaign.sendId) return;
@@ -411,6 +472,12 @@ const advance = async (
     // The next batch: recorded first (conditionally), then queued.
     const batch = await nextBatch(deps, orgId, campaign, state.cursor, size);
     const n = state.nextBatch;
+    const turn = delayFor(
+      Object.values(state.inFlight),
+      batch.recipients.length,
+      rate,
+      now,
+    );
     const range: InFlightBatch | undefined =
       batch.recipients.length > 0 && batch.last
         ? {
@@ -418,6 +485,7 @@ const advance = async (
             last: batch.last,
             at: now.toISOString(),
             queued: false,
+            ends: turn.ends.toISOString(),
           }
         : undefined;
     const recorded: SendState = {
@@ -429,13 +497,17 @@ const advance = async (
     };
     if (!(await saveQuietly(deps, orgId, campaign.id, recorded))) continue;
     if (!range) continue;
-    await queueBatch(deps, {
-      orgId,
-      campaignId: campaign.id,
-      sendId: state.sendId,
-      batch: n,
-      recipients: batch.recipients,
-    });
+    await queueBatch(
+      deps,
+      {
+        orgId,
+        campaignId: campaign.id,
+        sendId: state.sendId,
+        batch: n,
+        recipients: batch.recipients,
+      },
+      turn.delaySeconds,
+    );
     await saveQuietly(deps, orgId, campaign.id, {
       ...recorded,
       version: recorded.version + 1,

@@ -116,6 +116,11 @@ export interface InFlightBatch {
   at: string;
   /** Whether its message is known to be in the senders' queue. */
   queued: boolean;
+  /**
+   * When it should be done, at the rate, counting its message's delay
+   * (absent from sends started before batches were delayed).
+   */
+  ends?: string;
 }
 
 /** The running send of a campaign: the dispatcher's and senders' state. */

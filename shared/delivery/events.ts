@@ -68,11 +68,38 @@ export const suppressionOf = (
 };
 
 /**
+ * Organizations known to exist, remembered a few minutes per container:
+ * the events of one campaign come by the thousand, and an organization is
+ * never deleted (suspended ones still get their events counted), so one
+ * read in a while is enough. Only a found organization is remembered.
+ */
+export class KnownOrganizations {
+  private readonly until = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs = 5 * 60_000,
+    private readonly max = 10_000,
+  ) {}
+
+  async exists(
+    deps: Pick<Deps, 'organizations' | 'clock'>,
+    orgId: string,
+  ): Promise<boolean> {
+    const now = deps.clock.now().getTime();
+    if ((this.until.get(orgId) ?? 0) > now) return true;
+    if (!(await deps.organizations.get(orgId))) return false;
+    if (this.until.size >= this.max) this.until.clear();
+    this.until.set(orgId, now + this.ttlMs);
+    return true;
+  }
+}
+
+/**
  * Records an SES event of a message we sent. Refused for good (the
  * consumer drops it): an event without our organization tag, or of an
  * organization that no longer exists. An event of a campaign's message to
- * a contact is counted by the campaign's statistics, which count it for
- * the organization too (one record, one dedupe); any other, by delivery.
+ * a contact is counted by the campaign's statistics (its one record and
+ * dedupe); any other, by delivery, with the organization's counters.
  * Idempotent: a duplicate changes no counter, and the suppression step
  * runs again each time, so a delivery after a crash between the steps
  * completes what the first one began.
@@ -88,6 +115,7 @@ export const recordSesEvent = async (
     | 'clock'
   > & { campaignStats: CampaignEventCounter },
   event: SesEvent,
+  known = new KnownOrganizations(),
 ): Promise<{ recorded: number; suppressed: string[] }> => {
   const orgId = tagOf(event, 'org');
   if (!orgId) {
@@ -96,7 +124,7 @@ export const recordSesEvent = async (
       `SES event ${event.eventType} of message ${event.mail.messageId} carries no organization tag`,
     );
   }
-  if (!(await deps.organizations.get(orgId))) {
+  if (!(await known.exists(deps, orgId))) {
     throw new NotFoundError(
       'organization.notFound',
       `SES event of message ${event.mail.messageId}: organization ${orgId} no longer exists`,

@@ -41,8 +41,16 @@ import { logger, metrics, traced } from '../observability.ts';
 export interface QueueSettings {
   /** Seconds a received message stays hidden; above the function's timeout. */
   visibilityTimeoutSeconds: number;
-  /** Messages per invocation (1–10 for a standard queue). */
+  /**
+   * Messages per invocation: 1–10, or up to 10,000 with a batching window.
+   */
   batchSize: number;
+  /**
+   * Seconds the trigger may wait to fill a batch (0–300; none by default).
+   * Fewer, fuller invocations and receives for a busy queue, that much
+   * later for a quiet one.
+   */
+  batchWindowSeconds?: number;
   /** Most concurrent invocations the trigger starts (2–1000). */
   maxConcurrency: number;
   /** Receipts of a message before the queue moves it to the DLQ. */

@@ -19,6 +19,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
+import { consumerFunctions } from '../../functions/consumers.ts';
+import { DEFAULT_MEMORY_MB } from '../../infra/constructs/app-function.ts';
 import { importContacts } from '../../shared/audience/bulk-import.ts';
 import { createList } from '../../shared/audience/lists.ts';
 import {
@@ -59,8 +61,10 @@ const PRICE = {
   /** arm64, per GB-second. */
   lambdaPerGbSecond: 0.0000133334,
 };
-/** The memory of every function (`AppFunction`), in GB. */
-const LAMBDA_GB = 0.5;
+/** A consumer's memory in GB, as the stack gives it (no context set). */
+const memoryGbOf = (group: string): number =>
+  (consumerFunctions.find((c) => c.group.name === group)?.memoryMB ??
+    DEFAULT_MEMORY_MB) / 1024;
 
 const CONTENT = `<h1>Hello {{firstName}}</h1>
 <p>Our November news, with <a href="https://example.com/offer">an offer</a>.</p>
@@ -317,6 +321,10 @@ const report = (
     return {
       invocations: runs.length,
       seconds: runs.reduce((sum, i) => sum + i.ms, 0) / 1000,
+      gbSeconds: runs.reduce(
+        (sum, i) => sum + (i.ms / 1000) * memoryGbOf(i.group),
+        0,
+      ),
       byGroup: Object.entries(groupBy(runs, (i) => i.group)).map(
         ([group, list]) => ({
           group,
@@ -339,7 +347,7 @@ const report = (
     const sqs = q.billed * PRICE.sqsPerRequest;
     const lambda =
       l.invocations * PRICE.lambdaPerInvocation +
-      l.seconds * LAMBDA_GB * PRICE.lambdaPerGbSecond;
+      l.gbSeconds * PRICE.lambdaPerGbSecond;
     const ses = (mails / 1000) * PRICE.sesPer1000;
     return {
       dynamo: (100 * dynamo) / ses,
@@ -374,7 +382,7 @@ const report = (
     '  per 1,000 mails',
     `    SQS requests        send path ${fmt(perThousand(sendSqs.billed), 1)} (${sendSqs.byCommand.map(([name, n]) => `${name} ${fmt(perThousand(n), 1)}`).join(', ')}); SES events ${fmt(perThousand(eventsSqs.billed), 1)}; empty receives of the local pollers not counted (${sendSqs.empty + eventsSqs.empty} in all)`,
     `    invocations         ${[...sendLambda.byGroup, ...eventsLambda.byGroup].map((g) => `${g.group} ${fmt(perThousand(g.invocations), 1)} (p50 ${fmt(g.p50, 0)} ms, max ${fmt(g.max, 0)} ms)`).join(', ')}`,
-    `    Lambda time         send path ${fmt(perThousand(sendLambda.seconds), 1)} s, SES events ${fmt(perThousand(eventsLambda.seconds), 1)} s (at ${LAMBDA_GB * 1024} MB)`,
+    `    Lambda time         send path ${fmt(perThousand(sendLambda.seconds), 1)} s, SES events ${fmt(perThousand(eventsLambda.seconds), 1)} s (memory: ${consumerFunctions.map((c) => `${c.group.name} ${c.memoryMB ?? DEFAULT_MEMORY_MB} MB`).join(', ')})`,
     `  cost as a share of SES ($${PRICE.sesPer1000} per 1,000 mails)`,
     `    send path           ${fmt(sendCost.total, 3)} % (goal ≤ 1 %): DynamoDB ${fmt(sendCost.dynamo, 3)} %, SQS ${fmt(sendCost.sqs, 3)} %, Lambda ${fmt(sendCost.lambda, 3)} %`,
     `    SES events          ${fmt(eventsCost.total, 3)} %: DynamoDB ${fmt(eventsCost.dynamo, 3)} %, SQS ${fmt(eventsCost.sqs, 3)} %, Lambda ${fmt(eventsCost.lambda, 3)} % (EventBridge: SES's events on the default bus are not billed)`,

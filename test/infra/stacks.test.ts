@@ -744,6 +744,41 @@ describe('StatelessStack', () => {
     );
   });
 
+  it('gives each consumer its declared memory (senders 256 MB, the rest 512), and the <group>MemoryMB context overrides it', () => {
+    // Arrange
+    const memories = (api: StatelessStack) => {
+      const functions = Template.fromStack(api).findResources(
+        'AWS::Lambda::Function',
+      );
+      const of = (group: string) =>
+        Object.entries(functions).find(([id]) =>
+          id.startsWith(`${group}Consumer`),
+        )?.[1]?.Properties?.MemorySize;
+      return {
+        send: of('Send'),
+        dispatch: of('Dispatch'),
+        events: of('Events'),
+      };
+    };
+
+    // Act
+    const declared = memories(buildApp(newApp()).api);
+    const raised = memories(buildApp(newApp({ sendMemoryMB: '1024' })).api);
+
+    // Assert
+    expect(declared).toEqual({ send: 256, dispatch: 512, events: 512 });
+    expect(raised).toEqual({ send: 1024, dispatch: 512, events: 512 });
+  });
+
+  it.each(['64', '512.5', 'lots'])(
+    'rejects the sendMemoryMB context %s at synth',
+    (value) => {
+      expect(() => buildApp(newApp({ sendMemoryMB: value }))).toThrow(
+        'sendMemoryMB',
+      );
+    },
+  );
+
   it('leaves tracking to the SES domain (awstrack.me) without the context', () => {
     // Arrange
     const { apiTemplate } = stacks();

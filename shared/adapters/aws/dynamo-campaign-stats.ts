@@ -20,29 +20,35 @@
  * An event is one TransactWriteItems of updates, all or nothing: the
  * recipient, on condition that the event is not in `seen` (and, for an
  * open or a click, that what the counters take as a first is one); the
- * organization's counter of the event's type (`DELIVERYSTATS`: campaign
- * mail writes no `DeliveryEvent` record, 2 units less per event: `seen`
- * is its one dedupe); the
  * recipient's counter shard, for the types a campaign counts; the link, for
- * a click. After a crash a redelivery finds the event in `seen`.
+ * a click. An event that moves no counter (Send, DeliveryDelay, Rendering
+ * Failure, Subscription) is the recipient's update alone, a plain one.
+ * After a crash a redelivery finds the event in `seen`. Campaign mail
+ * moves no organization-wide counter (`DELIVERYSTATS`): one item taking
+ * every event of every campaign of an organization would be the table's
+ * hottest key, and the campaigns' shards already hold the figures.
  *
  * Write units, items under 1 KB (a transaction bills 2 per item and KB):
- * - Send, DeliveryDelay, Rendering Failure, Subscription: 4 (recipient,
- *   organization's counter);
- * - Delivery, Bounce, Complaint, Reject, Open: 6 (and the shard);
- * - Click: 8 (and the link);
+ * - Send, DeliveryDelay, Rendering Failure, Subscription: 1 (recipient);
+ * - Delivery, Bounce, Complaint, Reject, Open: 4 (and the shard);
+ * - Click: 6 (and the link);
  * - an unsubscribe: 4 (recipient, shard).
  * An open or a click first reads the recipient (1 read unit), so a repeat
  * is written right away, without a unique count, and a duplicate is not
  * written at all. A duplicate of another type, or a lost race, costs one
- * cancelled transaction and that read before the right write (or none).
+ * refused write and that read before the right write (or none).
  * A recipient is about 600 bytes after a claim and a usual history (send,
  * delivery, a few opens and clicks); `seen` grows by 12 bytes per event,
  * so past some 35 more events (a scanner clicking every link) its part
  * costs 2 units more per KB.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  paginateQuery,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type {
   CampaignCounters,
@@ -54,11 +60,11 @@ import { type Key, keys } from '../../db/keys.ts';
 import type { SesEventType } from '../../delivery/ses-event.ts';
 import { ConflictError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
-import { deliveryCount } from './dynamo-delivery-repository.ts';
 import {
   Counter,
   type DynamoTable,
   failedConditions,
+  isConditionFailure,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -187,20 +193,31 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
         click: event.type === 'Click' && state.clickedAt === undefined,
         link: linkId !== undefined && !state.links.has(linkId),
       };
+      const update = this.recipientUpdate(
+        recipient,
+        event,
+        seen,
+        linkId,
+        firsts,
+      );
+      const others = [
+        ...this.countersUpdate(orgId, event, firsts),
+        ...(clicked !== undefined && linkId !== undefined
+          ? [this.linkUpdate(orgId, event, clicked, linkId, firsts)]
+          : []),
+      ];
       try {
-        await transactWrite(this.table, [
-          this.recipientUpdate(recipient, event, seen, linkId, firsts),
-          deliveryCount(this.table, orgId, event.type),
-          ...this.countersUpdate(orgId, event, firsts),
-          ...(clicked !== undefined && linkId !== undefined
-            ? [this.linkUpdate(orgId, event, clicked, linkId, firsts)]
-            : []),
-        ]);
+        // An event that moves no counter (a Send…) is one plain update.
+        if (others.length === 0 && update.Update) {
+          await this.table.client.send(new UpdateCommand(update.Update));
+        } else {
+          await transactWrite(this.table, [update, ...others]);
+        }
         return true;
       } catch (error) {
         // The recipient changed since it was read (or never was): a
         // duplicate, or a first that is not one. Read it, and write again.
-        if (failedConditions(error)?.includes(0)) {
+        if (isConditionFailure(error) || failedConditions(error)?.includes(0)) {
           retryable(
             new ConflictError(
               'write.contended',

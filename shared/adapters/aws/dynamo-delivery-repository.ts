@@ -1,9 +1,10 @@
 /**
- * Driven adapter: delivery events, each recorded once under its message
- * (a conditional put, with a TTL) in the same transaction as the
- * organization's counter of its type (campaign mail is recorded by the
- * campaign statistics instead, which move the same counter); suppressions
- * in a partition of their own per organization, keyed by email.
+ * Driven adapter: delivery events of mail other than campaigns'
+ * (confirmations, test sends…), each recorded once under its message (a
+ * conditional put, with a TTL) in the same transaction as the
+ * organization's counter of its type (campaign mail is counted by the
+ * campaign statistics alone); suppressions in a partition of their own
+ * per organization, keyed by email.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -46,10 +47,9 @@ const counterOf = (type: string): string =>
 
 /**
  * The transaction item that counts one event of a type in the
- * organization's delivery counters (shared with the campaign statistics,
- * which count the events of campaign mail there themselves).
+ * organization's delivery counters.
  */
-export const deliveryCount = (
+const deliveryCount = (
   table: DynamoTable,
   orgId: string,
   type: SesEventType,

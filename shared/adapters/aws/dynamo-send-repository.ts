@@ -45,6 +45,7 @@ const SendStateItem = itemSchema('CampaignSend', {
       last: v.string(),
       at: v.string(),
       queued: v.boolean(),
+      ends: v.optional(v.string()),
     }),
   ),
   batchesDone: v.number(),

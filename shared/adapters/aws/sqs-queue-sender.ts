@@ -3,7 +3,7 @@
  * `SendMessage` (AWS, or the embedded engine of the local stack).
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueSender } from '../../ports.ts';
+import type { QueueSender, SendOptions } from '../../ports.ts';
 
 /** The QueueSender port over one queue URL. */
 export class SqsQueueSender implements QueueSender {
@@ -12,13 +12,21 @@ export class SqsQueueSender implements QueueSender {
     private readonly queueUrl: string,
   ) {}
 
-  async send(message: unknown, options?: { group?: string }): Promise<void> {
+  async send(message: unknown, options?: SendOptions): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(message),
         // On a standard queue, a message group makes it a fair queue.
         ...(options?.group ? { MessageGroupId: options.group } : {}),
+        ...(options?.delaySeconds
+          ? {
+              DelaySeconds: Math.min(
+                900,
+                Math.max(0, Math.round(options.delaySeconds)),
+              ),
+            }
+          : {}),
       }),
     );
   }

@@ -67,6 +67,38 @@ describe('the queue of a consumer group', () => {
     });
   });
 
+  it('gives the trigger the batching window a group declares, and none otherwise', () => {
+    // Arrange
+    const withWindow = (batchWindowSeconds?: number) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const stack = new Stack(app, 'Test');
+      new ConsumerQueue(stack, 'Q', {
+        name: 'events',
+        settings: {
+          ...settings,
+          batchSize: 100,
+          ...(batchWindowSeconds ? { batchWindowSeconds } : {}),
+        },
+        consumer: new AppFunction(stack, 'Fn', {
+          entry: 'functions/me/lambda.ts',
+        }),
+      });
+      return Template.fromStack(stack);
+    };
+
+    // Act
+    const mapping = withWindow(2).findResources(
+      'AWS::Lambda::EventSourceMapping',
+    );
+
+    // Assert
+    expect(Object.values(mapping)[0]?.Properties).toMatchObject({
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 2,
+    });
+    expect(() => withWindow()).toThrow();
+  });
+
   it("lets the function send to its DLQ, and tells it the DLQ's URL under the group's name", () => {
     // Act
     const t = template();

@@ -260,6 +260,42 @@ describe('the local poller, acting as Lambda’s SQS trigger', () => {
     });
   });
 
+  it('gathers a batch over its batching window: messages arriving within it, up to batchSize (above the 10 one receive gives), are one invocation', async () => {
+    // Arrange: a batch of up to 25 gathered over 2 s.
+    const { queue, start } = await setup({
+      ...quick,
+      visibilityTimeoutSeconds: 10,
+      batchSize: 25,
+      batchWindowSeconds: 2,
+    });
+    const seen = recorder();
+    start(async (event, context) => seen.record(event, context), {
+      concurrency: 1,
+    });
+
+    // Act: 12 messages, then 18 more half a second later.
+    const bodies = Array.from({ length: 30 }, (_, n) => `{"n":${n}}`);
+    await send(queue.url, bodies.slice(0, 10));
+    await send(queue.url, bodies.slice(10, 12));
+    await new Promise((r) => setTimeout(r, 500));
+    for (let at = 12; at < 30; at += 10) {
+      await send(queue.url, bodies.slice(at, Math.min(30, at + 10)));
+    }
+    await vi.waitFor(
+      () =>
+        expect(
+          seen.batches.flatMap((b) => b.Records.map((r) => r.body)),
+        ).toHaveLength(30),
+      WAIT,
+    );
+
+    // Assert: a full batch of 25 first, the rest once its window is over.
+    expect(seen.batches.map((b) => b.Records.length)).toEqual([25, 5]);
+    expect(
+      new Set(seen.batches.flatMap((b) => b.Records.map((r) => r.body))),
+    ).toEqual(new Set(bodies));
+  });
+
   it('receives a batch item failure again after the visibility timeout, with receive count 2, and deletes it once it succeeds', async () => {
     // Arrange
     const { queue, start } = await setup();

@@ -14,7 +14,9 @@ import {
   parallelSendsFor,
 } from '../../../shared/campaigns/deliver.ts';
 import {
+  batchSizeFor,
   type DispatchMessage,
+  delayFor,
   dispatchCampaign,
 } from '../../../shared/campaigns/dispatch.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
@@ -67,6 +69,8 @@ const pipeline = async (
   const { deps: base } = await createTestDeps();
   const dispatched: DispatchMessage[] = [];
   const batches: BatchMessage[] = [];
+  /** The delay each batch was queued with, in seconds (0 for none). */
+  const delays: number[] = [];
   const schedules: ScheduledMessage[] = [];
   const mail = scriptedMailer(script);
   let lost = options.lostBatchSends ?? 0;
@@ -80,9 +84,10 @@ const pipeline = async (
     queues: {
       dispatch: { send: async (m) => void dispatched.push(m as never) },
       send: {
-        send: async (m) => {
+        send: async (m, o) => {
           if (lost-- > 0) throw new Error('the dispatcher died');
           batches.push(m as never);
+          delays.push(o?.delaySeconds ?? 0);
         },
       },
     },
@@ -113,7 +118,17 @@ const pipeline = async (
     });
     const fire = schedules[0]?.message as DispatchMessage | undefined;
     if (!fire) throw new Error('no schedule');
-    return { deps, orgId, campaign, dispatched, batches, mail, emails, fire };
+    return {
+      deps,
+      orgId,
+      campaign,
+      dispatched,
+      batches,
+      delays,
+      mail,
+      emails,
+      fire,
+    };
   }
   await requestSend(deps, orgId, campaign.id, {});
   const start = dispatched.shift();
@@ -128,6 +143,7 @@ const pipeline = async (
     campaign,
     dispatched,
     batches,
+    delays,
     mail,
     emails,
     start,
@@ -319,6 +335,63 @@ describe('the senders (never twice, resumable)', () => {
 });
 
 describe('the dispatcher (lost batches and schedule fires)', () => {
+  it('the second batch of a send waits in the queue until a second before the first should end: senders overlap by a second, not by a batch', async () => {
+    // Arrange: at the local account's 14/s, a batch is 140 recipients.
+    const rate = 14;
+    const size = batchSizeFor(rate);
+    const { deps, batches, delays, orgId, campaign } = await pipeline(size + 5);
+    expect((await deps.provider.getAccount()).maxSendRate).toBe(rate);
+
+    // Assert: the first at once, ten seconds at the rate; the second
+    // queued a second before the first should end (rounded down: a few
+    // milliseconds passed between the two).
+    expect(batches.map((b) => b.recipients.length)).toEqual([size, 5]);
+    const state = await deps.sends.get(orgId, campaign.id);
+    const first = state?.inFlight[0];
+    const second = state?.inFlight[1];
+    if (!first?.ends || !second?.ends) throw new Error('no ends recorded');
+    expect(delays[0]).toBe(0);
+    expect(Date.parse(first.ends) - Date.parse(first.at)).toBe(10_000);
+    const handover = Date.parse(first.ends) - 1_000 - Date.parse(second.at);
+    expect(handover).toBeGreaterThan(8_000);
+    expect(delays[1]).toBe(Math.floor(handover / 1000));
+    expect(Date.parse(second.ends) - Date.parse(second.at)).toBe(
+      (delays[1] ?? 0) * 1000 + Math.trunc((5 / rate) * 1000),
+    );
+  });
+
+  it('a batch’s delay: none without a batch in flight or once theirs is past, their end less a tenth (at least a second), rounded down, at most 900 s', () => {
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const inFlight = (endsInMs: number) => ({
+      after: null,
+      last: 'x',
+      at: now.toISOString(),
+      queued: true,
+      ends: new Date(now.getTime() + endsInMs).toISOString(),
+    });
+
+    expect(delayFor([], 250, 25, now).delaySeconds).toBe(0);
+    expect(delayFor([inFlight(-5_000)], 250, 25, now).delaySeconds).toBe(0);
+    // Written before batches had ends: as if none were in flight.
+    expect(
+      delayFor([{ ...inFlight(0), ends: undefined }], 250, 25, now)
+        .delaySeconds,
+    ).toBe(0);
+    // A 10 s batch hands over 1 s early; a 100 s one 10 s early.
+    expect(delayFor([inFlight(9_500)], 250, 25, now).delaySeconds).toBe(8);
+    expect(delayFor([inFlight(100_000)], 250, 2.5, now)).toEqual({
+      delaySeconds: 90,
+      ends: new Date(now.getTime() + 190_000),
+    });
+    // The latest end counts; SQS keeps a message at most 15 minutes.
+    expect(
+      delayFor([inFlight(3_000), inFlight(20_000)], 250, 25, now).delaySeconds,
+    ).toBe(19);
+    expect(delayFor([inFlight(3_600_000)], 250, 25, now).delaySeconds).toBe(
+      900,
+    );
+  });
+
   it('a crash between recording a batch and queueing it loses nobody: the batch is queued again once 30 s have passed, and sent once', async () => {
     // Arrange: the first send to the batch queue is lost.
     const {

@@ -191,7 +191,7 @@ const deliveryStatsOf = async (
   ).Item;
 
 describe('campaign statistics from SES events', () => {
-  it('counts each event once: a duplicate, in the campaign and the organization, changes nothing', async () => {
+  it('counts each event once, in the campaign only: a duplicate changes nothing', async () => {
     // Arrange
     const { record, read, recipient, orgId, dynamo, tableName } = await setup();
     const ana = recipient('ana');
@@ -220,14 +220,9 @@ describe('campaign statistics from SES events', () => {
       clicksTotal: 1,
       clicksUnique: 1,
     });
-    expect(await deliveryStatsOf(dynamo, tableName, orgId)).toMatchObject({
-      sendCount: 1,
-      deliveryCount: 1,
-      openCount: 1,
-      clickCount: 1,
-      deliveryDelayCount: 1,
-    });
-    // Campaign mail is recorded once, by the campaign: no delivery record.
+    // Campaign mail is counted once, by the campaign: no delivery record,
+    // and no organization-wide counter (that hot key is not written).
+    expect(await deliveryStatsOf(dynamo, tableName, orgId)).toBeUndefined();
     expect(afterFirst.filter((i) => i._type === 'DeliveryEvent')).toEqual([]);
   });
 
@@ -430,6 +425,50 @@ describe('campaign statistics: crashes and races', () => {
       opensTotal: 1,
       opensUnique: 1,
     });
+  });
+
+  it('writes a send with one plain update (1 unit), a delivery with one two-item transaction; a duplicate send is refused and changes nothing', async () => {
+    // Arrange: every command the statistics send, by name.
+    const { orgId, campaignId, dynamo, tableName, recipient, read } =
+      await setup();
+    const commands: string[] = [];
+    const counting = new Proxy(dynamo, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (command: Parameters<typeof target.send>[0]) => {
+          const input = command.input as { TransactItems?: unknown[] };
+          commands.push(
+            `${command.constructor.name}${input.TransactItems ? `×${input.TransactItems.length}` : ''}`,
+          );
+          return target.send(command);
+        };
+      },
+    });
+    const stats = new DynamoCampaignStats({ client: counting, tableName });
+    const ana = recipient();
+    const of = (type: 'Send' | 'Delivery') => ({
+      messageId: ana.messageId,
+      type,
+      recipient: ana.email,
+      at: sentPlus(type === 'Send' ? 0 : 1),
+      campaignId,
+      contactId: ana.contactId,
+    });
+
+    // Act
+    const sent = await stats.recordEvent(orgId, of('Send'));
+    const delivered = await stats.recordEvent(orgId, of('Delivery'));
+    const before = await scanTable(tableName);
+    const again = await stats.recordEvent(orgId, of('Send'));
+
+    // Assert
+    expect([sent, delivered, again]).toEqual([true, true, false]);
+    expect(commands.slice(0, 2)).toEqual([
+      'UpdateCommand',
+      'TransactWriteCommand×2',
+    ]);
+    expect(await scanTable(tableName)).toEqual(before);
+    expect((await read()).counters).toEqual({ ...NONE, delivered: 1 });
   });
 
   it('concurrent events of one recipient count exactly: distinct opens each, one unique; copies once', async () => {

@@ -9,7 +9,10 @@ import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
 import { createList } from '../../../shared/audience/lists.ts';
 import { listTags } from '../../../shared/audience/tags.ts';
-import { recordSesEvent } from '../../../shared/delivery/events.ts';
+import {
+  KnownOrganizations,
+  recordSesEvent,
+} from '../../../shared/delivery/events.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
 import { suppressAddress } from '../../../shared/delivery/suppression.ts';
 import type { Deps } from '../../../shared/deps.ts';
@@ -207,6 +210,41 @@ describe('SES events: suppression and contact status (issue 11, §5)', () => {
         bounce('01a20000-0000-7000-8000-00000000dead', email),
       ),
     ).rejects.toMatchObject({ code: 'organization.notFound' });
+  });
+
+  it('reads an organization once for all its events within five minutes, a missing one every time', async () => {
+    // Arrange: a clock to move, and the organization reads counted.
+    const { deps, orgId, email } = await setup();
+    let now = Date.parse(AT);
+    let reads = 0;
+    const counted: Deps = {
+      ...deps,
+      clock: { now: () => new Date(now) },
+      organizations: {
+        ...deps.organizations,
+        get: (id: string) => {
+          reads++;
+          return deps.organizations.get(id);
+        },
+      },
+    };
+    const known = new KnownOrganizations();
+    const transient = bounce(orgId, email, 'Transient');
+    const gone = bounce('01a20000-0000-7000-8000-00000000dead', email);
+
+    // Act / Assert
+    await recordSesEvent(counted, transient, known);
+    await recordSesEvent(counted, transient, known);
+    expect(reads).toBe(1);
+    now += 5 * 60_000 + 1;
+    await recordSesEvent(counted, transient, known);
+    expect(reads).toBe(2);
+    for (let i = 0; i < 2; i++) {
+      await expect(recordSesEvent(counted, gone, known)).rejects.toMatchObject({
+        code: 'organization.notFound',
+      });
+    }
+    expect(reads).toBe(4);
   });
 
   it('suppression stays within its organization', async () => {

@@ -21,6 +21,30 @@ describe('SqsQueueSender', () => {
     });
   });
 
+  it('sends a group and a delay in whole seconds, at most the 900 SQS allows', async () => {
+    // Arrange
+    const client = new SQSClient({ region: 'eu-west-1' });
+    const sqs = mockClient(client);
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+    const sender = new SqsQueueSender(client, 'https://q');
+
+    // Act
+    await sender.send({}, { group: 'org-1', delaySeconds: 7.6 });
+    await sender.send({}, { delaySeconds: 4_000 });
+    await sender.send({}, { delaySeconds: 0 });
+
+    // Assert
+    const inputs = sqs
+      .commandCalls(SendMessageCommand)
+      .map((c) => c.args[0].input);
+    expect(inputs[0]).toMatchObject({
+      MessageGroupId: 'org-1',
+      DelaySeconds: 8,
+    });
+    expect(inputs[1]?.DelaySeconds).toBe(900);
+    expect(inputs[2]).not.toHaveProperty('DelaySeconds');
+  });
+
   it('lets a refusal through, for the caller to retry or answer', async () => {
     // Arrange
     const client = new SQSClient({ region: 'eu-west-1' });
