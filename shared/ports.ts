@@ -92,6 +92,16 @@ export interface CoreDeps {
   endpoints: Endpoints;
 }
 
+/**
+ * How a read is made: strongly consistent (the default: it sees every
+ * write that succeeded before it) or, with `consistent: false`, eventually
+ * consistent — half the read units, and a write of the last second may not
+ * show yet. For reads that a later, consistent one checks again.
+ */
+export interface ReadOptions {
+  consistent?: boolean;
+}
+
 /** How a message is sent to a queue. */
 export interface SendOptions {
   /** The tenant the message belongs to (the fair queue's group). */

@@ -21,7 +21,13 @@ import { consumer } from '../../shared/queue/consumer.ts';
 
 /** What the `send` consumer may use. */
 export const sendBindings = [
-  table(...PIPELINE_ACTIONS, 'dynamodb:BatchGetItem', 'dynamodb:PutItem'),
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:BatchGetItem',
+    'dynamodb:PutItem',
+    // A batch's recipients read again over its range of the list.
+    'dynamodb:Query',
+  ),
   endpoints,
   mail,
   // Per-recipient unsubscribe and topic links.

@@ -95,8 +95,8 @@ const RETRY_PAUSE_MS = 1_000;
 /** Messages one ReceiveMessage returns at most (the SQS limit). */
 const RECEIVE_LIMIT = 10;
 
-/** How often a batching window's last second looks for more messages. */
-const WINDOW_LOOK_MS = 100;
+/** How often a poller looks for more messages during a batching window. */
+const WINDOW_LOOK_MS = 250;
 
 /** Entries of one DeleteMessageBatch request (the SQS limit). */
 const DELETE_BATCH_LIMIT = 10;
@@ -325,8 +325,9 @@ export const startPoller = (options: PollerOptions): Poller => {
 
   /**
    * One batch, as the trigger gathers it: the first receive long-polls;
-   * with a batching window, more receives follow until the batch is full
-   * or the window, counted from the first message, is over.
+   * with a batching window, the poller then looks again every
+   * {@link WINDOW_LOOK_MS} (taking all there is, ten a receive) until the
+   * batch is full or the window, counted from the first message, is over.
    */
   const receive = async (): Promise<Message[]> => {
     const batch = await receiveUpTo(settings.batchSize, POLL_WAIT_SECONDS);
@@ -336,14 +337,12 @@ export const startPoller = (options: PollerOptions): Poller => {
     while (batch.length < settings.batchSize && !stopping.signal.aborted) {
       const left = until - Date.now();
       if (left <= 0) break;
-      // A receive waits whole seconds: under one left, look and pause.
-      const more = await receiveUpTo(
-        settings.batchSize - batch.length,
-        left >= 1000 ? 1 : 0,
-      );
-      batch.push(...more);
-      if (more.length === 0 && left < 1000) {
-        await pause(Math.min(left, WINDOW_LOOK_MS), stopping.signal);
+      await pause(Math.min(left, WINDOW_LOOK_MS), stopping.signal);
+      for (;;) {
+        const more = await receiveUpTo(settings.batchSize - batch.length, 0);
+        batch.push(...more);
+        if (more.length < RECEIVE_LIMIT || batch.length >= settings.batchSize)
+          break;
       }
     }
     return batch;

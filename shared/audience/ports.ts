@@ -4,7 +4,7 @@
  * confirmation also needs the settings (opt-in, sending setup); a topic
  * link needs the topics.
  */
-import type { Page, PageRequest } from '../ports.ts';
+import type { Page, PageRequest, ReadOptions } from '../ports.ts';
 import type { SettingsDeps } from '../settings/ports.ts';
 import type { TopicsDeps } from '../topics/ports.ts';
 import type { AudienceEvent } from './events.ts';
@@ -102,6 +102,7 @@ export interface SuppressionLookup {
   suppressions(
     orgId: string,
     emails: readonly string[],
+    options?: ReadOptions,
   ): Promise<Map<string, { reason: 'bounce' | 'complaint' }>>;
 }
 

@@ -72,8 +72,27 @@ const durationAt = (recipients: number, rate: number): number =>
   (recipients / rate) * 1000;
 
 /**
- * The delay of a batch's message, in whole seconds (rounded down: early
- * rather than late), and when it should then end: it starts shortly
+ * When a batch in flight should end, as known now. One that has not
+ * started yet ends when it was planned to. One under way has shared the
+ * rate with the batch before it since it started (the one whose end
+ * brought the dispatcher here), so it has done about half as much as
+ * alone: what is left takes its time at the whole rate, less half the
+ * time since it started. Without this, planned ends drift earlier than
+ * real ones batch after batch, until every batch starts at once.
+ */
+export const expectedEnd = (batch: InFlightBatch, now: Date): number => {
+  if (!batch.ends) return 0;
+  const ends = Date.parse(batch.ends);
+  const starts = Date.parse(batch.starts ?? batch.at);
+  const elapsed = now.getTime() - starts;
+  if (elapsed <= 0) return ends;
+  return now.getTime() + Math.max(0, ends - starts - elapsed / 2);
+};
+
+/**
+ * The delay of a batch's message, in whole seconds (to the nearest: the
+ * handover's second absorbs the half second), and when it should then
+ * start and end: shortly
  * before the last of the batches in flight should end, or now when none
  * is (a new send, or one whose batches are late).
  */
@@ -82,20 +101,19 @@ export const delayFor = (
   recipients: number,
   rate: number,
   now: Date,
-): { delaySeconds: number; ends: Date } => {
+): { delaySeconds: number; starts: Date; ends: Date } => {
   const duration = durationAt(recipients, rate);
-  const busyUntil = Math.max(
-    0,
-    ...inFlight.map((b) => (b.ends ? Date.parse(b.ends) : 0)),
-  );
+  const busyUntil = Math.max(0, ...inFlight.map((b) => expectedEnd(b, now)));
   const wait = busyUntil - handoverMs(duration) - now.getTime();
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,
-    Math.max(0, Math.floor(wait / 1000)),
+    Math.max(0, Math.round(wait / 1000)),
   );
+  const starts = new Date(now.getTime() + delaySeconds * 1000);
   return {
     delaySeconds,
-    ends: new Date(now.getTime() + delaySeconds * 1000 + duration),
+    starts,
+    ends: new Date(starts.getTime() + duration),
   };
 };
 
@@ -280,24 +298,29 @@ const openSend = async (
   );
 };
 
-/** The recipients of one batch's range: subscribed, not opted out, not suppressed. */
+/**
+ * The contacts of a walk step the send keeps: not those who declined the
+ * campaign's topic. Read eventually consistent: the sender reads each
+ * recipient again, consistently, before its send. Suppressed addresses are
+ * not looked up here: their contacts are bounced or complained, so the walk
+ * (subscribed only) leaves them out, and the sender checks suppressions for
+ * the seconds in which an address is suppressed but its contacts not yet
+ * changed.
+ */
 const eligible = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
   contacts: { id: string; email: string }[],
 ) => {
-  if (contacts.length === 0) return [];
-  const emails = contacts.map((c) => c.email);
-  const [declined, suppressed] = await Promise.all([
-    campaign.topicId
-      ? deps.topics.optedOut(orgId, campaign.topicId, emails)
-      : new Set<string>(),
-    deps.delivery.suppressions(orgId, emails),
-  ]);
-  return contacts.filter(
-    (c) => !declined.has(c.email) && !suppressed.has(c.email),
+  if (contacts.length === 0 || !campaign.topicId) return contacts;
+  const declined = await deps.topics.optedOut(
+    orgId,
+    campaign.topicId,
+    contacts.map((c) => c.email),
+    { consistent: false },
   );
+  return contacts.filter((c) => !declined.has(c.email));
 };
 
 /**
@@ -360,6 +383,7 @@ const batchMessage = async (
     campaignId: campaign.id,
     sendId: campaign.sendId as string,
     batch,
+    range: { after: range.after, last: range.last },
     recipients: kept.map((c) => ({ contactId: c.id, email: c.email })),
   };
 };
@@ -485,6 +509,7 @@ const advance = async (
             last: batch.last,
             at: now.toISOString(),
             queued: false,
+            starts: turn.starts.toISOString(),
             ends: turn.ends.toISOString(),
           }
         : undefined;
@@ -504,6 +529,7 @@ const advance = async (
         campaignId: campaign.id,
         sendId: state.sendId,
         batch: n,
+        range: { after: range.after, last: range.last },
         recipients: batch.recipients,
       },
       turn.delaySeconds,

@@ -117,9 +117,11 @@ export interface InFlightBatch {
   /** Whether its message is known to be in the senders' queue. */
   queued: boolean;
   /**
-   * When it should be done, at the rate, counting its message's delay
-   * (absent from sends started before batches were delayed).
+   * When its message becomes visible (its delay over) and when it should
+   * then be done at the rate; absent from sends started before batches
+   * were delayed.
    */
+  starts?: string;
   ends?: string;
 }
 

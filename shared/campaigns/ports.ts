@@ -151,12 +151,18 @@ export interface AudienceReader {
   ): Promise<{ contacts: Contact[]; last: string | null; done: boolean }>;
   /**
    * Subscribed contacts of a list whose email sorts in `(after, last]`
-   * (carrying `tagId`, if given): one batch's range, read again.
+   * (carrying `tagId`, if given): one batch's range, read again —
+   * eventually consistent unless `consistent` (twice the read units).
    */
   range(
     orgId: string,
     listId: string,
-    range: { after: string | null; last: string; tagId: string | null },
+    range: {
+      after: string | null;
+      last: string;
+      tagId: string | null;
+      consistent?: boolean;
+    },
   ): Promise<Contact[]>;
   /** Every address that declined a topic (one query per 1 MB of them). */
   topicOptOuts(orgId: string, topicId: string): Promise<string[]>;

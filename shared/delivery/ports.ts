@@ -5,6 +5,7 @@
  */
 import type { AudienceDeps, SuppressionLookup } from '../audience/ports.ts';
 import type { OrganizationsDeps } from '../organizations/ports.ts';
+import type { ReadOptions } from '../ports.ts';
 import type { SesEventType } from './ses-event.ts';
 
 /** Why an address is suppressed. */
@@ -67,10 +68,14 @@ export interface DeliveryRepository extends SuppressionLookup {
    * reason. Idempotent.
    */
   suppress(orgId: string, suppression: Suppression): Promise<void>;
-  /** The suppressions among these addresses, by email. */
+  /**
+   * The suppressions among these addresses, by email; strongly consistent
+   * unless `consistent` is false (half the read units).
+   */
   suppressions(
     orgId: string,
     emails: readonly string[],
+    options?: ReadOptions,
   ): Promise<Map<string, Suppression>>;
 }
 

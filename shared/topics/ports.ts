@@ -2,7 +2,7 @@
  * Ports of topics: their store with its opt-outs, and the one thing topics
  * need of contacts (an opt-out is recorded by address).
  */
-import type { CoreDeps, Page, PageRequest } from '../ports.ts';
+import type { CoreDeps, Page, PageRequest, ReadOptions } from '../ports.ts';
 import type { Topic, TopicOptOut } from './model.ts';
 
 /** Topics of an organization and the addresses that declined them. */
@@ -27,11 +27,12 @@ export interface TopicRepository {
   ): Promise<boolean>;
   /** Removes an opt-out; false when there was none. */
   removeOptOut(orgId: string, topicId: string, email: string): Promise<boolean>;
-  /** Which of these addresses declined the topic. */
+  /** Which of these addresses declined the topic (strongly by default). */
   optedOut(
     orgId: string,
     topicId: string,
     emails: string[],
+    options?: ReadOptions,
   ): Promise<Set<string>>;
   /** The opt-outs of a topic, by email. */
   pageOptOuts(

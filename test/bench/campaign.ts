@@ -301,6 +301,17 @@ const report = (
       byLabel: Object.entries(groupBy(calls, (c) => `${c.label} ${c.command}`))
         .map(([name, list]) => [name, list?.length ?? 0] as const)
         .sort((a, b) => b[1] - a[1]),
+      rcuByLabel: Object.entries(
+        groupBy(
+          calls.filter((c) => c.rcu > 0),
+          (c) => `${c.label} ${c.command}`,
+        ),
+      )
+        .map(
+          ([name, list]) =>
+            [name, (list ?? []).reduce((sum, c) => sum + c.rcu, 0)] as const,
+        )
+        .sort((a, b) => b[1] - a[1]),
     };
   };
   const sqsOf = (path: (label: string) => boolean) => {
@@ -378,6 +389,10 @@ const report = (
     '  DynamoDB per recipient (what AWS would charge; refused conditional writes count 1 WCU)',
     `    send path           ${fmt(send.requests / mails, 3)} requests, ${fmt(send.writes / mails, 3)} writes, ${fmt(send.wcu / mails, 3)} WRU (goal ≤ 1.1), ${fmt(send.rcu / mails, 3)} RRU; ${send.refused} refused conditions`,
     `    SES events          ${fmt(events.requests / mails, 3)} requests, ${fmt(events.writes / mails, 3)} writes, ${fmt(events.wcu / mails, 3)} WRU, ${fmt(events.rcu / mails, 3)} RRU (Send + Delivery per mail)`,
+    `    read units by call  ${send.rcuByLabel
+      .slice(0, 6)
+      .map(([name, n]) => `${name.replace('Command', '')} ${fmt(n / mails, 3)}`)
+      .join(', ')}`,
     `    busiest calls       ${[...send.byLabel.slice(0, 6), ...events.byLabel.slice(0, 4)].map(([name, n]) => `${name.replace('Command', '')} ${fmt(n / mails, 3)}`).join(', ')}`,
     '  per 1,000 mails',
     `    SQS requests        send path ${fmt(perThousand(sendSqs.billed), 1)} (${sendSqs.byCommand.map(([name, n]) => `${name} ${fmt(perThousand(n), 1)}`).join(', ')}); SES events ${fmt(perThousand(eventsSqs.billed), 1)}; empty receives of the local pollers not counted (${sendSqs.empty + eventsSqs.empty} in all)`,

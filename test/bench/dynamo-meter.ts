@@ -6,7 +6,9 @@
  * - a transaction costs 2 write units per item and started KB (Local
  *   charges a flat 2 per transaction);
  * - a write refused by its condition still costs its write units (the
- *   error carries no consumed capacity): at least 1.
+ *   error carries no consumed capacity): at least 1;
+ * - a key a BatchGetItem did not find costs a read's minimum (Local
+ *   charges only the items it found).
  */
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -83,6 +85,34 @@ export const capacityOf = (consumed: unknown): number => {
   );
 };
 
+/**
+ * The read units of keys a BatchGetItem asked for and did not find. AWS
+ * reads each key of a batch as one GetItem, which costs its minimum (1
+ * unit strongly consistent, 0.5 eventually) even when nothing is there;
+ * DynamoDB Local reports only what it found.
+ */
+export const batchGetMisses = (
+  input: Record<string, unknown>,
+  output: Record<string, unknown>,
+): number => {
+  const asked = (input.RequestItems ?? {}) as Record<
+    string,
+    { Keys?: unknown[]; ConsistentRead?: boolean }
+  >;
+  const found = (output.Responses ?? {}) as Record<string, unknown[]>;
+  const left = (output.UnprocessedKeys ?? {}) as Record<
+    string,
+    { Keys?: unknown[] }
+  >;
+  return Object.entries(asked).reduce((sum, [table, request]) => {
+    const missing =
+      (request.Keys?.length ?? 0) -
+      (found[table]?.length ?? 0) -
+      (left[table]?.Keys?.length ?? 0);
+    return sum + Math.max(0, missing) * (request.ConsistentRead ? 1 : 0.5);
+  }, 0);
+};
+
 const isRefusal = (error: unknown) =>
   error instanceof Error &&
   (error.name === 'ConditionalCheckFailedException' ||
@@ -123,10 +153,12 @@ export const meterDynamo = (
       };
       try {
         const result = await next(args);
+        const output = result.output as Record<string, unknown>;
         record(
-          capacityOf(
-            (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
-          ),
+          capacityOf(output.ConsumedCapacity) +
+            (command === 'BatchGetItemCommand'
+              ? batchGetMisses(input, output)
+              : 0),
           false,
         );
         return result;

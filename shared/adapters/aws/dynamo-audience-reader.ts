@@ -71,7 +71,12 @@ export class DynamoAudienceReader implements AudienceReader {
   async range(
     orgId: string,
     listId: string,
-    range: { after: string | null; last: string; tagId: string | null },
+    range: {
+      after: string | null;
+      last: string;
+      tagId: string | null;
+      consistent?: boolean;
+    },
   ): Promise<Contact[]> {
     const { PK } = keys.contactsOfList(orgId, listId);
     const filter = audienceFilter(range.tagId);
@@ -81,6 +86,7 @@ export class DynamoAudienceReader implements AudienceReader {
       {
         TableName: this.table.tableName,
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ConsistentRead: range.consistent ?? false,
         FilterExpression: filter.FilterExpression,
         ExpressionAttributeNames: filter.ExpressionAttributeNames,
         ExpressionAttributeValues: {

@@ -21,6 +21,7 @@ import type {
   Suppression,
 } from '../../delivery/ports.ts';
 import type { SesEventType } from '../../delivery/ses-event.ts';
+import type { ReadOptions } from '../../ports.ts';
 import {
   batchGet,
   type DynamoTable,
@@ -131,12 +132,14 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   async suppressions(
     orgId: string,
     emails: readonly string[],
+    options: ReadOptions = {},
   ): Promise<Map<string, Suppression>> {
     const unique = [...new Set(emails)];
     if (unique.length === 0) return new Map();
     const items = await batchGet(
       this.table,
       unique.map((email) => keys.suppression(orgId, email)),
+      options,
     );
     return new Map(
       items.map((item) => {

@@ -45,6 +45,7 @@ const SendStateItem = itemSchema('CampaignSend', {
       last: v.string(),
       at: v.string(),
       queued: v.boolean(),
+      starts: v.optional(v.string()),
       ends: v.optional(v.string()),
     }),
   ),

@@ -117,6 +117,7 @@ const BATCH_GET_LIMIT = 100;
 export const batchGet = async (
   table: DynamoTable,
   itemKeys: Key[],
+  { consistent = true }: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < itemKeys.length; i += BATCH_GET_LIMIT) {
@@ -128,7 +129,7 @@ export const batchGet = async (
       const result: BatchGetCommandOutput = await table.client.send(
         new BatchGetCommand({
           RequestItems: {
-            [table.tableName]: { Keys: pending, ConsistentRead: true },
+            [table.tableName]: { Keys: pending, ConsistentRead: consistent },
           },
         }),
       );

@@ -3,6 +3,7 @@
  * case-insensitively), and each topic's opt-outs in a partition of their
  * own, keyed by email, counted on the topic in the same transaction.
  */
+
 import {
   BatchWriteCommand,
   GetCommand,
@@ -14,7 +15,7 @@ import { tagNameKey } from '../../audience/model.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest } from '../../ports.ts';
+import type { Page, PageRequest, ReadOptions } from '../../ports.ts';
 import type { Topic, TopicOptOut } from '../../topics/model.ts';
 import type { TopicRepository } from '../../topics/ports.ts';
 import {
@@ -313,12 +314,14 @@ export class DynamoTopicRepository implements TopicRepository {
     orgId: string,
     topicId: string,
     emails: string[],
+    options: ReadOptions = {},
   ): Promise<Set<string>> {
     const items = await batchGet(
       this.table,
       [...new Set(emails)].map((email) =>
         keys.topicOptOut(orgId, topicId, email),
       ),
+      options,
     );
     return new Set(items.map((item) => optOutFromItem(item).email));
   }

@@ -6,7 +6,10 @@
  * everyone, and a campaign marked finished with recipients never sent.
  */
 import { describe, expect, it } from 'vitest';
-import { addContact } from '../../../shared/audience/contacts.ts';
+import {
+  addContact,
+  unsubscribeContact,
+} from '../../../shared/audience/contacts.ts';
 import { createCampaign } from '../../../shared/campaigns/campaigns.ts';
 import {
   type BatchMessage,
@@ -18,6 +21,7 @@ import {
   type DispatchMessage,
   delayFor,
   dispatchCampaign,
+  expectedEnd,
 } from '../../../shared/campaigns/dispatch.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { Deps } from '../../../shared/deps.ts';
@@ -176,6 +180,64 @@ describe('the senders (never twice, resumable)', () => {
     expect(mail.accepted).toHaveLength(3);
     const state = await deps.sends.get(orgId, campaign.id);
     expect(state?.progress).toMatchObject({ sent: 3, failed: 0, skipped: 0 });
+  });
+
+  it('an unsubscribe that lands after the batch was handed out, before its send, is honoured: skipped, never sent', async () => {
+    // Arrange: the batch is queued; then the second recipient leaves.
+    const { deps, batches, mail, orgId, campaign, emails } = await pipeline(3);
+    const [batch] = batches;
+    const leaving = batch?.recipients[1];
+    if (!batch || !leaving) throw new Error('no batch');
+    await unsubscribeContact(deps, orgId, leaving.contactId);
+
+    // Act
+    await deliverBatch(deps, batch);
+
+    // Assert
+    expect(mail.accepted.map((m) => m.to)).not.toContain(leaving.email);
+    expect(mail.accepted).toHaveLength(2);
+    expect(emails).toContain(leaving.email);
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 2, skipped: 1 });
+  });
+
+  it('a suppression that lands before a recipient’s send is honoured, even in the seconds before its contacts change (the suppression item alone)', async () => {
+    // Arrange: as if the events consumer died between its two steps.
+    const { deps, batches, mail, orgId, campaign } = await pipeline(3);
+    const [batch] = batches;
+    const bounced = batch?.recipients[0];
+    if (!batch || !bounced) throw new Error('no batch');
+    await deps.delivery.suppress(orgId, {
+      email: bounced.email,
+      reason: 'bounce',
+      at: new Date().toISOString(),
+      messageId: 'ses-bounced',
+    });
+
+    // Act
+    await deliverBatch(deps, batch);
+
+    // Assert
+    expect(mail.accepted.map((m) => m.to)).not.toContain(bounced.email);
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 2, skipped: 1 });
+  });
+
+  it('a batch names its range of the list, read again in one query; a message without one (queued before ranges) is read contact by contact, the same', async () => {
+    // Arrange
+    const { deps, batches, mail, orgId, campaign, emails } = await pipeline(3);
+    const [batch] = batches;
+    if (!batch) throw new Error('no batch');
+    const sorted = [...emails].sort();
+
+    // Act
+    await deliverBatch(deps, { ...batch, range: undefined });
+
+    // Assert
+    expect(batch.range).toEqual({ after: null, last: sorted.at(-1) });
+    expect(mail.accepted.map((m) => m.to).sort()).toEqual(sorted);
+    const state = await deps.sends.get(orgId, campaign.id);
+    expect(state?.progress).toMatchObject({ sent: 3, skipped: 0 });
   });
 
   it('the campaign is sent only once every batch is done, never with recipients left (listmonk’s finished-too-early bug)', async () => {
@@ -343,8 +405,8 @@ describe('the dispatcher (lost batches and schedule fires)', () => {
     expect((await deps.provider.getAccount()).maxSendRate).toBe(rate);
 
     // Assert: the first at once, ten seconds at the rate; the second
-    // queued a second before the first should end (rounded down: a few
-    // milliseconds passed between the two).
+    // queued a second before the first should end (to the nearest second:
+    // a few milliseconds passed between the two).
     expect(batches.map((b) => b.recipients.length)).toEqual([size, 5]);
     const state = await deps.sends.get(orgId, campaign.id);
     const first = state?.inFlight[0];
@@ -354,13 +416,34 @@ describe('the dispatcher (lost batches and schedule fires)', () => {
     expect(Date.parse(first.ends) - Date.parse(first.at)).toBe(10_000);
     const handover = Date.parse(first.ends) - 1_000 - Date.parse(second.at);
     expect(handover).toBeGreaterThan(8_000);
-    expect(delays[1]).toBe(Math.floor(handover / 1000));
+    expect(delays[1]).toBe(Math.round(handover / 1000));
     expect(Date.parse(second.ends) - Date.parse(second.at)).toBe(
       (delays[1] ?? 0) * 1000 + Math.trunc((5 / rate) * 1000),
     );
   });
 
-  it('a batch’s delay: none without a batch in flight or once theirs is past, their end less a tenth (at least a second), rounded down, at most 900 s', () => {
+  it('a batch under way is expected to end later than planned: it shared the rate with the one before since it started', () => {
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    // Planned 10 s from 4 s ago: half done at half the rate, so 8 s left.
+    const underWay = {
+      after: null,
+      last: 'x',
+      at: at(-13_000),
+      starts: at(-4_000),
+      ends: at(6_000),
+      queued: true,
+    };
+    expect(expectedEnd(underWay, now)).toBe(now.getTime() + 8_000);
+    // Not started yet: as planned.
+    expect(
+      expectedEnd({ ...underWay, starts: at(1_000), ends: at(11_000) }, now),
+    ).toBe(now.getTime() + 11_000);
+    // The next batch then starts a second before that end.
+    expect(delayFor([underWay], 250, 25, now).delaySeconds).toBe(7);
+  });
+
+  it('a batch’s delay: none without a batch in flight or once theirs is past, their end less a tenth (at least a second), to the nearest second, at most 900 s', () => {
     const now = new Date('2026-11-23T10:00:00.000Z');
     const inFlight = (endsInMs: number) => ({
       after: null,
@@ -378,9 +461,11 @@ describe('the dispatcher (lost batches and schedule fires)', () => {
         .delaySeconds,
     ).toBe(0);
     // A 10 s batch hands over 1 s early; a 100 s one 10 s early.
-    expect(delayFor([inFlight(9_500)], 250, 25, now).delaySeconds).toBe(8);
+    expect(delayFor([inFlight(9_400)], 250, 25, now).delaySeconds).toBe(8);
+    expect(delayFor([inFlight(9_600)], 250, 25, now).delaySeconds).toBe(9);
     expect(delayFor([inFlight(100_000)], 250, 2.5, now)).toEqual({
       delaySeconds: 90,
+      starts: new Date(now.getTime() + 90_000),
       ends: new Date(now.getTime() + 190_000),
     });
     // The latest end counts; SQS keeps a message at most 15 minutes.
