@@ -162,6 +162,8 @@ export interface BenchStackOptions {
   minLeadSeconds: number;
   /** Visibility timeouts by group, instead of the declared ones. */
   visibility?: Partial<Record<string, number>>;
+  /** Batching windows by consumer group, in seconds (0: none). */
+  batchWindow?: Partial<Record<string, number>>;
   faults?: { seed: number; leaseJumpMs: number };
 }
 
@@ -201,21 +203,23 @@ export const startBenchStack = async (options: BenchStackOptions) => {
   const tableName = 'bench';
   await ensureTable(dynamo, tableName, tableDefinition);
 
-  // The consumers, with the bench's visibility timeouts.
+  // The consumers, with the bench's visibility timeouts and windows.
   const consumers: ConsumerFunction[] = consumerFunctions.map((consumer) => {
     const seconds = options.visibility?.[consumer.group.name];
-    return seconds === undefined
-      ? consumer
-      : {
-          ...consumer,
-          group: {
-            ...consumer.group,
-            queue: {
-              ...consumer.group.queue,
-              visibilityTimeoutSeconds: seconds,
-            },
-          },
-        };
+    const window = options.batchWindow?.[consumer.group.name];
+    return {
+      ...consumer,
+      group: {
+        ...consumer.group,
+        queue: {
+          ...consumer.group.queue,
+          ...(seconds === undefined
+            ? {}
+            : { visibilityTimeoutSeconds: seconds }),
+          ...(window === undefined ? {} : { batchWindowSeconds: window }),
+        },
+      },
+    };
   });
   const invocations: { group: string; ms: number; messages: number }[] = [];
   const wrapHandler =
