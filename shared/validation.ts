@@ -197,6 +197,40 @@ export const Timestamp = v.pipe(
   v.description('An instant, ISO 8601 in UTC'),
 );
 
+/**
+ * The IANA name a time zone is known by where the runtime's time zone data
+ * knows it: `Europe/Paris`, `America/New_York`, `UTC`; an alias (`US/Eastern`)
+ * is kept as given. Case is corrected when the runtime gives the same name
+ * (`europe/paris` → `Europe/Paris`).
+ */
+export const timeZoneName = (name: string): string | undefined => {
+  // Names only: offsets (`+02:00`) and abbreviations with digits first are
+  // not zones (a fixed offset knows no daylight saving).
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) {
+    return undefined;
+  }
+  try {
+    const resolved = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+    }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
+  } catch {
+    return undefined;
+  }
+};
+
+/** An IANA time zone in a request, normalized by {@link timeZoneName}. */
+export const TimeZone = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(64, 'must be an IANA time zone name such as Europe/Paris'),
+  v.check(
+    (name) => timeZoneName(name) !== undefined,
+    'must be an IANA time zone name such as Europe/Paris or UTC',
+  ),
+  v.transform((name) => timeZoneName(name) as string),
+);
+
 /** An id in an answer (a UUID). */
 export const ViewId = v.pipe(v.string(), v.uuid());
 

@@ -112,14 +112,16 @@ export const settingsRoutes = [
     method: 'PATCH',
     path: '/settings/sending',
     role: 'admin',
-    summary: 'Default sender address and name, postal address (null clears)',
+    summary:
+      'Default sender address and name, postal address, time zone (null clears)',
     description: md(
-      'Changes the default sender address, its name and the postal address; at least one field. A field left out is unchanged; a field sent as null is cleared.',
+      'Changes the default sender address, its name, the postal address and the time zone; at least one field. A field left out is unchanged; a field sent as null is cleared.',
       [
         "- `senderEmail` non-null sets the default address: it creates the identity when the address book is empty, promotes the identity of that address if there is one, or changes the default's address.",
         '- `senderEmail` null removes the default, and sending falls back to the application address; 400 `sending.severalAddresses` when the book holds more than one address, 400 `identity.usedByCampaigns` when a campaign names the default.',
         '- `senderName` alone renames the default; 400 `sending.noDefault` when no default exists.',
         '- `postalAddress` (at most 500 characters, newlines allowed) stays on the organization and feeds `{{postalAddress}}` in mail footers.',
+        '- `timezone` is the IANA name of the zone sending times are read in (`Europe/Paris`, `America/New_York`, `UTC`): a sequence step’s `sendTimeMinutes` and a series’ days. An offset (`+02:00`) or an unknown name is 400 naming `timezone`; the case is corrected (`europe/paris` → `Europe/Paris`); null puts it back to `UTC`, the default.',
       ].join('\n'),
       SENDER_ADDRESS_RULE,
       BOOK_RACE,

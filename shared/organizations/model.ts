@@ -20,7 +20,19 @@ export interface Organization {
    * unset: DEFAULT_SEND_QUOTA_24H (read it with `sendQuotaOf`).
    */
   sendQuota24h?: number;
+  /**
+   * The IANA time zone its sending times are read in (a step's time of
+   * day); unset: DEFAULT_TIMEZONE (read it with `timeZoneOf`).
+   */
+  timezone?: string;
 }
+
+/** The time zone of an organization that did not choose one. */
+export const DEFAULT_TIMEZONE = 'UTC';
+
+/** The time zone an organization's sending times are read in. */
+export const timeZoneOf = (org: Pick<Organization, 'timezone'>): string =>
+  org.timezone ?? DEFAULT_TIMEZONE;
 
 /**
  * The 24-hour sending quota of an organization whose quota the operator did

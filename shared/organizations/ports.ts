@@ -14,6 +14,8 @@ export interface OrganizationRepository {
   setSendingAllowed(orgId: string, allowed: boolean): Promise<void>;
   /** Sets (or, with null, clears) the organization's postal address. */
   setPostalAddress(orgId: string, postalAddress: string | null): Promise<void>;
+  /** Sets (or, with null, clears back to UTC) the organization's time zone. */
+  setTimezone(orgId: string, timezone: string | null): Promise<void>;
   /** The organization's domain challenge token, stored on first use. */
   challengeToken(orgId: string, candidate: string): Promise<string>;
   /** Stores what is known of the organization's sending isolation. */

@@ -3,7 +3,7 @@
  */
 import * as v from 'valibot';
 import { RuleViolationError } from '../errors.ts';
-import type { Organization } from '../organizations/model.ts';
+import { type Organization, timeZoneOf } from '../organizations/model.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
 import {
   changeBook,
@@ -17,7 +17,12 @@ import {
   sendingStateOf,
 } from '../sending/readiness.ts';
 import { checkSenderAddress, defaultIdentityOf } from '../sending/sender.ts';
-import { EmailAddress, lineText, multilineText } from '../validation.ts';
+import {
+  EmailAddress,
+  lineText,
+  multilineText,
+  TimeZone,
+} from '../validation.ts';
 import { OptinSettings } from './optin.ts';
 import type { SettingsDeps as Deps } from './ports.ts';
 
@@ -47,10 +52,12 @@ export const UpdateSendingBody = v.pipe(
         ),
       ),
     ),
+    // null: back to UTC.
+    timezone: v.optional(v.nullable(TimeZone)),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    'must change at least one of senderEmail, senderName, postalAddress',
+    'must change at least one of senderEmail, senderName, postalAddress, timezone',
   ),
 );
 export type UpdateSendingInput = v.InferOutput<typeof UpdateSendingBody>;
@@ -84,6 +91,12 @@ export const SendingSettings = v.pipe(
       v.nullable(IdentityView.entries.senderEmail),
       v.description(
         "The Reply-To that goes with it: the default address while mail goes out From the application's address; otherwise null",
+      ),
+    ),
+    timezone: v.pipe(
+      v.string(),
+      v.description(
+        'The IANA time zone sending times are read in (a sequence step’s `sendTimeMinutes`, a series’ days); `UTC` until set',
       ),
     ),
   }),
@@ -131,6 +144,7 @@ const settingsOf = async (
       postalAddress: org.postalAddress ?? null,
       effectiveSender: sender.from,
       effectiveReplyTo: sender.replyTo ?? null,
+      timezone: timeZoneOf(org),
     },
     optin,
     readiness,
@@ -213,6 +227,9 @@ export const updateSendingSettings = async (
       orgId,
       input.postalAddress || null,
     );
+  }
+  if (input.timezone !== undefined) {
+    await deps.organizations.setTimezone(orgId, input.timezone);
   }
   return settingsOf(deps, await requireOrganization(deps, org.id));
 };

@@ -97,4 +97,32 @@ describe('settings, identities, opt-in and readiness through the pipeline (in pr
     });
     expect(settings.json.data.readiness.setup.status).toBe('dns_pending');
   });
+  it('PATCH /settings/sending timezone: an IANA name is stored (its case corrected) and shown by GET /settings; an unknown name or an offset is 400 naming timezone and changes nothing', async () => {
+    const { key } = await newOrg('Zoned Co');
+    const set = await client.patch('/settings/sending', {
+      key,
+      body: { timezone: 'america/new_york' },
+    });
+    const unknown = await client.patch('/settings/sending', {
+      key,
+      body: { timezone: 'Mars/Olympus' },
+    });
+    const offset = await client.patch('/settings/sending', {
+      key,
+      body: { timezone: '+02:00' },
+    });
+    const read = await client.get('/settings', { key });
+    expect(set.status).toBe(200);
+    expect(set.json.data.sending.timezone).toBe('America/New_York');
+    for (const refused of [unknown, offset]) {
+      expect(refused.status).toBe(400);
+      expect(refused.json.details).toEqual([
+        {
+          field: 'timezone',
+          message: 'must be an IANA time zone name such as Europe/Paris or UTC',
+        },
+      ]);
+    }
+    expect(read.json.data.sending.timezone).toBe('America/New_York');
+  });
 });

@@ -6,6 +6,7 @@ import {
   lineText,
   multilineText,
   parse,
+  timeZoneName,
   utf8Bytes,
 } from '../../shared/validation.ts';
 
@@ -14,6 +15,21 @@ const messagesOf = (schema: v.GenericSchema, input: unknown): string[] => {
   const result = v.safeParse(schema, input);
   return result.success ? [] : result.issues.map((issue) => issue.message);
 };
+
+describe('time zones', () => {
+  it('knows IANA names (case corrected, aliases kept as given) and refuses offsets and unknown names', () => {
+    expect(timeZoneName('Europe/Paris')).toBe('Europe/Paris');
+    expect(timeZoneName('europe/paris')).toBe('Europe/Paris');
+    expect(timeZoneName('UTC')).toBe('UTC');
+    expect(timeZoneName('America/Argentina/Buenos_Aires')).toBe(
+      'America/Argentina/Buenos_Aires',
+    );
+    expect(timeZoneName('US/Eastern')).toBe('US/Eastern');
+    for (const refused of ['+02:00', 'UTC+2', 'Mars/Olympus', '', '../etc']) {
+      expect(timeZoneName(refused)).toBeUndefined();
+    }
+  });
+});
 
 describe('text primitives (limits in UTF-8 bytes)', () => {
   it('utf8Bytes counts what a stored item costs, not UTF-16 units', () => {

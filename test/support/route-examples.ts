@@ -176,6 +176,7 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
       senderEmail: 'hello@matrix.example',
       senderName: 'Acme',
       postalAddress: '1 Main Street\nSpringfield',
+      timezone: 'Europe/Paris',
     },
   }),
   'GET /settings/identities': () => ({}),

@@ -44,6 +44,7 @@ const OrganizationItem = itemSchema('Organization', {
   postalAddress: v.optional(v.string()),
   isolation: v.optional(IsolationItem),
   sendQuota24h: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  timezone: v.optional(v.string()),
 });
 
 /** The organization's domain-verification token, written once. */
@@ -119,6 +120,20 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
         : {
             expression: 'SET postalAddress = :value',
             values: { ':value': postalAddress },
+          },
+    );
+  }
+
+  async setTimezone(orgId: string, timezone: string | null): Promise<void> {
+    await this.update(
+      orgId,
+      // `timezone` is one of DynamoDB's reserved words.
+      timezone === null
+        ? { expression: 'REMOVE #tz', values: {}, names: { '#tz': 'timezone' } }
+        : {
+            expression: 'SET #tz = :value',
+            values: { ':value': timezone },
+            names: { '#tz': 'timezone' },
           },
     );
   }

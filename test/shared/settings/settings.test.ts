@@ -435,6 +435,23 @@ describe('PATCH /settings/sending (the effects table)', () => {
     ).rejects.toThrow(RuleViolationError);
   });
 
+  it('keeps the time zone on the organization: UTC until set, left out unchanged, null back to UTC', async () => {
+    const { deps, orgId } = await setup();
+    const before = await getSettings(deps, orgId);
+    const paris = await updateSendingSettings(deps, orgId, {
+      timezone: 'Europe/Paris',
+    });
+    const unchanged = await updateSendingSettings(deps, orgId, {
+      postalAddress: '1 Main St',
+    });
+    const reset = await updateSendingSettings(deps, orgId, { timezone: null });
+    expect(before.sending.timezone).toBe('UTC');
+    expect(paris.sending.timezone).toBe('Europe/Paris');
+    expect(unchanged.sending.timezone).toBe('Europe/Paris');
+    expect(reset.sending.timezone).toBe('UTC');
+    expect((await deps.organizations.get(orgId))?.timezone).toBeUndefined();
+  });
+
   it('senderName alone answers 400 when there is no default', async () => {
     const { deps, orgId } = await setup();
     await expect(
