@@ -24,6 +24,8 @@ import { createHandler as createMeHandler } from './me/handler.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
+import { createHandler as createSequencesHandler } from './sequences/handler.ts';
+import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
 import { createHandler as createSettingsHandler } from './settings/handler.ts';
 import { settingsBindings, settingsRoutes } from './settings/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
@@ -127,6 +129,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     bindings: topicBindings,
     routes: topicRoutes,
     createHandler: createTopicsHandler,
+  }),
+  endpointGroup({
+    name: 'sequences',
+    description:
+      'Sequences (journeys per contact, on a trigger) and series (a calendar for an audience): versions, nodes and publishing.',
+    entry: 'functions/sequences/lambda.ts',
+    bindings: sequenceBindings,
+    routes: sequenceRoutes,
+    createHandler: createSequencesHandler,
   }),
   endpointGroup({
     name: 'campaigns',

@@ -135,6 +135,7 @@ export type TableDeps = Pick<
   | 'sendWindows'
   | 'campaignStats'
   | 'delivery'
+  | 'sequences'
   | 'apiKeyCacheTtlSeconds'
   // Audience facts are written with the contacts they describe.
   | 'audienceEvents'

@@ -14,6 +14,7 @@ import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
+import type { SequencesDeps } from './sequences/ports.ts';
 import type { SettingsDeps } from './settings/ports.ts';
 import type { TemplatesDeps } from './templates/ports.ts';
 import type { TopicsDeps } from './topics/ports.ts';
@@ -34,7 +35,8 @@ export interface Deps
     Pick<
       CampaignsDeps,
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
-    > {
+    >,
+    Pick<SequencesDeps, 'sequences'> {
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /** The consumer queues a function may send to, by group name. */

@@ -243,6 +243,60 @@ export const ERROR_CODES = {
     'The campaign already went out; no second send starts',
   ),
   'campaign.failed': entry(409, 'The campaign failed: not in a sendable state'),
+  // Sequences and series
+  'sequence.notFound': entry(
+    404,
+    'No sequence or series of the organization has this id',
+  ),
+  'sequence.changed': entry(
+    409,
+    'The sequence, series or version changed while the request ran; read it again and retry',
+  ),
+  'sequence.capReached': entry(
+    400,
+    'The organization has as many sequences as its plan allows (paused ones count); the message names the cap and the count',
+  ),
+  'sequence.notSeries': entry(
+    400,
+    'The id is a sequence: the series routes take series only',
+  ),
+  'sequence.isSeries': entry(
+    400,
+    'The id is a series: use the series route (PATCH or DELETE /series/{seriesId})',
+  ),
+  'sequence.notPublished': entry(
+    400,
+    'No version is published yet: publish one before activating',
+  ),
+  'sequence.noDraft': entry(
+    400,
+    'No draft is open: open one with POST /sequences/{sequenceId}/versions first; nothing changed',
+  ),
+  'sequence.draftOpen': entry(
+    409,
+    'A draft is already open: edit or publish it (at most one draft at a time)',
+  ),
+  'sequenceVersion.notFound': entry(
+    404,
+    'No version of this sequence has this id',
+  ),
+  'sequence.versionNotDraft': entry(
+    400,
+    'The version is published or superseded: only a draft can change',
+  ),
+  'sequenceNode.notFound': entry(404, 'No node of this version has this id'),
+  'sequence.nodeLimit': entry(
+    400,
+    'The version already has the most nodes one version may hold',
+  ),
+  'sequence.publishInvalid': entry(
+    400,
+    'The draft cannot be published as it is; `details` names each problem',
+  ),
+  'sequence.topicInUse': entry(
+    400,
+    'The published version uses {{topicOptOutUrl}}: the topic cannot be removed',
+  ),
   'sending.blocked': entry(
     409,
     'The organization cannot send now; `details` lists the blockers (as GET /me reports them)',

@@ -186,6 +186,22 @@ export const HtmlContent = v.pipe(
 );
 
 /**
+ * An ISO 8601 instant with an explicit offset (`Z` or `±hh:mm`): a date
+ * without one is refused, never read as UTC.
+ */
+export const InstantWithOffset = v.pipe(
+  v.string(),
+  v.regex(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/,
+    'must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), e.g. 2026-12-01T09:30:00+01:00',
+  ),
+  v.check(
+    (value) => !Number.isNaN(Date.parse(value)),
+    'must be a real date and time',
+  ),
+);
+
+/**
  * Schemas of what the API answers (views). They only describe: views carry
  * no transforms, so a view's input and output types are the same.
  */

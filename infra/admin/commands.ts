@@ -17,6 +17,7 @@ import {
   setSendingAllowed,
   setSendingEnabled,
   setSendQuota,
+  setSequenceCap,
 } from '../../shared/organizations/organizations.ts';
 import {
   advanceLocalClock,
@@ -82,6 +83,15 @@ export const COMMANDS: Command[] = [
     flags: ['org', 'max24h'],
     run: (deps, f) =>
       setSendQuota(deps, { orgId: f.org ?? '', max24h: f.max24h ?? '' }),
+  },
+  {
+    words: 'org plan',
+    flags: ['org', 'sequences'],
+    run: (deps, f) =>
+      setSequenceCap(deps, {
+        orgId: f.org ?? '',
+        sequences: f.sequences ?? '',
+      }),
   },
   {
     words: 'member add',
@@ -208,6 +218,7 @@ const PLACEHOLDERS: Record<string, string> = {
   org: 'orgId',
   key: 'keyId',
   max24h: 'emailsPer24h',
+  sequences: 'count',
   rate: 'emailsPerSecond',
 };
 
@@ -263,6 +274,7 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'value',
           'priority',
           'max24h',
+          'sequences',
           'rate',
           'message',
           'campaign',

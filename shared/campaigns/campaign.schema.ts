@@ -8,6 +8,7 @@ import {
   EmailAddress,
   HtmlContent,
   Id,
+  InstantWithOffset,
   PageQuery,
   requiredName,
   Subject,
@@ -89,27 +90,12 @@ export const UpdateCampaignBody = v.pipe(
 );
 export type UpdateCampaignInput = v.InferOutput<typeof UpdateCampaignBody>;
 
-/**
- * An ISO 8601 instant with an explicit offset (`Z` or `±hh:mm`): a date
- * without one is refused, never read as UTC (spec, rule 1).
- */
-const INSTANT_WITH_OFFSET =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** Body of POST /campaigns/{campaignId}/send (optional). */
 export const SendCampaignBody = v.optional(
   v.object({
     scheduledAt: v.optional(
       v.pipe(
-        v.string(),
-        v.regex(
-          INSTANT_WITH_OFFSET,
-          'must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), e.g. 2026-12-01T09:30:00+01:00',
-        ),
-        v.check(
-          (value) => !Number.isNaN(Date.parse(value)),
-          'must be a real date and time',
-        ),
+        InstantWithOffset,
         v.description(
           'When to send: an ISO 8601 instant with an explicit offset (Z or +hh:mm). Left out: send now',
         ),

@@ -290,7 +290,15 @@ const checkTargets = async (
  * A subject or content must parse and render with sample values where it
  * is set: a 400 naming the field, before anything is stored.
  */
-const checkRenders = async (parts: { subject?: string; content?: string }) => {
+/**
+ * Renders a subject and content with sample values as they are saved, so
+ * that what cannot render is refused then (400 naming the field), not when
+ * an email should go out.
+ */
+export const checkRenders = async (parts: {
+  subject?: string;
+  content?: string;
+}) => {
   if (parts.subject !== undefined) {
     analyzeTemplate(parts.subject, 'subject', 'subject');
     await renderText(parts.subject, SAMPLE_VALUES, 'subject', 'subject');

@@ -49,6 +49,9 @@ export const ENTITY_TYPES = [
   'CampaignStats',
   'SendPacer',
   'SendWindow',
+  'Sequence',
+  'SequenceNode',
+  'SequenceVersion',
 ] as const;
 
 /** The entity type of an item. */

@@ -234,6 +234,58 @@ export const keys = {
    * account's sending rate, shared by every sender of every organization.
    */
   sendPacer: (): Key => ({ PK: 'APP', SK: 'SENDPACER' }),
+  /**
+   * The head of a sequence or series (name, status, topic, trigger, the
+   * published and draft version ids): both kinds share the prefix, so one
+   * read finds either by id.
+   */
+  sequence: (orgId: string, sequenceId: string): Key => ({
+    PK: org(orgId),
+    SK: `SEQUENCE#${sequenceId}`,
+  }),
+  /** Every sequence and series of an organization, in id (creation) order. */
+  sequencesOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'SEQUENCE#',
+  }),
+  /** One version of a sequence (its status, a series' calendar). */
+  sequenceVersion: (
+    orgId: string,
+    sequenceId: string,
+    versionId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    SK: `VERSION#${versionId}`,
+  }),
+  /** Every version of a sequence. */
+  sequenceVersions: (orgId: string, sequenceId: string): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    skPrefix: 'VERSION#',
+  }),
+  /** One node (step) of a version, with its content. */
+  sequenceNode: (
+    orgId: string,
+    sequenceId: string,
+    versionId: string,
+    nodeId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    SK: `NODE#${versionId}#${nodeId}`,
+  }),
+  /** Every node of one version (ordered by their `order`, not their key). */
+  sequenceNodes: (
+    orgId: string,
+    sequenceId: string,
+    versionId: string,
+  ): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    skPrefix: `NODE#${versionId}#`,
+  }),
+  /** Everything a sequence owns besides its head: removed with it. */
+  sequenceContents: (orgId: string, sequenceId: string): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    skPrefix: '',
+  }),
   /** The organization's double opt-in settings. */
   optinSettings: (orgId: string): Key => ({
     PK: org(orgId),

@@ -25,6 +25,11 @@ export interface Organization {
    * day); unset: DEFAULT_TIMEZONE (read it with `timeZoneOf`).
    */
   timezone?: string;
+  /**
+   * How many sequences it may keep (paused ones count), set by the
+   * operator; unset: DEFAULT_SEQUENCE_CAP (read it with `sequenceCapOf`).
+   */
+  sequenceCap?: number;
 }
 
 /** The time zone of an organization that did not choose one. */
@@ -39,6 +44,12 @@ export const timeZoneOf = (org: Pick<Organization, 'timezone'>): string =>
  * not set.
  */
 export const DEFAULT_SEND_QUOTA_24H = 10_000;
+
+/**
+ * Sequences an organization may keep when the operator set no cap (paused
+ * ones count; series do not).
+ */
+export const DEFAULT_SEQUENCE_CAP = 20;
 
 /** What is known of an organization's sending isolation (SES tenant). */
 export interface IsolationState {

@@ -5,7 +5,12 @@
 import * as v from 'valibot';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { parse, requiredName, ViewId } from '../validation.ts';
-import { DEFAULT_SEND_QUOTA_24H, type Organization, slugify } from './model.ts';
+import {
+  DEFAULT_SEND_QUOTA_24H,
+  DEFAULT_SEQUENCE_CAP,
+  type Organization,
+  slugify,
+} from './model.ts';
 import type { OrganizationsDeps as Deps } from './ports.ts';
 
 const CreateOrganizationInput = v.object({
@@ -124,6 +129,47 @@ export const setSendQuota = async (
 /** The organization's 24-hour sending quota: the one set, or the default. */
 export const sendQuotaOf = (org: Organization): number =>
   org.sendQuota24h ?? DEFAULT_SEND_QUOTA_24H;
+
+/** The most sequences an operator may allow one organization. */
+const MAX_SEQUENCE_CAP = 10_000;
+
+const CAP_MESSAGE = 'must be a whole number from 0 to 10,000';
+
+const SequenceCapInput = v.object({
+  ...OrgId.entries,
+  // A number, or its decimal digits (the admin CLI's flags are strings).
+  sequences: v.pipe(
+    v.union(
+      [
+        v.number(),
+        v.pipe(v.string(), v.regex(/^\d+$/, CAP_MESSAGE), v.transform(Number)),
+      ],
+      CAP_MESSAGE,
+    ),
+    v.integer(CAP_MESSAGE),
+    v.minValue(0, CAP_MESSAGE),
+    v.maxValue(MAX_SEQUENCE_CAP, CAP_MESSAGE),
+  ),
+});
+
+/**
+ * Sets how many sequences an organization may keep, paused ones included
+ * (the operator's plan; unset, DEFAULT_SEQUENCE_CAP). Lowering it below the
+ * current count deletes nothing: only new ones are refused. 404 for an
+ * unknown organization.
+ */
+export const setSequenceCap = async (
+  deps: Pick<Deps, 'organizations'>,
+  input: { orgId: string; sequences: number | string },
+): Promise<{ orgId: string; sequenceCap: number }> => {
+  const { orgId, sequences } = parse(SequenceCapInput, input);
+  await deps.organizations.setSequenceCap(orgId, sequences);
+  return { orgId, sequenceCap: sequences };
+};
+
+/** The organization's sequence cap: the one set, or the default. */
+export const sequenceCapOf = (org: Organization): number =>
+  org.sequenceCap ?? DEFAULT_SEQUENCE_CAP;
 
 /** Switches sending on or off for the whole application. */
 export const setSendingEnabled = async (

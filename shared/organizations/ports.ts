@@ -22,6 +22,8 @@ export interface OrganizationRepository {
   saveIsolation(orgId: string, isolation: IsolationState): Promise<void>;
   /** Sets the organization's 24-hour sending quota; `NotFoundError` if unknown. */
   setSendQuota(orgId: string, max24h: number): Promise<void>;
+  /** Sets how many sequences the organization may keep; `NotFoundError` if unknown. */
+  setSequenceCap(orgId: string, cap: number): Promise<void>;
 }
 
 /** Application-wide settings, set by the operator. */

@@ -22,6 +22,7 @@ import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counte
 import { DynamoSendPacer } from '../adapters/aws/dynamo-send-pacer.ts';
 import { DynamoSendRepository } from '../adapters/aws/dynamo-send-repository.ts';
 import { DynamoSendWindowRepository } from '../adapters/aws/dynamo-send-window-repository.ts';
+import { DynamoSequenceRepository } from '../adapters/aws/dynamo-sequence-repository.ts';
 import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
 import { DynamoTemplateRepository } from '../adapters/aws/dynamo-template-repository.ts';
 import { DynamoTopicRepository } from '../adapters/aws/dynamo-topic-repository.ts';
@@ -107,6 +108,7 @@ const tableDeps = (options: TableOptions) => {
     sendWindows: new DynamoSendWindowRepository(table),
     campaignStats: new DynamoCampaignStats(table),
     delivery: new DynamoDeliveryRepository(table),
+    sequences: new DynamoSequenceRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };

@@ -21,6 +21,19 @@ export interface Seeded extends TestOrganization {
   /** A second address of the book, not the default: it can be deleted. */
   spareIdentityId: string;
   domainId: string;
+  /**
+   * A sequence triggered by the list: version 1 published, version 2 (a
+   * copy) open as a draft; its email node keeps its id across versions.
+   */
+  sequenceId: string;
+  sequenceDraftId: string;
+  sequenceNodeId: string;
+  /** A sequence with version 1 published and no draft: one can be opened. */
+  spareSequenceId: string;
+  /** A series to the list, its version 1 draft holding an email and a wait. */
+  seriesId: string;
+  seriesDraftId: string;
+  seriesNodeId: string;
   /** A contact awaiting its confirmation (double opt-in). */
   pendingContactId: string;
   /**
@@ -36,6 +49,10 @@ export interface Example {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
 }
+
+/** The content of the seeded steps: it renders, and lets its reader leave. */
+const COURSE_CONTENT =
+  '<p>Hi {{firstName}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>';
 
 /** The example of each route, by `METHOD /path` as declared. */
 export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
@@ -169,6 +186,79 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   }),
   'DELETE /topics/{topicId}/opt-outs/{contactId}': (s) => ({
     params: { topicId: s.topicId, contactId: s.contactId },
+  }),
+  'POST /sequences': (s) => ({
+    body: {
+      name: 'Matrix welcome',
+      triggerType: 'tag_added',
+      triggerTargetId: s.tagId,
+    },
+  }),
+  'GET /sequences': () => ({ query: { page: '1', limit: '20' } }),
+  'GET /sequences/{sequenceId}': (s) => ({
+    params: { sequenceId: s.sequenceId },
+  }),
+  'PATCH /sequences/{sequenceId}': (s) => ({
+    params: { sequenceId: s.sequenceId },
+    body: { name: 'Renamed welcome', status: 'active', topicId: s.topicId },
+  }),
+  'DELETE /sequences/{sequenceId}': (s) => ({
+    params: { sequenceId: s.sequenceId },
+  }),
+  'POST /series': (s) => ({
+    body: {
+      name: 'Matrix course',
+      listId: s.listId,
+      startsAt: '2099-01-05T09:00:00+01:00',
+      audienceTagId: s.tagId,
+    },
+  }),
+  'GET /series': () => ({}),
+  'GET /series/{seriesId}': (s) => ({ params: { seriesId: s.seriesId } }),
+  'PATCH /series/{seriesId}': (s) => ({
+    params: { seriesId: s.seriesId },
+    body: {
+      name: 'Renamed course',
+      topicId: s.topicId,
+      startsAt: '2099-02-01T08:00:00Z',
+    },
+  }),
+  'DELETE /series/{seriesId}': (s) => ({ params: { seriesId: s.seriesId } }),
+  'POST /sequences/{sequenceId}/versions': (s) => ({
+    params: { sequenceId: s.spareSequenceId },
+  }),
+  'GET /sequences/{sequenceId}/versions': (s) => ({
+    params: { sequenceId: s.sequenceId },
+  }),
+  'GET /sequences/{sequenceId}/versions/{versionId}': (s) => ({
+    params: { sequenceId: s.sequenceId, versionId: s.sequenceDraftId },
+  }),
+  'DELETE /sequences/{sequenceId}/versions/{versionId}': (s) => ({
+    params: { sequenceId: s.sequenceId, versionId: s.sequenceDraftId },
+  }),
+  'POST /sequences/{sequenceId}/versions/{versionId}/nodes': (s) => ({
+    params: { sequenceId: s.seriesId, versionId: s.seriesDraftId },
+    body: { type: 'wait', waitHours: 48 },
+  }),
+  'PATCH /sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}': (s) => ({
+    params: {
+      sequenceId: s.seriesId,
+      versionId: s.seriesDraftId,
+      nodeId: s.seriesNodeId,
+    },
+    body: { subject: 'Lesson one', content: COURSE_CONTENT },
+  }),
+  'DELETE /sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}': (
+    s,
+  ) => ({
+    params: {
+      sequenceId: s.sequenceId,
+      versionId: s.sequenceDraftId,
+      nodeId: s.sequenceNodeId,
+    },
+  }),
+  'POST /sequences/{sequenceId}/versions/{versionId}/publish': (s) => ({
+    params: { sequenceId: s.seriesId, versionId: s.seriesDraftId },
   }),
   'GET /settings': () => ({}),
   'PATCH /settings/sending': () => ({
@@ -325,6 +415,11 @@ export const seedOrganization = async (
       },
     }),
   );
+  const journeys = await seedJourneys(client, key, {
+    listId,
+    templateId,
+    label,
+  });
   const pendingContactId = idOf(
     await client.post(`/lists/${listId}/contacts`, {
       key,
@@ -379,6 +474,67 @@ export const seedOrganization = async (
     spareIdentityId,
     domainId,
     pendingContactId,
+    ...journeys,
+  };
+};
+
+/**
+ * Sequences and a series in the states the examples need: see `Seeded`.
+ * Through the API, as a client would build them.
+ */
+const seedJourneys = async (
+  client: ApiClient,
+  key: string,
+  refs: { listId: string; templateId: string; label: string },
+) => {
+  const publishedSequence = async (name: string) => {
+    const created = await client.post('/sequences', {
+      key,
+      body: { name, triggerType: 'list_joined', triggerTargetId: refs.listId },
+    });
+    const id = idOf(created);
+    const { json } = await client.get(`/sequences/${id}`, { key });
+    const v1 = json.data.draftVersionId as string;
+    const nodeId = idOf(
+      await client.post(`/sequences/${id}/versions/${v1}/nodes`, {
+        key,
+        body: { type: 'send_email', templateId: refs.templateId },
+      }),
+    );
+    idOf(await client.post(`/sequences/${id}/versions/${v1}/publish`, { key }));
+    return { id, nodeId };
+  };
+  const sequence = await publishedSequence(`${refs.label} welcome`);
+  const sequenceDraftId = idOf(
+    await client.post(`/sequences/${sequence.id}/versions`, { key }),
+  );
+  const spare = await publishedSequence(`${refs.label} spare`);
+  const seriesId = idOf(
+    await client.post('/series', {
+      key,
+      body: {
+        name: `${refs.label} course`,
+        listId: refs.listId,
+        startsAt: '2099-01-05T09:00:00Z',
+      },
+    }),
+  );
+  const { json } = await client.get(`/series/${seriesId}`, { key });
+  const seriesDraftId = json.data.draftVersionId as string;
+  const seriesNodeId = idOf(
+    await client.post(
+      `/sequences/${seriesId}/versions/${seriesDraftId}/nodes`,
+      { key, body: { type: 'send_email', templateId: refs.templateId } },
+    ),
+  );
+  return {
+    sequenceId: sequence.id,
+    sequenceDraftId,
+    sequenceNodeId: sequence.nodeId,
+    spareSequenceId: spare.id,
+    seriesId,
+    seriesDraftId,
+    seriesNodeId,
   };
 };
 
@@ -394,4 +550,11 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,
   domainId: s.domainId,
+  sequenceId: s.sequenceId,
+  sequenceDraftId: s.sequenceDraftId,
+  sequenceNodeId: s.sequenceNodeId,
+  spareSequenceId: s.spareSequenceId,
+  seriesId: s.seriesId,
+  seriesDraftId: s.seriesDraftId,
+  seriesNodeId: s.seriesNodeId,
 });

@@ -45,6 +45,7 @@ const OrganizationItem = itemSchema('Organization', {
   isolation: v.optional(IsolationItem),
   sendQuota24h: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   timezone: v.optional(v.string()),
+  sequenceCap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
 /** The organization's domain-verification token, written once. */
@@ -171,6 +172,13 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
       expression: 'SET #isolation = :value',
       values: { ':value': isolation },
       names: { '#isolation': 'isolation' },
+    });
+  }
+
+  async setSequenceCap(orgId: string, cap: number): Promise<void> {
+    await this.update(orgId, {
+      expression: 'SET sequenceCap = :value',
+      values: { ':value': cap },
     });
   }
 

@@ -9,6 +9,7 @@ import {
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
@@ -63,6 +64,8 @@ const OrganizationCounters = itemSchema('Organization', {
   tagCount: Counter,
   templateCount: Counter,
   topicCount: Counter,
+  sequenceCount: Counter,
+  seriesCount: Counter,
 });
 
 /** The collection counters kept on the organization item. */
@@ -156,10 +159,20 @@ export const pageByPrefix = async (
   { page, limit }: { page: number; limit: number },
   options: {
     projection?: { expression: string; names?: Record<string, string> };
+    /**
+     * Keeps only the items it matches (the total must count those only):
+     * the query reads on until the page is full.
+     */
+    filter?: {
+      expression: string;
+      names?: Record<string, string>;
+      values: Record<string, unknown>;
+    };
     ascending?: boolean;
   } = {},
 ): Promise<{ items: Record<string, unknown>[]; total: number }> => {
-  const { projection } = options;
+  const { projection, filter } = options;
+  const names = { ...projection?.names, ...filter?.names };
   const offset = (page - 1) * limit;
   if (offset >= total) return { items: [], total };
   const items: Record<string, unknown>[] = [];
@@ -172,15 +185,11 @@ export const pageByPrefix = async (
       ExpressionAttributeValues: {
         ':pk': query.PK,
         ':prefix': query.skPrefix,
+        ...filter?.values,
       },
-      ...(projection
-        ? {
-            ProjectionExpression: projection.expression,
-            ...(projection.names
-              ? { ExpressionAttributeNames: projection.names }
-              : {}),
-          }
-        : {}),
+      ...(projection ? { ProjectionExpression: projection.expression } : {}),
+      ...(filter ? { FilterExpression: filter.expression } : {}),
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       ScanIndexForward: options.ascending === true,
     },
   );
@@ -256,5 +265,57 @@ export const putWithReservation = async (
   } catch (error) {
     if (failedConditions(error)?.includes(0)) throw entry.onTaken(error);
     throw error;
+  }
+};
+
+/** Most keys one BatchWriteItem accepts. */
+const BATCH_WRITE_LIMIT = 25;
+
+/**
+ * Deletes every item of a partition under a sort-key prefix (an empty one:
+ * the whole partition), 25 per
+ * request, retrying unprocessed keys. Not atomic: call it for items that
+ * nothing reaches any more (their owner is already gone).
+ */
+export const deleteByPrefix = async (
+  table: DynamoTable,
+  query: QueryKey,
+): Promise<void> => {
+  const { tableName: TableName } = table;
+  const pages = paginateQuery(
+    { client: table.client },
+    {
+      TableName,
+      // An empty prefix is the whole partition (DynamoDB refuses "").
+      ...(query.skPrefix
+        ? {
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+            ExpressionAttributeValues: {
+              ':pk': query.PK,
+              ':prefix': query.skPrefix,
+            },
+          }
+        : {
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': query.PK },
+          }),
+      ProjectionExpression: 'PK, SK',
+    },
+  );
+  for await (const result of pages) {
+    const found = result.Items ?? [];
+    for (let i = 0; i < found.length; i += BATCH_WRITE_LIMIT) {
+      let requests = found
+        .slice(i, i + BATCH_WRITE_LIMIT)
+        .map((Key) => ({ DeleteRequest: { Key } }));
+      for (let round = 0; requests.length; round++) {
+        if (round) await sleep(Math.min(1000, 50 * 2 ** round));
+        const written = await table.client.send(
+          new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
+        );
+        requests = (written.UnprocessedItems?.[TableName] ??
+          []) as typeof requests;
+      }
+    }
   }
 };

@@ -4,12 +4,7 @@
  * own, keyed by email, counted on the topic in the same transaction.
  */
 
-import {
-  BatchWriteCommand,
-  GetCommand,
-  paginateQuery,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tagNameKey } from '../../audience/model.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
@@ -22,6 +17,7 @@ import {
   batchGet,
   Counter,
   type DynamoTable,
+  deleteByPrefix,
   failedConditions,
   organizationCounter,
   pageByPrefix,
@@ -210,36 +206,9 @@ export class DynamoTopicRepository implements TopicRepository {
       }
       throw error;
     }
-    // 2. Its opt-outs, 25 per request: unreachable once the topic is gone,
-    // so a failure here leaves nothing visible behind.
-    const query = keys.topicOptOuts(orgId, topic.id);
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ProjectionExpression: 'PK, SK',
-      },
-    );
-    for await (const result of pages) {
-      const found = result.Items ?? [];
-      for (let i = 0; i < found.length; i += 25) {
-        let requests = found
-          .slice(i, i + 25)
-          .map((Key) => ({ DeleteRequest: { Key } }));
-        while (requests.length) {
-          const written = await this.table.client.send(
-            new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
-          );
-          requests = (written.UnprocessedItems?.[TableName] ??
-            []) as typeof requests;
-        }
-      }
-    }
+    // 2. Its opt-outs: unreachable once the topic is gone, so a failure
+    // here leaves nothing visible behind.
+    await deleteByPrefix(this.table, keys.topicOptOuts(orgId, topic.id));
   }
 
   async addOptOut(

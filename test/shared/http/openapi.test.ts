@@ -478,16 +478,6 @@ const SPEC_OPERATIONS_BUILT = [
   'POST /campaigns/{campaignId}/send',
   'GET /campaigns/{campaignId}/stats',
   'POST /campaigns/{campaignId}/test-send',
-];
-
-/**
- * The operations of the spec still to come (the README lists them too).
- * The spec writes some sequence paths with `{id}`; they are written here
- * as the API will declare them. One that gets built moves to the list
- * above: this test fails until it does.
- */
-const SPEC_OPERATIONS_TO_COME = [
-  'GET /signup-pages',
   'POST /sequences',
   'PATCH /sequences/{sequenceId}',
   'DELETE /sequences/{sequenceId}',
@@ -499,6 +489,16 @@ const SPEC_OPERATIONS_TO_COME = [
   'POST /series',
   'PATCH /series/{seriesId}',
   'DELETE /series/{seriesId}',
+];
+
+/**
+ * The operations of the spec still to come (the README lists them too).
+ * The spec writes some sequence paths with `{id}`; they are written here
+ * as the API will declare them. One that gets built moves to the list
+ * above: this test fails until it does.
+ */
+const SPEC_OPERATIONS_TO_COME = [
+  'GET /signup-pages',
 ];
 
 const operationByKey = (key: string) => {

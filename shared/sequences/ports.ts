@@ -1,0 +1,156 @@
+/**
+ * Ports of sequences and series: their store (heads, versions, nodes) and
+ * what they need of the other areas (the trigger's list or tag, the topic,
+ * templates, the organization's cap and time zone).
+ */
+import type { AudienceDeps } from '../audience/ports.ts';
+import type { OrganizationRepository } from '../organizations/ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
+import type { TemplatesDeps } from '../templates/ports.ts';
+import type { TopicsDeps } from '../topics/ports.ts';
+import type {
+  Sequence,
+  SequenceKind,
+  SequenceNode,
+  SequenceVersion,
+} from './model.ts';
+
+/** A version with its nodes, in order. */
+export interface VersionWithNodes {
+  version: SequenceVersion;
+  nodes: SequenceNode[];
+}
+
+/** Sequences and series of the organizations, with a counter per kind. */
+export interface SequenceRepository {
+  /**
+   * Stores a new head and its version 1 draft in one transaction, counting
+   * it for its kind. With `cap`, the transaction passes only while fewer
+   * than `cap` of that kind exist: `CapReachedError` otherwise.
+   */
+  create(
+    orgId: string,
+    sequence: Sequence,
+    draft: SequenceVersion,
+    cap?: number,
+  ): Promise<void>;
+  get(orgId: string, sequenceId: string): Promise<Sequence | undefined>;
+  /** How many of a kind the organization has (its counter). */
+  count(orgId: string, kind: SequenceKind): Promise<number>;
+  /** Newest first, one kind. */
+  page(
+    orgId: string,
+    kind: SequenceKind,
+    request: PageRequest,
+  ): Promise<Page<Sequence>>;
+  /**
+   * Replaces the head, conditional on the version read (`sequence.changed`
+   * when it moved meanwhile); with `draft`, the draft's own fields (a
+   * series' calendar) in the same transaction, conditional on its revision
+   * and on its still being a draft.
+   */
+  update(
+    orgId: string,
+    before: Sequence,
+    after: Sequence,
+    draft?: { before: SequenceVersion; after: SequenceVersion },
+  ): Promise<void>;
+  /**
+   * Deletes the head (conditional on the version read) and uncounts it;
+   * then its versions and nodes.
+   */
+  delete(orgId: string, before: Sequence): Promise<void>;
+  /** Every version, by number. */
+  versions(orgId: string, sequenceId: string): Promise<SequenceVersion[]>;
+  getVersion(
+    orgId: string,
+    sequenceId: string,
+    versionId: string,
+  ): Promise<SequenceVersion | undefined>;
+  /** A version and its nodes, in order. */
+  getVersionWithNodes(
+    orgId: string,
+    sequenceId: string,
+    versionId: string,
+  ): Promise<VersionWithNodes | undefined>;
+  /**
+   * Opens a draft: its nodes first, then, in one transaction, the version
+   * and the head's `draftVersionId` (conditional on the head read: no
+   * other draft slips in). The nodes are removed again when that fails.
+   */
+  openDraft(
+    orgId: string,
+    before: Sequence,
+    after: Sequence,
+    draft: VersionWithNodes,
+  ): Promise<void>;
+  /** Deletes a draft with its nodes and clears the head's draft id. */
+  discardDraft(
+    orgId: string,
+    before: Sequence,
+    after: Sequence,
+    draft: SequenceVersion,
+  ): Promise<void>;
+  /** Adds a node to a draft (conditional on the version's revision). */
+  addNode(
+    orgId: string,
+    before: SequenceVersion,
+    after: SequenceVersion,
+    node: SequenceNode,
+  ): Promise<void>;
+  /** Replaces a node of a draft (conditional on the version's revision). */
+  updateNode(
+    orgId: string,
+    before: SequenceVersion,
+    after: SequenceVersion,
+    node: SequenceNode,
+  ): Promise<void>;
+  /** Deletes a node of a draft (conditional on the version's revision). */
+  deleteNode(
+    orgId: string,
+    before: SequenceVersion,
+    after: SequenceVersion,
+    node: SequenceNode,
+  ): Promise<void>;
+  /**
+   * Publishes a draft in one transaction: the draft becomes published, the
+   * version published before (if any) superseded, and the head points at
+   * the new one with no draft open. Conditional on each item read.
+   */
+  publish(
+    orgId: string,
+    change: {
+      before: Sequence;
+      after: Sequence;
+      draft: SequenceVersion;
+      published: SequenceVersion;
+      superseded?: { before: SequenceVersion; after: SequenceVersion };
+    },
+  ): Promise<void>;
+}
+
+/** The organization as sequences read it: cap and time zone. */
+export type SequenceOrganizations = Pick<OrganizationRepository, 'get'>;
+
+/** What sequences and series need. */
+export interface SequencesDeps
+  extends Pick<AudienceDeps, 'lists' | 'tags' | 'clock' | 'ids'>,
+    Pick<TopicsDeps, 'topics'>,
+    Pick<TemplatesDeps, 'templates'> {
+  sequences: SequenceRepository;
+  organizations: SequenceOrganizations;
+}
+
+/**
+ * The creating transaction found the organization at its cap of sequences:
+ * nothing was written.
+ */
+export class CapReachedError extends Error {
+  constructor(
+    readonly cap: number,
+    options?: ErrorOptions,
+  ) {
+    super(`The sequence cap of ${cap} is reached`, options);
+    this.name = 'CapReachedError';
+  }
+}
