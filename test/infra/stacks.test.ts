@@ -235,7 +235,7 @@ const resolve = (template: Template, value: unknown): string => {
 };
 
 describe('StatefulStack', () => {
-  it('keys the table as the table definition says, with TTL', () => {
+  it('keys the table as the table definition says, with TTL and its stream', () => {
     // Arrange
     const { dataTemplate } = stacks();
 
@@ -253,6 +253,7 @@ describe('StatefulStack', () => {
         AttributeName: tableDefinition.ttlAttribute,
         Enabled: true,
       },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
   });
 
