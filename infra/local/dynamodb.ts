@@ -16,8 +16,10 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import getPort from 'get-port';
 import type { TableDefinition } from '../../shared/db/table.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -238,3 +240,11 @@ export const tableStreamArn = async (
   }
   return Table.LatestStreamArn;
 };
+
+/** A client of the embedded engine's Streams API (the same endpoint). */
+export const localStreams = (endpoint: string): DynamoDBStreamsClient =>
+  new DynamoDBStreamsClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
