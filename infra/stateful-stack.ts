@@ -1,7 +1,8 @@
 /**
  * Infrastructure. What holds data and must survive a redeploy: the single
- * DynamoDB table, built from the same definition as the local stack's table,
- * and the secret that signs the public links already sent in emails.
+ * DynamoDB table (with its change stream), built from the same definition as
+ * the local stack's table, and the secret that signs the public links
+ * already sent in emails.
  */
 import {
   CfnOutput,
@@ -14,6 +15,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
@@ -48,6 +50,8 @@ export class StatefulStack extends Stack {
       partitionKey: stringKey(definition.partitionKey),
       sortKey: stringKey(definition.sortKey),
       timeToLiveAttribute: definition.ttlAttribute,
+      // Committed writes, old and new image: the stream consumers' source.
+      stream: StreamViewType[definition.stream],
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

@@ -37,6 +37,10 @@ import {
   consumerFunctions,
 } from '../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
+import {
+  type StreamConsumerFunction,
+  streamConsumerFunctions,
+} from '../functions/stream-consumers.ts';
 import type { TrackingDomain } from '../shared/adapters/aws/ses-email-provider.ts';
 import {
   PUBLISHED_EVENT_TYPES,
@@ -47,6 +51,7 @@ import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
 import { AppFunction, DEFAULT_MEMORY_MB } from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
 import { Schedules } from './constructs/schedules.ts';
+import { StreamTrigger } from './constructs/stream-trigger.ts';
 
 /** Props of the {@link StatelessStack}. */
 export interface StatelessStackProps extends StackProps {
@@ -58,7 +63,15 @@ export interface StatelessStackProps extends StackProps {
   groups?: readonly EndpointGroup[];
   /** The consumer groups to run; defaults to every consumer. */
   consumers?: readonly ConsumerFunction[];
+  /** The table's stream consumers; defaults to every one. */
+  streamConsumers?: readonly StreamConsumerFunction[];
 }
+
+/**
+ * A stream consumer's timeout: its calls are small, and a batch that runs
+ * out of time is retried (and bisected) like one that fails.
+ */
+export const STREAM_CONSUMER_TIMEOUT_SECONDS = 30;
 
 /** Per-key edge shield: 120 requests a minute; the Lambda enforces it exactly. */
 export const KEY_THROTTLE = { rateLimit: 2, burstLimit: 120 } as const;
@@ -187,6 +200,12 @@ export class StatelessStack extends Stack {
 
   /** The schedule group, its role and DLQ. */
   readonly schedules: Schedules;
+
+  /** One function per stream consumer, with its trigger, by name. */
+  readonly streamConsumers: ReadonlyMap<
+    string,
+    { fn: AppFunction; trigger: StreamTrigger }
+  >;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -341,6 +360,30 @@ export class StatelessStack extends Stack {
     this.consumers = consumers;
     this.queues = queues;
 
+    // The table's stream consumers: a filtered trigger each.
+    const streamConsumers = new Map<
+      string,
+      { fn: AppFunction; trigger: StreamTrigger }
+    >();
+    for (const declared of props.streamConsumers ?? streamConsumerFunctions) {
+      const { group } = declared;
+      const fn = new AppFunction(this, `${pascal(group.name)}StreamConsumer`, {
+        entry: group.entry,
+        memorySize: this.memoryOf(group.name, declared.memoryMB),
+        timeoutSeconds: STREAM_CONSUMER_TIMEOUT_SECONDS,
+      });
+      fn.bind(declared.bindings, boundResources);
+      const trigger = new StreamTrigger(this, `${pascal(group.name)}Stream`, {
+        name: group.name,
+        settings: group.stream,
+        filter: group.filter,
+        table: props.table,
+        consumer: fn,
+      });
+      streamConsumers.set(group.name, { fn, trigger });
+    }
+    this.streamConsumers = streamConsumers;
+
     const functions = new Map<string, AppFunction>();
     for (const group of groups) {
       const fn = new AppFunction(this, pascal(group.name), {
@@ -394,7 +437,11 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: plan.usagePlanId });
     new CfnOutput(this, 'TableName', { value: props.table.tableName });
 
-    this.acknowledgeNagFindings([...functions.values(), ...consumers.values()]);
+    this.acknowledgeNagFindings([
+      ...functions.values(),
+      ...consumers.values(),
+      ...[...streamConsumers.values()].map(({ fn }) => fn),
+    ]);
   }
 
   /**

@@ -137,7 +137,8 @@ export type TableDeps = Pick<
   | 'delivery'
   | 'sequences'
   | 'apiKeyCacheTtlSeconds'
-  // Audience facts are written with the contacts they describe.
+  // Where audience facts go, built with the stores (the facts stream
+  // consumer publishes them; one line in runtime/deps.ts swaps it).
   | 'audienceEvents'
 >;
 

@@ -16,8 +16,10 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import getPort from 'get-port';
 import type { TableDefinition } from '../../shared/db/table.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -125,7 +127,8 @@ export const stopProcess = (child: ChildProcess): Promise<void> =>
 
 /**
  * Creates the table from the shared definition if it is missing, and adds
- * any index the definition gained since (so an old data dir keeps working).
+ * any index the definition gained since and turns its change stream on (so
+ * an old data dir keeps working; its stream starts empty).
  */
 export const ensureTable = async (
   client: DynamoDBClient,
@@ -169,6 +172,10 @@ export const ensureTable = async (
         ...(definition.indexes.length
           ? { GlobalSecondaryIndexes: definition.indexes.map(indexSpec) }
           : {}),
+        StreamSpecification: {
+          StreamEnabled: true,
+          StreamViewType: definition.stream,
+        },
       }),
     );
     await client.send(
@@ -181,6 +188,28 @@ export const ensureTable = async (
       }),
     );
     return;
+  }
+
+  const stream = existing.Table?.StreamSpecification;
+  if (stream?.StreamEnabled && stream.StreamViewType !== definition.stream) {
+    // A stream's view cannot change: a new stream replaces it.
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        StreamSpecification: { StreamEnabled: false },
+      }),
+    );
+  }
+  if (!stream?.StreamEnabled || stream.StreamViewType !== definition.stream) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        StreamSpecification: {
+          StreamEnabled: true,
+          StreamViewType: definition.stream,
+        },
+      }),
+    );
   }
 
   const present = new Set(
@@ -197,3 +226,25 @@ export const ensureTable = async (
     );
   }
 };
+
+/** The ARN of the table's current change stream. */
+export const tableStreamArn = async (
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<string> => {
+  const { Table } = await client.send(
+    new DescribeTableCommand({ TableName: tableName }),
+  );
+  if (!Table?.LatestStreamArn) {
+    throw new Error(`The table ${tableName} has no change stream`);
+  }
+  return Table.LatestStreamArn;
+};
+
+/** A client of the embedded engine's Streams API (the same endpoint). */
+export const localStreams = (endpoint: string): DynamoDBStreamsClient =>
+  new DynamoDBStreamsClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });

@@ -219,10 +219,11 @@ const toRecord = (message: ReceivedMessage, source: EventSource): SQSRecord => {
 };
 
 /**
- * A Lambda context for one invocation. Its time budget is the visibility
- * timeout: on AWS the function's timeout must stay below it.
+ * A Lambda context for one invocation. For a queue consumer its time
+ * budget is the visibility timeout: on AWS the function's timeout must stay
+ * below it.
  */
-const invocationContext = (
+export const invocationContext = (
   functionName: string,
   source: EventSource,
   budgetMs: number,

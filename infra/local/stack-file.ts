@@ -49,6 +49,20 @@ export const clockFileOf = (dataDir: string): string =>
 export const schedulesFileOf = (dataDir: string): string =>
   join(dataDir, 'schedules.json');
 
+/**
+ * The stream consumers' checkpoints: per consumer, the table's stream and
+ * the last settled record of each shard (a restart resumes after it).
+ */
+export const streamCheckpointsFileOf = (dataDir: string): string =>
+  join(dataDir, 'stream-checkpoints.json');
+
+/**
+ * Stream batches given up after their retries (JSON lines): the local
+ * stand-in of a stream consumer's on-failure queue.
+ */
+export const streamFailuresFileOf = (dataDir: string): string =>
+  join(dataDir, 'stream-failures.jsonl');
+
 const stackFilePath = (dataDir: string) => join(dataDir, 'stack.json');
 
 /** Writes stack.json. */

@@ -1,8 +1,8 @@
 /**
  * `npm start`: the local stack. Starts the engines of `localEngines`
  * (DynamoDB, the mailbox, the DNS server, SQS), creates the table from the
- * CDK stack's definition, and serves the API through the local gateway with
- * the very same handlers as on AWS.
+ * CDK stack's definition, runs the queue and stream consumers, and serves
+ * the API through the local gateway with the very same handlers as on AWS.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -30,8 +30,12 @@ import {
   removeStackFile,
   schedulesFileOf,
   sentLogFileOf,
+  streamCheckpointsFileOf,
+  streamFailuresFileOf,
   writeStackFile,
 } from './stack-file.ts';
+import { fileCheckpoints } from './stream-poller.ts';
+import { startLocalStreams } from './streams.ts';
 
 /** The table name of every local stack (each has its own engine). */
 export const LOCAL_TABLE_NAME = 'email-marketing';
@@ -67,6 +71,7 @@ const main = async () => {
   );
   let gatewayClose: (() => Promise<void>) | undefined;
   let stopAsync: (() => Promise<void>) | undefined;
+  let stopStreams: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (exitCode: number) => {
     if (stopping) return;
@@ -74,6 +79,8 @@ const main = async () => {
     aborted.abort();
     await removeStackFile(dataDir);
     await gatewayClose?.();
+    // The stream pollers settle their batch and write their checkpoint.
+    await stopStreams?.();
     // The pollers before the SQS engine they poll.
     await stopAsync?.();
     // Engines still starting unwind themselves on the abort.
@@ -139,8 +146,18 @@ const main = async () => {
       tableName: LOCAL_TABLE_NAME,
     });
 
-    // 5. The consumers poll their queues; the gateway serves the API.
+    // 5. The consumers poll their queues and the table's stream (resuming
+    // after their checkpoints); the gateway serves the API.
     asyncHalf.start(deps);
+    const streams = await startLocalStreams({
+      endpoint: dynamodb.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      deps,
+      checkpoints: (consumer) =>
+        fileCheckpoints(streamCheckpointsFileOf(dataDir), consumer),
+      failuresFile: streamFailuresFileOf(dataDir),
+    });
+    stopStreams = () => streams.stop();
     const server = createGateway(endpointGroups, deps);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

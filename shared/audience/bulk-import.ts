@@ -228,6 +228,8 @@ export const importContacts = async (
         const before = existing.get(line.email);
         return {
           line,
+          // Marks the stored contacts: this write starts no automation.
+          origin: 'import',
           ...(before ? { before } : {}),
           after: before
             ? completeContact(before, line.entry, tagIdsOf(line.entry), now)

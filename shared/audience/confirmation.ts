@@ -170,7 +170,7 @@ export type ConfirmResult =
  * confirmedAt and confirmedIp; the contact joins the list (once).
  */
 export const confirmSubscription = async (
-  deps: Pick<Deps, 'links' | 'contacts' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'links' | 'contacts' | 'clock'>,
   token: string,
   ip: string | undefined,
 ): Promise<{ result: ConfirmResult; email: string }> => {

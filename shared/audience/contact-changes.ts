@@ -1,52 +1,19 @@
 /**
- * Application logic shared by every change of a contact: the status rules,
- * the optimistic-lock retry loop, and the events a stored change implies.
+ * Application logic shared by every change of a contact: the status rules
+ * and the optimistic-lock retry loop. The events a change implies come from
+ * the committed write (`facts.ts`, fed by the table's change stream).
  */
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
 import { retryOnConflict } from '../retry.ts';
-import type { AudienceEvent } from './events.ts';
 import type { Contact, ContactStatus } from './model.ts';
 import type { AudienceDeps as Deps } from './ports.ts';
 
-/** The events a stored change implies: a first join, each new tagging. */
-export const eventsOf = (
-  orgId: string,
-  before: Contact | undefined,
-  after: Contact,
-  at: string,
-): AudienceEvent[] => {
-  const events: AudienceEvent[] = [];
-  if (after.joinedAt && !before?.joinedAt) {
-    events.push({
-      type: 'contact.joinedList',
-      orgId,
-      listId: after.listId,
-      contactId: after.id,
-      at,
-    });
-  }
-  for (const tagId of after.tagIds) {
-    if (!before?.tagIds.includes(tagId)) {
-      events.push({
-        type: 'contact.tagged',
-        orgId,
-        listId: after.listId,
-        contactId: after.id,
-        tagId,
-        at,
-      });
-    }
-  }
-  return events;
-};
-
 /**
  * Reads a contact, applies `change`, and stores it conditionally on the
- * version read; on a concurrent change, reads again and re-applies. Then
- * publishes the events the stored change implies.
+ * version read; on a concurrent change, reads again and re-applies.
  */
 export const changeContact = async (
-  deps: Pick<Deps, 'contacts' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'clock'>,
   orgId: string,
   read: () => Promise<Contact | undefined>,
   change: (contact: Contact, now: string) => Contact,
@@ -58,7 +25,6 @@ export const changeContact = async (
     const after = change(before, now);
     if (after === before) return { before, after };
     await deps.contacts.save(orgId, [{ before, after }]).catch(retryable);
-    await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
     return { before, after };
   });
 };

@@ -14,12 +14,7 @@ import type {
   ContactQueryInput,
   UpdateContactInput,
 } from './contact.schema.ts';
-import {
-  changeContact,
-  eventsOf,
-  requestStatus,
-  withStatus,
-} from './contact-changes.ts';
+import { changeContact, requestStatus, withStatus } from './contact-changes.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
 import type { Contact } from './model.ts';
@@ -140,7 +135,6 @@ export const addContact = async (
     await deps.contacts
       .save(orgId, [{ ...(before ? { before } : {}), after }])
       .catch(retryable);
-    await deps.audienceEvents.publish(eventsOf(orgId, before, after, now));
 
     // 4. A new confirmation link means a confirmation email.
     const needsEmail =
@@ -227,7 +221,7 @@ export const listContacts = async (
 
 /** Changes a contact's names (null clears) or status (per `withStatus`). */
 export const updateContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tags' | 'clock'>,
   orgId: string,
   contactId: string,
   input: UpdateContactInput,
@@ -251,7 +245,7 @@ export const updateContact = async (
 
 /** Unsubscribes a contact; unsubscribing twice changes nothing. */
 export const unsubscribeContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tags' | 'clock'>,
   orgId: string,
   contactId: string,
 ): Promise<ContactView> => {
@@ -269,7 +263,7 @@ export const unsubscribeContact = async (
  * and a bounced or complained address cannot come back: both answer 409.
  */
 export const resubscribeContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tags' | 'clock'>,
   orgId: string,
   contactId: string,
 ): Promise<ContactView> => {

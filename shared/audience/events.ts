@@ -1,8 +1,9 @@
 /**
  * Domain events of the audience, the hooks automation plugs into: a contact
  * joining a list starts `list_joined` sequences, a new tagging starts
- * `tag_added` sequences. Each fires once per real change, never for a bulk
- * import, and only after the change is stored.
+ * `tag_added` sequences. Each comes from a committed write (`facts.ts`, fed
+ * by the table's change stream), once per real change, never for a bulk
+ * import; a stream record delivered again repeats its events.
  */
 
 /** A contact became subscribed to a list for the first time. */

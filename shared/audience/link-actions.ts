@@ -30,7 +30,7 @@ export type LinkTarget =
 
 type LinkDeps = Pick<
   Deps,
-  'links' | 'contacts' | 'organizations' | 'topics' | 'audienceEvents' | 'clock'
+  'links' | 'contacts' | 'organizations' | 'topics' | 'clock'
 >;
 
 const claimsOf = async (deps: LinkDeps, purpose: string, token: string) => {

@@ -43,6 +43,13 @@ export interface Contact {
   version: number;
 }
 
+/**
+ * The path that wrote a contact last, as its stored item remembers: a bulk
+ * import (which starts no automation), or any other change (an add, a tag,
+ * a confirmation, a status change, a suppression).
+ */
+export type ContactWriteOrigin = 'import' | 'change';
+
 /** A list of contacts: a named audience within an organization. */
 export interface List {
   id: string;

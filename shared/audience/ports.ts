@@ -8,7 +8,14 @@ import type { Page, PageRequest, ReadOptions } from '../ports.ts';
 import type { SettingsDeps } from '../settings/ports.ts';
 import type { TopicsDeps } from '../topics/ports.ts';
 import type { AudienceEvent } from './events.ts';
-import type { Contact, ContactStatus, List, Tag, TagRef } from './model.ts';
+import type {
+  Contact,
+  ContactStatus,
+  ContactWriteOrigin,
+  List,
+  Tag,
+  TagRef,
+} from './model.ts';
 
 /** Lists of contacts. */
 export interface ListRepository {
@@ -23,6 +30,12 @@ export interface ListRepository {
 export interface ContactChange {
   before?: Contact;
   after: Contact;
+  /**
+   * The path writing it (default `change`). The stored contact remembers
+   * the origin of its last write, so that the write of an import starts no
+   * automation and the next write by any other path does.
+   */
+  origin?: ContactWriteOrigin;
 }
 
 /** Filters of a contact listing. */
@@ -87,7 +100,11 @@ export interface TagRepository {
   page(orgId: string, request: PageRequest): Promise<Page<Tag>>;
 }
 
-/** Where audience events go: the hooks automation plugs into. */
+/**
+ * Where audience events go: the hooks automation plugs into. Fed from
+ * committed writes (the table's change stream), at least once: a record
+ * delivered again publishes its events again.
+ */
 export interface AudienceEvents {
   publish(events: AudienceEvent[]): Promise<void>;
 }

@@ -172,7 +172,7 @@ export const tagsWith = async (
 
 /** Puts a tag (by name, get-or-create) on a contact; `added` false if it had it. */
 export const tagContact = async (
-  deps: Pick<Deps, 'tags' | 'contacts' | 'audienceEvents' | 'ids' | 'clock'>,
+  deps: Pick<Deps, 'tags' | 'contacts' | 'ids' | 'clock'>,
   orgId: string,
   contactId: string,
   input: { name: string },
@@ -216,7 +216,7 @@ export const tagContact = async (
 
 /** Takes a tag off a contact; `removed` false if it did not carry it. */
 export const untagContact = async (
-  deps: Pick<Deps, 'tags' | 'contacts' | 'audienceEvents' | 'clock'>,
+  deps: Pick<Deps, 'tags' | 'contacts' | 'clock'>,
   orgId: string,
   contactId: string,
   tagId: string,

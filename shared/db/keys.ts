@@ -307,3 +307,29 @@ export const keys = {
     SK: 'DELIVERYSTATS',
   }),
 } as const;
+
+/** Where a contact's item key points: organization, list and email. */
+export interface ContactKey {
+  orgId: string;
+  listId: string;
+  email: string;
+}
+
+const CONTACT_PK = /^ORG#([^#]+)#LIST#([^#]+)$/;
+const CONTACT_SK = /^CONTACT#(.+)$/;
+
+/**
+ * Key parsers: the inverse of some builders above, for readers handed items
+ * they did not ask for by key (the table's change stream). Each answers
+ * undefined for a key of another access pattern.
+ */
+export const keyParsers = {
+  /** The inverse of {@link keys.contact}. */
+  contact: (key: { PK?: unknown; SK?: unknown }): ContactKey | undefined => {
+    if (typeof key.PK !== 'string' || typeof key.SK !== 'string') return;
+    const partition = CONTACT_PK.exec(key.PK);
+    const sort = CONTACT_SK.exec(key.SK);
+    if (!partition?.[1] || !partition[2] || !sort?.[1]) return;
+    return { orgId: partition[1], listId: partition[2], email: sort[1] };
+  },
+} as const;

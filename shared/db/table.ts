@@ -18,12 +18,20 @@ export interface IndexDefinition {
   sortKey: string;
 }
 
-/** Key schema, indexes and TTL attribute of the table. */
+/**
+ * What the table's change stream carries of each written item: both images,
+ * so a consumer sees what changed (audience facts diff them).
+ */
+export type StreamView = 'NEW_AND_OLD_IMAGES';
+
+/** Key schema, indexes, TTL attribute and change stream of the table. */
 export interface TableDefinition {
   partitionKey: string;
   sortKey: string;
   indexes: IndexDefinition[];
   ttlAttribute: string;
+  /** The change stream (DynamoDB Streams) the stream consumers read. */
+  stream: StreamView;
 }
 
 /**
@@ -35,4 +43,5 @@ export const tableDefinition: TableDefinition = {
   sortKey: attr.sk,
   indexes: [],
   ttlAttribute: attr.ttl,
+  stream: 'NEW_AND_OLD_IMAGES',
 };

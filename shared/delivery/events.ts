@@ -107,12 +107,7 @@ export class KnownOrganizations {
 export const recordSesEvent = async (
   deps: Pick<
     Deps,
-    | 'delivery'
-    | 'organizations'
-    | 'lists'
-    | 'contacts'
-    | 'audienceEvents'
-    | 'clock'
+    'delivery' | 'organizations' | 'lists' | 'contacts' | 'clock'
   > & { campaignStats: CampaignEventCounter },
   event: SesEvent,
   known = new KnownOrganizations(),

@@ -84,5 +84,4 @@ export interface DeliveryDeps extends OrganizationsDeps {
   delivery: DeliveryRepository;
   lists: AudienceDeps['lists'];
   contacts: AudienceDeps['contacts'];
-  audienceEvents: AudienceDeps['audienceEvents'];
 }

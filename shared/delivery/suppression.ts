@@ -20,10 +20,7 @@ const LIST_PAGE = 100;
  * stays as it is. Idempotent on every step.
  */
 export const suppressAddress = async (
-  deps: Pick<
-    Deps,
-    'delivery' | 'lists' | 'contacts' | 'audienceEvents' | 'clock'
-  >,
+  deps: Pick<Deps, 'delivery' | 'lists' | 'contacts' | 'clock'>,
   orgId: string,
   suppression: Suppression,
 ): Promise<void> => {

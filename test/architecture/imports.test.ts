@@ -12,9 +12,9 @@ import {
 } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-// Not the domain: the HTTP and queue edges, the driven adapters, the
+// Not the domain: the HTTP, queue and stream edges, the driven adapters, the
 // composition roots.
-const EDGE_FOLDERS = '(?:http|queue|adapters|runtime)/';
+const EDGE_FOLDERS = '(?:http|queue|streams|adapters|runtime)/';
 
 const rules: IFlattenedRuleSet = {
   forbidden: [

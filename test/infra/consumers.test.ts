@@ -68,6 +68,7 @@ const build = () => {
     linkSigningSecret: data.linkSigningSecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
     consumers: [reminders, digests],
+    streamConsumers: [],
   });
   return { app, data, api, template: Template.fromStack(api) };
 };

@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { consumerFunctions } from '../../functions/consumers.ts';
 import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
+import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
 import { buildApp, type Stacks } from '../../infra/app.ts';
 import type { AppFunction } from '../../infra/constructs/app-function.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
@@ -235,7 +236,7 @@ const resolve = (template: Template, value: unknown): string => {
 };
 
 describe('StatefulStack', () => {
-  it('keys the table as the table definition says, with TTL', () => {
+  it('keys the table as the table definition says, with TTL and its stream', () => {
     // Arrange
     const { dataTemplate } = stacks();
 
@@ -253,6 +254,7 @@ describe('StatefulStack', () => {
         AttributeName: tableDefinition.ttlAttribute,
         Enabled: true,
       },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
   });
 
@@ -330,7 +332,7 @@ describe('StatefulStack', () => {
 });
 
 describe('StatelessStack', () => {
-  it('runs one arm64 Node 22 function per endpoint group and per consumer group', () => {
+  it('runs one arm64 Node 22 function per endpoint group, consumer group and stream consumer', () => {
     // Arrange
     const { api, apiTemplate } = stacks();
 
@@ -339,13 +341,20 @@ describe('StatelessStack', () => {
 
     // Assert
     expect(Object.keys(functions)).toHaveLength(
-      endpointGroups.length + consumerFunctions.length,
+      endpointGroups.length +
+        consumerFunctions.length +
+        streamConsumerFunctions.length,
     );
     const all = [
       ...endpointGroups.map((group) => functionOf(api, group)),
       ...consumerFunctions.map(({ group }) => {
         const fn = api.consumers.get(group.name);
         if (!fn) throw new Error(`No consumer ${group.name}`);
+        return fn;
+      }),
+      ...streamConsumerFunctions.map(({ group }) => {
+        const fn = api.streamConsumers.get(group.name)?.fn;
+        if (!fn) throw new Error(`No stream consumer ${group.name}`);
         return fn;
       }),
     ];

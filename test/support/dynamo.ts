@@ -8,6 +8,11 @@ import {
   setDnsRecord,
 } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
+import {
+  type CheckpointStore,
+  memoryCheckpoints,
+} from '../../infra/local/stream-poller.ts';
+import { catchUpLocalStreams } from '../../infra/local/streams.ts';
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
@@ -40,13 +45,27 @@ export const fixedClock = (iso = '2026-11-22T10:00:10.000Z') => {
   } satisfies Clock & Record<string, unknown>;
 };
 
-/** Audience events published during a test, in order. */
+/**
+ * Audience events published during a test, in order. They come from the
+ * table's change stream: `settle()` hands the stream consumers what the
+ * test's calls wrote since the last time, and answers every event so far.
+ */
 export const recordingEvents = () => {
   const published: AudienceEvent[] = [];
+  let settle: () => Promise<void> = async () => {};
   return {
     published,
     publish: async (events: AudienceEvent[]) => {
       published.push(...events);
+    },
+    /** Catches the stream consumers up; every event published so far. */
+    settle: async (): Promise<AudienceEvent[]> => {
+      await settle();
+      return published;
+    },
+    /** Wires `settle` (createTestDeps does). */
+    settleWith: (catchUp: () => Promise<void>) => {
+      settle = catchUp;
     },
   };
 };
@@ -122,6 +141,20 @@ export const createTestDeps = async (
         }
       : {}),
   });
+  const checkpoints = new Map<string, CheckpointStore>();
+  events.settleWith(() =>
+    catchUpLocalStreams({
+      endpoint,
+      tableName,
+      deps,
+      checkpoints: (consumer) => {
+        const store = checkpoints.get(consumer) ?? memoryCheckpoints();
+        checkpoints.set(consumer, store);
+        return store;
+      },
+      retryPauseMs: () => 0,
+    }),
+  );
   const admin: AdminDeps = {
     ...localAdminDeps({ dynamodb: endpoint, tableName }),
     ...(options.clock ? { clock: options.clock } : {}),

@@ -14,15 +14,20 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { Contact } from '../../audience/model.ts';
+import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
 import { CONTACT_STATUSES } from '../../audience/model.ts';
 import type {
   ContactChange,
   ContactFilter,
   ContactRepository,
 } from '../../audience/ports.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import {
+  entityType,
+  ItemSchemaError,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
+import { keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
@@ -50,9 +55,22 @@ const OPTIONAL_FIELDS = [
   'confirmationNonce',
 ] as const;
 
-const toItem = (orgId: string, contact: Contact) => ({
+/**
+ * The attribute naming the origin of a contact's last write when it was a
+ * bulk import (absent otherwise): every write puts the whole item, so any
+ * later write by another path drops it. The change stream's consumer reads
+ * it to publish nothing for an import.
+ */
+const WRITTEN_BY = 'writtenBy';
+
+const toItem = (
+  orgId: string,
+  contact: Contact,
+  origin: ContactWriteOrigin = 'change',
+) => ({
   ...keys.contact(orgId, contact.listId, contact.email),
   ...entityType('Contact'),
+  ...(origin === 'import' ? { [WRITTEN_BY]: origin } : {}),
   id: contact.id,
   listId: contact.listId,
   email: contact.email,
@@ -100,6 +118,7 @@ const ContactItem = itemSchema('Contact', {
   updatedAt: v.string(),
   version: v.number(),
   ...optionalFields,
+  [WRITTEN_BY]: v.optional(v.literal('import')),
 });
 
 /** Where a contact id points: its list and its email. */
@@ -108,10 +127,42 @@ const ContactPointerItem = itemSchema('ContactPointer', {
   email: v.string(),
 });
 
+/** A contact item parsed, with the origin of its last write. */
+const readContact = (item: Record<string, unknown>) => {
+  const { tagIds, writtenBy, ...contact } = parseItem(ContactItem, item);
+  const origin: ContactWriteOrigin = writtenBy ?? 'change';
+  return { contact: { ...contact, tagIds: [...tagIds].sort() }, origin };
+};
+
 /** A stored contact item as the domain sees it. */
-export const contactFromItem = (item: Record<string, unknown>): Contact => {
-  const { tagIds, ...contact } = parseItem(ContactItem, item);
-  return { ...contact, tagIds: [...tagIds].sort() };
+export const contactFromItem = (item: Record<string, unknown>): Contact =>
+  readContact(item).contact;
+
+/** A contact item's image, as the table's change stream carries it. */
+export interface ContactImage {
+  orgId: string;
+  contact: Contact;
+  /** The path of the write that left this image. */
+  origin: ContactWriteOrigin;
+}
+
+/**
+ * Reads a whole contact item (with its keys): the contact, its
+ * organization (from the key) and the origin of the write. Throws
+ * `ItemSchemaError` for an item that is not a well-formed contact.
+ */
+export const contactImageOf = (item: Record<string, unknown>): ContactImage => {
+  const { contact, origin } = readContact(item);
+  const key = keyParsers.contact(item);
+  if (!key) {
+    throw new ItemSchemaError(
+      'Contact',
+      `${String(item.PK)} / ${String(item.SK)}`,
+      ['PK'],
+      'PK: not the key of a contact',
+    );
+  }
+  return { orgId: key.orgId, contact, origin };
 };
 
 /**
@@ -329,15 +380,16 @@ export class DynamoContactRepository implements ContactRepository {
     const bump = (map: Map<string, number>, key: string, by: number) =>
       map.set(key, (map.get(key) ?? 0) + by);
 
-    for (const { before, after } of changes) {
+    for (const { before, after, origin } of changes) {
       contactWrites.push({
         Put: {
           TableName,
           // The stored version always moves on by one from the one read.
-          Item: toItem(orgId, {
-            ...after,
-            version: (before?.version ?? 0) + 1,
-          }),
+          Item: toItem(
+            orgId,
+            { ...after, version: (before?.version ?? 0) + 1 },
+            origin,
+          ),
           ...(before
             ? {
                 ConditionExpression: 'version = :version',

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
-import { ensureTable } from '../../../infra/local/dynamodb.ts';
+import { ensureTable, tableStreamArn } from '../../../infra/local/dynamodb.ts';
 import { tableDefinition } from '../../../shared/db/table.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 
@@ -28,5 +31,51 @@ describe('ensureTable on the embedded DynamoDB', () => {
     expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual([
       'GSI1',
     ]);
+  });
+
+  it('creates the table with its change stream, both images', async () => {
+    // Arrange
+    const client = localDynamo(inject('dynamodbEndpoint'));
+    const name = `ensure-${randomUUID()}`;
+    // Act
+    await ensureTable(client, name, tableDefinition);
+    // Assert
+    const { Table } = await client.send(
+      new DescribeTableCommand({ TableName: name }),
+    );
+    expect(Table?.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    });
+    expect(await tableStreamArn(client, name)).toBe(Table?.LatestStreamArn);
+  });
+
+  it('turns the stream on for a table of an older data dir', async () => {
+    // Arrange: a table made before streams, as an old data dir holds it.
+    const client = localDynamo(inject('dynamodbEndpoint'));
+    const name = `ensure-${randomUUID()}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'PK', AttributeType: 'S' },
+          { AttributeName: 'SK', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    // Act
+    await ensureTable(client, name, tableDefinition);
+    // Assert
+    const { Table } = await client.send(
+      new DescribeTableCommand({ TableName: name }),
+    );
+    expect(Table?.StreamSpecification?.StreamViewType).toBe(
+      'NEW_AND_OLD_IMAGES',
+    );
   });
 });

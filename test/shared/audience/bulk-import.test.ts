@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
-import { listContacts } from '../../../shared/audience/contacts.ts';
+import { addContact, listContacts } from '../../../shared/audience/contacts.ts';
 import { getList, listLists } from '../../../shared/audience/lists.ts';
-import { listTags } from '../../../shared/audience/tags.ts';
+import { listTags, tagContact } from '../../../shared/audience/tags.ts';
+import { keys } from '../../../shared/db/keys.ts';
 import { NotFoundError, PayloadTooLargeError } from '../../../shared/errors.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
+import { createTestDeps, fixedClock, scanTable } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 const setup = async () => {
   const clock = fixedClock();
-  const { deps, events } = await createTestDeps({ clock });
+  const { deps, events, tableName } = await createTestDeps({ clock });
   const { orgId, listId } = await orgWithList(deps);
   const all = async () =>
     (await listContacts(deps, orgId, { listId, page: 1, limit: 100 })).items;
   const one = async (email: string) =>
     (await all()).find((c) => c.email === email);
-  return { deps, events, clock, orgId, listId, all, one };
+  return { deps, events, tableName, clock, orgId, listId, all, one };
 };
 
 describe('bulk import (Audience: bulk import)', () => {
@@ -46,9 +47,52 @@ describe('bulk import (Audience: bulk import)', () => {
       { email: uniqueEmail('quiet'), status: 'pending' },
     ]);
     expect(report.created).toBe(2);
-    expect(events.published).toEqual([]);
+    expect(await events.settle()).toEqual([]);
     expect(await mailTo(email)).toEqual([]);
     expect((await one(email))?.status).toBe('subscribed');
+  });
+
+  it('rule 1: a later tag of an imported contact starts its automation, and only that one', async () => {
+    // Arrange: imported subscribed with a tag (no event), then tagged again.
+    const { deps, events, tableName, orgId, listId, one } = await setup();
+    const email = uniqueEmail('imported');
+    await importContacts(deps, orgId, listId, [
+      { email, status: 'subscribed', tags: ['vip'] },
+    ]);
+    expect(await events.settle()).toEqual([]);
+    const contact = await one(email);
+    // Act
+    const { tag } = await tagContact(deps, orgId, contact?.id ?? '', {
+      name: 'news',
+    });
+    // Assert: the new tag only; the import's join and tag stay silent.
+    expect(await events.settle()).toEqual([
+      expect.objectContaining({
+        type: 'contact.tagged',
+        contactId: contact?.id,
+        tagId: tag.id,
+      }),
+    ]);
+    // The import's marker went with the write that followed it.
+    const stored = (await scanTable(tableName)).find(
+      (item) => item.SK === keys.contact(orgId, listId, email).SK,
+    );
+    expect(stored).toBeDefined();
+    expect(stored).not.toHaveProperty('writtenBy');
+  });
+
+  it('rule 1: marks the contacts an import writes, also on an update', async () => {
+    // Arrange: a contact added by hand, then completed by an import.
+    const { deps, tableName, orgId, listId } = await setup();
+    const email = uniqueEmail('marked');
+    await addContact(deps, orgId, listId, { email });
+    // Act
+    await importContacts(deps, orgId, listId, [{ email, firstName: 'Ann' }]);
+    // Assert
+    const stored = (await scanTable(tableName)).find(
+      (item) => item.SK === keys.contact(orgId, listId, email).SK,
+    );
+    expect(stored).toMatchObject({ firstName: 'Ann', writtenBy: 'import' });
   });
 
   it('rule 2: consent fields omitted keep their stored value; provided ones are written', async () => {

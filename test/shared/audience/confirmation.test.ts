@@ -45,7 +45,7 @@ describe('the confirmation email of a contact added with double opt-in', () => {
     expect(await getContact(deps, orgId, result.contact.id)).toMatchObject({
       status: 'pending',
     });
-    expect(events.published).toEqual([]);
+    expect(await events.settle()).toEqual([]);
     expect(await mailTo(email)).toEqual([]);
   });
 

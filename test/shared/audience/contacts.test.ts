@@ -68,7 +68,7 @@ describe('adding one contact (POST /lists/{listId}/contacts)', () => {
       contact: { firstName: 'Ann', lastName: 'Lee', status: 'subscribed' },
     });
     expect(
-      events.published.filter((e) => e.type === 'contact.joinedList'),
+      (await events.settle()).filter((e) => e.type === 'contact.joinedList'),
     ).toEqual([
       expect.objectContaining({ orgId, listId, contactId: first.contact.id }),
     ]);
@@ -80,7 +80,9 @@ describe('adding one contact (POST /lists/{listId}/contacts)', () => {
     const email = uniqueEmail();
     await addContact(deps, orgId, listId, { email, tags: ['VIP'] });
     await addContact(deps, orgId, listId, { email, tags: ['vip', 'news'] });
-    const tagged = events.published.filter((e) => e.type === 'contact.tagged');
+    const tagged = (await events.settle()).filter(
+      (e) => e.type === 'contact.tagged',
+    );
     expect(tagged).toHaveLength(2);
   });
 
@@ -110,7 +112,7 @@ describe('adding one contact (POST /lists/{listId}/contacts)', () => {
       new RegExp(`^${TEST_PUBLIC_API_URL}/public/confirm\\?token=`),
     );
     expect(
-      events.published.filter((e) => e.type === 'contact.joinedList'),
+      (await events.settle()).filter((e) => e.type === 'contact.joinedList'),
     ).toEqual([]);
   });
 
@@ -189,7 +191,7 @@ describe('confirming a subscription (double opt-in link)', () => {
       joinedAt: '2026-11-22T10:01:10.000Z',
     });
     expect(
-      events.published.filter((e) => e.type === 'contact.joinedList'),
+      (await events.settle()).filter((e) => e.type === 'contact.joinedList'),
     ).toHaveLength(1);
   });
 
@@ -260,7 +262,7 @@ describe('contact status and tags', () => {
     expect(outAgain.updatedAt).toBe(out.updatedAt);
     expect(back.status).toBe('subscribed');
     expect(
-      events.published.filter((e) => e.type === 'contact.joinedList'),
+      (await events.settle()).filter((e) => e.type === 'contact.joinedList'),
     ).toHaveLength(1);
   });
 
@@ -316,7 +318,7 @@ describe('contact status and tags', () => {
     expect([first.added, second.added]).toEqual([true, false]);
     expect([removed.removed, removedAgain.removed]).toEqual([true, false]);
     expect(
-      events.published.filter((e) => e.type === 'contact.tagged'),
+      (await events.settle()).filter((e) => e.type === 'contact.tagged'),
     ).toHaveLength(1);
   });
 

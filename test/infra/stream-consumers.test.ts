@@ -1,0 +1,176 @@
+/**
+ * Stream consumers in the stateless stack, derived from their
+ * declarations: a function per consumer, its filtered event source mapping
+ * on the table's stream, its on-failure queue and alarms, its grants.
+ */
+import { readFileSync } from 'node:fs';
+import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { endpointGroups } from '../../functions/groups.ts';
+import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
+import { StatefulStack } from '../../infra/stateful-stack.ts';
+import { StatelessStack } from '../../infra/stateless-stack.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON.
+type Props = Record<string, any>;
+
+const build = () => {
+  const app = new App({
+    context: {
+      ...JSON.parse(
+        readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'),
+      ).context,
+      'aws:cdk:bundling-stacks': [],
+    },
+  });
+  const data = new StatefulStack(app, 'Data');
+  const api = new StatelessStack(app, 'Api', {
+    table: data.table,
+    linkSigningSecret: data.linkSigningSecret,
+    groups: endpointGroups.filter((group) => group.name === 'me'),
+    consumers: [],
+  });
+  const facts = api.streamConsumers.get('facts');
+  if (!facts) throw new Error('No facts stream consumer');
+  return { app, data, api, facts, template: Template.fromStack(api) };
+};
+
+const logicalId = (
+  stack: Stack,
+  construct: { node: { defaultChild?: unknown } },
+) => stack.getLogicalId(construct.node.defaultChild as CfnResource);
+
+const statementsOfRole = (template: Template, roleId: string): Props[] =>
+  Object.values(
+    template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: roleId }] },
+    }),
+  ).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+
+const actionsOf = (statements: Props[]) =>
+  new Set(
+    statements.flatMap((s) =>
+      Array.isArray(s.Action) ? s.Action : [s.Action],
+    ),
+  );
+
+describe('stream consumers in the stack', () => {
+  it('declares the audience facts consumer', () => {
+    expect(streamConsumerFunctions.map(({ group }) => group.name)).toEqual([
+      'facts',
+    ]);
+  });
+
+  it('maps the table stream to the facts function: contacts inserted or modified only, from the trim horizon', () => {
+    // Arrange
+    const { api, facts, template } = build();
+
+    // Act
+    const mappings = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: { Ref: logicalId(api, facts.fn.fn) } },
+      }),
+    );
+
+    // Assert
+    expect(mappings).toHaveLength(1);
+    const properties = mappings[0]?.Properties as Props;
+    expect(properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      MaximumRetryAttempts: 10,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // The table's stream, from the data stack.
+    expect(JSON.stringify(properties.EventSourceArn)).toContain('StreamArn');
+    const patterns = (properties.FilterCriteria.Filters as Props[]).map(
+      (filter) => JSON.parse(filter.Pattern),
+    );
+    expect(patterns).toEqual([
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: { NewImage: { _type: { S: ['Contact'] } } },
+      },
+    ]);
+  });
+
+  it('sends the batches it gives up to its own encrypted DLQ, and alarms on it', () => {
+    // Arrange
+    const { api, facts, template } = build();
+    const dlqId = logicalId(api, facts.trigger.deadLetterQueue);
+
+    // Act
+    const [mapping] = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping'),
+    );
+
+    // Assert
+    expect(mapping?.Properties.DestinationConfig).toEqual({
+      OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] },
+        },
+      ],
+      Threshold: 0,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+    });
+  });
+
+  it('grants the function the stream and its DLQ, and none of the table actions it does not bind', () => {
+    // Arrange
+    const { api, facts, template } = build();
+    const roleId = logicalId(api, facts.fn.fn.role as never);
+
+    // Act
+    const actions = actionsOf(statementsOfRole(template, roleId));
+
+    // Assert
+    expect(actions).toContain('dynamodb:GetRecords');
+    expect(actions).toContain('dynamodb:GetShardIterator');
+    expect(actions).toContain('dynamodb:DescribeStream');
+    expect(actions).toContain('sqs:SendMessage');
+    for (const action of [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+    ]) {
+      expect(actions).not.toContain(action);
+    }
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ TABLE_NAME: Match.anyValue() }),
+      },
+      Timeout: 30,
+    });
+  });
+
+  it('passes the AWS Solutions checks', () => {
+    // Arrange
+    const { app } = build();
+
+    // Act
+    const report = new AwsSolutionsChecks().validateScope(app);
+
+    // Assert
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual(
+      [],
+    );
+  });
+});
