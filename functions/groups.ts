@@ -24,6 +24,8 @@ import { createHandler as createMeHandler } from './me/handler.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
+import { createHandler as createSegmentsHandler } from './segments/handler.ts';
+import { segmentBindings, segmentRoutes } from './segments/routes.ts';
 import { createHandler as createSettingsHandler } from './settings/handler.ts';
 import { settingsBindings, settingsRoutes } from './settings/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
@@ -127,6 +129,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     bindings: topicBindings,
     routes: topicRoutes,
     createHandler: createTopicsHandler,
+  }),
+  endpointGroup({
+    name: 'segments',
+    description:
+      'Segments: saved filters over one list’s contacts, which series narrow their list with.',
+    entry: 'functions/segments/lambda.ts',
+    bindings: segmentBindings,
+    routes: segmentRoutes,
+    createHandler: createSegmentsHandler,
   }),
   endpointGroup({
     name: 'campaigns',

@@ -63,6 +63,7 @@ const OrganizationCounters = itemSchema('Organization', {
   tagCount: Counter,
   templateCount: Counter,
   topicCount: Counter,
+  segmentCount: Counter,
 });
 
 /** The collection counters kept on the organization item. */
