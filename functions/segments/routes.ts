@@ -56,7 +56,7 @@ const CONDITIONS = [
     '- `status`: `is` / `isNot`, `value` one of `pending`, `subscribed`, `unsubscribed`, `bounced`, `complained`.',
     '- `emailDomain`: `is` / `isNot`, `value` a domain such as `example.com`: the part of the address after `@`, compared exactly and case-insensitively (a subdomain is another domain).',
     '- `email`, `name`: `contains` / `notContains`, `value` 1 to 100 characters, case-insensitive; `name` looks in the first name, the last name and both joined by a space.',
-    '- `createdAt` (added to the list), `joinedAt` (first subscribed; never set by an import), `confirmedAt` (double opt-in confirmed): `before` / `after`, `value` an ISO 8601 instant with an explicit offset, strictly before or after it; a contact without the date matches neither. `joinedAt` and `confirmedAt` also take `exists` / `notExists`, without `value`.',
+    '- `createdAt` (added to the list), `joinedAt` (first subscribed; none while never subscribed), `confirmedAt` (double opt-in confirmed): `before` / `after`, `value` an ISO 8601 instant with an explicit offset, strictly before or after it; a contact without the date matches neither. `joinedAt` and `confirmedAt` also take `exists` / `notExists`, without `value`.',
   ].join('\n'),
   'Texts and domains are stored lower-cased, instants in UTC. A bad condition answers 400 with `details` naming its path, e.g. `conditions.1.value`.',
 ].join('\n\n');
