@@ -252,12 +252,13 @@ describe('segments (create, read, list, change, delete)', () => {
       conditions: [{ field: 'status', operator: 'is', value: 'subscribed' }],
     });
     // Act + Assert
-    for (const attempt of [
-      getSegment(deps, orgId, theirs.id),
-      updateSegment(deps, orgId, theirs.id, { name: 'Mine' }),
-      deleteSegment(deps, orgId, theirs.id),
-    ]) {
-      await expect(attempt).rejects.toMatchObject({
+    const attempts = [
+      () => getSegment(deps, orgId, theirs.id),
+      () => updateSegment(deps, orgId, theirs.id, { name: 'Mine' }),
+      () => deleteSegment(deps, orgId, theirs.id),
+    ];
+    for (const attempt of attempts) {
+      await expect(attempt()).rejects.toMatchObject({
         code: 'segment.notFound',
       });
     }
