@@ -24,6 +24,8 @@ import { createHandler as createMeHandler } from './me/handler.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
+import { createHandler as createSegmentsHandler } from './segments/handler.ts';
+import { segmentBindings, segmentRoutes } from './segments/routes.ts';
 import { createHandler as createSequencesHandler } from './sequences/handler.ts';
 import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
 import { createHandler as createSettingsHandler } from './settings/handler.ts';
@@ -138,6 +140,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     bindings: sequenceBindings,
     routes: sequenceRoutes,
     createHandler: createSequencesHandler,
+  }),
+  endpointGroup({
+    name: 'segments',
+    description:
+      'Segments: saved filters over one list’s contacts, which series narrow their list with.',
+    entry: 'functions/segments/lambda.ts',
+    bindings: segmentBindings,
+    routes: segmentRoutes,
+    createHandler: createSegmentsHandler,
   }),
   endpointGroup({
     name: 'campaigns',

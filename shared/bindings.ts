@@ -125,6 +125,7 @@ export type TableDeps = Pick<
   | 'optinSettings'
   | 'templates'
   | 'topics'
+  | 'segments'
   | 'identities'
   | 'domains'
   | 'campaignReferences'

@@ -13,6 +13,7 @@ import type { DeliveryDeps } from './delivery/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
+import type { SegmentsDeps } from './segments/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
 import type { SequencesDeps } from './sequences/ports.ts';
 import type { SettingsDeps } from './settings/ports.ts';
@@ -26,6 +27,7 @@ export interface Deps
     SendingDeps,
     SettingsDeps,
     TopicsDeps,
+    SegmentsDeps,
     AudienceDeps,
     TemplatesDeps,
     AccessDeps,

@@ -137,6 +137,16 @@ export const ERROR_CODES = {
     'Another topic of the organization has this name',
   ),
   'topic.changed': entry(409, 'The topic changed while the request ran; retry'),
+  // Segments
+  'segment.notFound': entry(404, 'No segment of the organization has this id'),
+  'segment.inUse': entry(
+    400,
+    'A series is narrowed by this segment; the error names each series',
+  ),
+  'segment.listMismatch': entry(
+    400,
+    'The segment filters another list than the one named; `details` names the field',
+  ),
   'message.topicRequired': entry(
     400,
     'A message that uses {{topicUnsubscribeUrl}} needs a topic',

@@ -11,7 +11,6 @@ import {
 import {
   AddContactBody,
   BulkImportBody,
-  ContactQuery,
   TagBody,
   UpdateContactBody,
 } from '../../shared/audience/contact.schema.ts';
@@ -20,7 +19,6 @@ import {
   AddedContact,
   addContact,
   getContact,
-  listContacts,
   resubscribeContact,
   unsubscribeContact,
   updateContact,
@@ -42,6 +40,10 @@ import {
 } from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
+import {
+  ContactListingQuery,
+  listContactsOf,
+} from '../../shared/segments/segment-contacts.ts';
 import { idParams } from '../../shared/validation.ts';
 
 /** What the `contacts` group's function may use. */
@@ -93,22 +95,23 @@ export const contactRoutes = [
     path: '/contacts',
     role: 'member',
     summary:
-      'Contacts of a list, by email; filters: status, tagId, search (email and names)',
+      'Contacts of a list, by email; filters: status, tagId, search (email and names), segmentId',
     description: md(
       'The contacts of one list, sorted by email, paginated (`page` from 1, `limit` 1 to 100, default 20). A contact belongs to one list: the same email in two lists is two contacts, each with its own status.',
       [
-        '- `listId` (required): the list; one of another organization answers 404 `list.notFound`, as an unknown one.',
+        '- `listId` (required unless `segmentId` is given): the list; one of another organization answers 404 `list.notFound`, as an unknown one.',
         '- `status`: one of `pending`, `subscribed`, `unsubscribed`, `bounced`, `complained`.',
         '- `tagId`: contacts carrying this tag. A tag of another organization matches nothing (an empty page, exactly as an unknown id), never a 404.',
         '- `search`: a case-insensitive substring of the email, the first name or the last name (1 to 100 characters).',
+        "- `segmentId`: the contacts of the segment's list that it matches; `listId` may then be left out, and one that is not the segment's list answers 400 `segment.listMismatch`. A segment of another organization answers 404 `segment.notFound`.",
       ].join('\n'),
-      'Filters combine (AND). Without `tagId` and `search` the total comes from the list’s counters; with them, the matches are counted.',
+      'Filters combine (AND). Without `tagId`, `search` and `segmentId` the total comes from the list’s counters; with them, the matches are counted. With `segmentId` the whole list is read on each call (its cost grows with the list).',
     ),
-    query: ContactQuery,
+    query: ContactListingQuery,
     responses: { 200: page(ContactView, 'A page of contacts, by email') },
-    errors: ['list.notFound'],
+    errors: ['list.notFound', 'segment.notFound', 'segment.listMismatch'],
     handle: async (deps, { caller, query }) =>
-      paginated(await listContacts(deps, caller.orgId, query), query),
+      paginated(await listContactsOf(deps, caller.orgId, query), query),
   }),
   route({
     method: 'GET',

@@ -31,6 +31,7 @@ export const ENTITY_TYPES = [
   'Organization',
   'OrganizationSlug',
   'RateLog',
+  'Segment',
   'Suppression',
   'Tag',
   'TagName',

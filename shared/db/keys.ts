@@ -120,6 +120,16 @@ export const keys = {
     PK: `${org(orgId)}#TOPIC#${topicId}`,
     skPrefix: 'OPTOUT#',
   }),
+  /** One segment of an organization, with the series that use it. */
+  segment: (orgId: string, segmentId: string): Key => ({
+    PK: org(orgId),
+    SK: `SEGMENT#${segmentId}`,
+  }),
+  /** All segments of an organization, in id (creation) order. */
+  segmentsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'SEGMENT#',
+  }),
   /** The address book's head: its version and its default identity. */
   identityBook: (orgId: string): Key => ({
     PK: org(orgId),

@@ -19,6 +19,7 @@ import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts'
 import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
+import { DynamoSegmentRepository } from '../adapters/aws/dynamo-segment-repository.ts';
 import { DynamoSendPacer } from '../adapters/aws/dynamo-send-pacer.ts';
 import { DynamoSendRepository } from '../adapters/aws/dynamo-send-repository.ts';
 import { DynamoSendWindowRepository } from '../adapters/aws/dynamo-send-window-repository.ts';
@@ -98,6 +99,7 @@ const tableDeps = (options: TableOptions) => {
     optinSettings: new DynamoOptinSettingsRepository(table),
     templates: new DynamoTemplateRepository(table),
     topics: new DynamoTopicRepository(table),
+    segments: new DynamoSegmentRepository(table),
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),

@@ -15,6 +15,8 @@ export interface Seeded extends TestOrganization {
   tagId: string;
   templateId: string;
   topicId: string;
+  /** A segment over the list: its contacts carrying the tag. */
+  segmentId: string;
   /** A draft campaign to the list, narrowed to the tag, with the topic. */
   campaignId: string;
   identityId: string;
@@ -131,6 +133,34 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   }),
   'POST /render': (s) => ({
     body: { templateId: s.templateId, variables: { firstName: 'Ada' } },
+  }),
+  'POST /segments': (s) => ({
+    body: {
+      name: 'Matrix segment',
+      listId: s.listId,
+      match: 'any',
+      conditions: [
+        { field: 'tag', operator: 'has', value: s.tagId },
+        { field: 'joinedAt', operator: 'after', value: '2026-01-01T00:00Z' },
+      ],
+    },
+  }),
+  'GET /segments': () => ({ query: { page: '1', limit: '20' } }),
+  'GET /segments/{segmentId}': (s) => ({
+    params: { segmentId: s.segmentId },
+  }),
+  'PATCH /segments/{segmentId}': (s) => ({
+    params: { segmentId: s.segmentId },
+    body: {
+      name: 'Renamed segment',
+      match: 'all',
+      conditions: [
+        { field: 'emailDomain', operator: 'isNot', value: 'x.test' },
+      ],
+    },
+  }),
+  'DELETE /segments/{segmentId}': (s) => ({
+    params: { segmentId: s.segmentId },
   }),
   'POST /campaigns': (s) => ({
     body: {
@@ -391,6 +421,17 @@ export const seedOrganization = async (
     key,
     body: { contactId },
   });
+  const segmentId = idOf(
+    await client.post('/segments', {
+      key,
+      body: {
+        name: `${label} segment`,
+        listId,
+        match: 'all',
+        conditions: [{ field: 'tag', operator: 'has', value: tagId }],
+      },
+    }),
+  );
   const identityId = idOf(
     await client.post('/settings/identities', {
       key,
@@ -469,6 +510,7 @@ export const seedOrganization = async (
     tagId,
     templateId,
     topicId,
+    segmentId,
     campaignId,
     identityId,
     spareIdentityId,
@@ -547,6 +589,7 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   templateId: s.templateId,
   campaignId: s.campaignId,
   topicId: s.topicId,
+  segmentId: s.segmentId,
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,
   domainId: s.domainId,

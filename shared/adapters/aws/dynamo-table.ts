@@ -66,6 +66,7 @@ const OrganizationCounters = itemSchema('Organization', {
   topicCount: Counter,
   sequenceCount: Counter,
   seriesCount: Counter,
+  segmentCount: Counter,
 });
 
 /** The collection counters kept on the organization item. */

@@ -1,0 +1,195 @@
+/**
+ * Schemas of the segment endpoints, and of a segment's conditions: one
+ * schema per field, so a bad condition is refused naming its path
+ * (`conditions.1.operator`, `conditions.1.value`).
+ */
+import * as v from 'valibot';
+import { CONTACT_STATUSES } from '../audience/model.ts';
+import { Id, lineText, requiredName } from '../validation.ts';
+import {
+  MAX_SEGMENT_CONDITIONS,
+  SEGMENT_FIELDS,
+  SEGMENT_MATCHES,
+  SEGMENT_OPERATORS,
+  type SegmentCondition,
+  type SegmentField,
+} from './model.ts';
+
+const operatorsOf = <F extends SegmentField>(field: F) =>
+  v.picklist(
+    SEGMENT_OPERATORS[field],
+    `must be one of ${SEGMENT_OPERATORS[field].join(', ')} for the field ${field}`,
+  );
+
+/** The operators of a date field that take an instant. */
+const DATE_COMPARISONS = ['before', 'after'] as const;
+/** The operators of a date field that take no value. */
+const DATE_PRESENCE = ['exists', 'notExists'] as const;
+
+const TagValue = v.pipe(
+  v.string('must be the id of a tag of the organization'),
+  v.uuid('must be the id of a tag of the organization (a UUID)'),
+);
+
+const StatusValue = v.picklist(
+  CONTACT_STATUSES,
+  `must be one of ${CONTACT_STATUSES.join(', ')}`,
+);
+
+const DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** A domain name, compared case-insensitively: stored lower-cased. */
+const DomainValue = v.pipe(
+  v.string('must be a domain name such as example.com'),
+  v.trim(),
+  v.toLowerCase(),
+  v.regex(DOMAIN, 'must be a domain name such as example.com (without @)'),
+);
+
+/** A text to look for, compared case-insensitively: stored lower-cased. */
+const TextValue = v.pipe(
+  lineText(400),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(100, 'must be at most 100 characters'),
+  v.toLowerCase(),
+);
+
+const INSTANT_WITH_OFFSET =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An instant with an explicit offset, stored in UTC. */
+const InstantValue = v.pipe(
+  v.string('must be an ISO 8601 instant'),
+  v.check(
+    (value) =>
+      INSTANT_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(value)),
+    'must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), e.g. 2026-01-01T00:00:00Z',
+  ),
+  v.transform((value) => new Date(value).toISOString()),
+);
+
+/** A condition object: a key it does not take is refused, not dropped. */
+const condition = <const E extends v.ObjectEntries>(entries: E) =>
+  v.strictObject(
+    entries,
+    'must be a condition {field, operator, value}, with no other key',
+  );
+
+/**
+ * The conditions of a date field: `before` and `after` take an instant;
+ * `exists` and `notExists` (on a date a contact may lack) take no value.
+ */
+const dateConditions = <const F extends SegmentField>(field: F) =>
+  v.pipe(
+    condition({
+      field: v.literal(field),
+      operator: operatorsOf(field),
+      value: v.optional(InstantValue),
+    }),
+    v.forward(
+      v.partialCheck(
+        [['operator'], ['value']],
+        (c) =>
+          (DATE_COMPARISONS as readonly string[]).includes(c.operator) ===
+          (c.value !== undefined),
+        `is required with ${DATE_COMPARISONS.join(' and ')}, and not taken by ${DATE_PRESENCE.join(' and ')}`,
+      ),
+      ['value'],
+    ),
+    // The check above ties the value to the operator: the model's type.
+    v.transform((c) => c as SegmentCondition),
+  );
+
+/** One condition of a segment, checked by the schema of its field. */
+export const SegmentConditionBody = v.variant(
+  'field',
+  [
+    condition({
+      field: v.literal('tag'),
+      operator: operatorsOf('tag'),
+      value: TagValue,
+    }),
+    condition({
+      field: v.literal('status'),
+      operator: operatorsOf('status'),
+      value: StatusValue,
+    }),
+    condition({
+      field: v.literal('emailDomain'),
+      operator: operatorsOf('emailDomain'),
+      value: DomainValue,
+    }),
+    condition({
+      field: v.literal('email'),
+      operator: operatorsOf('email'),
+      value: TextValue,
+    }),
+    condition({
+      field: v.literal('name'),
+      operator: operatorsOf('name'),
+      value: TextValue,
+    }),
+    dateConditions('createdAt'),
+    dateConditions('joinedAt'),
+    dateConditions('confirmedAt'),
+  ],
+  `must be a condition whose field is one of ${SEGMENT_FIELDS.join(', ')}`,
+);
+
+// The schema and the model's type must agree.
+type Agrees<T extends SegmentCondition> = T;
+export type SegmentConditionInput = Agrees<
+  v.InferOutput<typeof SegmentConditionBody>
+>;
+
+const Conditions = v.pipe(
+  v.array(SegmentConditionBody, 'must be an array of conditions'),
+  v.minLength(1, 'must hold at least one condition'),
+  v.maxLength(
+    MAX_SEGMENT_CONDITIONS,
+    `must hold at most ${MAX_SEGMENT_CONDITIONS} conditions`,
+  ),
+);
+
+const Match = v.picklist(
+  SEGMENT_MATCHES,
+  `must be one of ${SEGMENT_MATCHES.join(', ')}`,
+);
+
+const Name = requiredName(100);
+
+/** Body of POST /segments. */
+export const CreateSegmentBody = v.object({
+  name: Name,
+  listId: Id,
+  match: Match,
+  conditions: Conditions,
+});
+export type CreateSegmentInput = v.InferOutput<typeof CreateSegmentBody>;
+
+/**
+ * Body of PATCH /segments/{segmentId}. The list is fixed: a `listId` is
+ * refused rather than ignored.
+ */
+export const UpdateSegmentBody = v.pipe(
+  v.object({
+    name: v.optional(Name),
+    match: v.optional(Match),
+    conditions: v.optional(Conditions),
+    listId: v.optional(
+      v.never(
+        'cannot change: a segment stays over the list it was created for (create another segment)',
+      ),
+    ),
+  }),
+  v.check(
+    (body) =>
+      body.name !== undefined ||
+      body.match !== undefined ||
+      body.conditions !== undefined,
+    'must change at least one of name, match, conditions',
+  ),
+);
+export type UpdateSegmentInput = v.InferOutput<typeof UpdateSegmentBody>;

@@ -1,0 +1,306 @@
+/**
+ * Application logic of segments: saved filters over one list's contacts.
+ * Agnostic to how it is called and where data is stored.
+ */
+import * as v from 'valibot';
+import { requireList } from '../audience/lists.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  RuleViolationError,
+  ValidationError,
+} from '../errors.ts';
+import type { Page, PageRequest } from '../ports.ts';
+import { Count, Timestamp, ViewId } from '../validation.ts';
+import { matchesSegment } from './evaluate.ts';
+import {
+  SEGMENT_FIELDS,
+  SEGMENT_MATCHES,
+  SEGMENT_OPERATORS,
+  type Segment,
+  type SegmentCondition,
+} from './model.ts';
+import type { SegmentsDeps as Deps } from './ports.ts';
+import type {
+  CreateSegmentInput,
+  UpdateSegmentInput,
+} from './segment.schema.ts';
+
+const OPERATORS = [...new Set(Object.values(SEGMENT_OPERATORS).flat())];
+
+/** A condition as the API shows it (as stored: values normalized). */
+export const SegmentConditionView = v.pipe(
+  v.object({
+    field: v.picklist(SEGMENT_FIELDS),
+    operator: v.picklist(OPERATORS),
+    value: v.pipe(
+      v.optional(v.string()),
+      v.description(
+        'A tag id, a status, a lower-cased domain or text, or a UTC instant; absent for exists and notExists',
+      ),
+    ),
+  }),
+  v.title('SegmentCondition'),
+);
+
+/** A segment as the API shows it. */
+export const SegmentView = v.pipe(
+  v.object({
+    id: ViewId,
+    name: v.string(),
+    listId: v.pipe(
+      ViewId,
+      v.description('The list whose contacts the segment filters; fixed'),
+    ),
+    match: v.pipe(
+      v.picklist(SEGMENT_MATCHES),
+      v.description('all: every condition must hold; any: one at least'),
+    ),
+    conditions: v.array(SegmentConditionView),
+    usedBy: v.pipe(
+      v.array(v.object({ seriesId: ViewId, name: v.string() })),
+      v.description(
+        'The series narrowed by the segment; while one is, it cannot be deleted',
+      ),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+  v.title('Segment'),
+);
+export type SegmentView = v.InferOutput<typeof SegmentView>;
+
+/** A segment with its live counts (GET /segments/{segmentId}). */
+export const SegmentWithCount = v.pipe(
+  v.object({
+    ...SegmentView.entries,
+    contactCount: v.pipe(
+      Count,
+      v.description(
+        'Contacts of the list that match, any status: counted now, by reading the whole list',
+      ),
+    ),
+    subscribedCount: v.pipe(
+      Count,
+      v.description('Of those, the subscribed ones: who a send would reach'),
+    ),
+  }),
+  v.title('SegmentWithCount'),
+);
+export type SegmentWithCount = v.InferOutput<typeof SegmentWithCount>;
+
+/** The answer of DELETE /segments/{segmentId}. */
+export const DeletedSegment = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the segment removed')),
+  }),
+  v.title('DeletedSegment'),
+);
+export type DeletedSegment = v.InferOutput<typeof DeletedSegment>;
+
+const view = (segment: Segment): SegmentView => ({
+  id: segment.id,
+  name: segment.name,
+  listId: segment.listId,
+  match: segment.match,
+  conditions: segment.conditions.map((condition) => ({ ...condition })),
+  usedBy: Object.entries(segment.usedBy)
+    .map(([seriesId, name]) => ({ seriesId, name }))
+    .sort((a, b) => a.seriesId.localeCompare(b.seriesId)),
+  createdAt: segment.createdAt,
+  updatedAt: segment.updatedAt,
+});
+
+/** The stored segment, or 404 for a missing one or another organization's. */
+export const requireSegment = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  segmentId: string,
+): Promise<Segment> => {
+  const segment = await deps.segments.get(orgId, segmentId);
+  if (!segment) {
+    throw new NotFoundError('segment.notFound', `No segment ${segmentId}`);
+  }
+  return segment;
+};
+
+/**
+ * The segment a series (or a listing) narrows `listId` with: 404 when it
+ * does not exist in the organization, 400 `segment.listMismatch` naming
+ * `field` when it filters another list. The series code calls it before
+ * its transaction (whose `useSegment` entry checks the same again).
+ */
+export const requireSegmentOfList = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  segmentId: string,
+  listId: string,
+  field = 'listId',
+): Promise<Segment> => {
+  const segment = await requireSegment(deps, orgId, segmentId);
+  if (segment.listId !== listId) {
+    throw new ValidationError(
+      `Segment ${segmentId} filters the list ${segment.listId}, not ${listId}`,
+      [
+        {
+          field,
+          message: `must be the list of the segment (${segment.listId})`,
+        },
+      ],
+      { code: 'segment.listMismatch' },
+    );
+  }
+  return segment;
+};
+
+/** 400 naming each condition whose tag is not one of the organization. */
+const checkTags = async (
+  deps: Pick<Deps, 'tags'>,
+  orgId: string,
+  conditions: SegmentCondition[],
+) => {
+  const wanted = conditions.flatMap((condition, index) =>
+    condition.field === 'tag' ? [{ index, tagId: condition.value }] : [],
+  );
+  if (!wanted.length) return;
+  const found = new Set(
+    (
+      await deps.tags.getMany(orgId, [...new Set(wanted.map((w) => w.tagId))])
+    ).map((tag) => tag.id),
+  );
+  const missing = wanted.filter((w) => !found.has(w.tagId));
+  if (!missing.length) return;
+  const details = missing.map((w) => ({
+    field: `conditions.${w.index}.value`,
+    message: `no tag of the organization has the id ${w.tagId}`,
+  }));
+  throw new ValidationError(
+    `Invalid request: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`,
+    details,
+  );
+};
+
+/**
+ * Creates a segment over a list of the organization (404 otherwise);
+ * every tag a condition names must be one of the organization (400 naming
+ * the condition otherwise).
+ */
+export const createSegment = async (
+  deps: Pick<Deps, 'segments' | 'lists' | 'tags' | 'ids' | 'clock'>,
+  orgId: string,
+  input: CreateSegmentInput,
+): Promise<SegmentView> => {
+  // 1. The list and the tags exist in the organization.
+  await requireList(deps, orgId, input.listId);
+  await checkTags(deps, orgId, input.conditions);
+  // 2. The segment, counted on the organization (its list checked again).
+  const now = deps.clock.now().toISOString();
+  const segment: Segment = {
+    id: deps.ids.id(),
+    name: input.name,
+    listId: input.listId,
+    match: input.match,
+    conditions: input.conditions,
+    createdAt: now,
+    updatedAt: now,
+    usedBy: {},
+  };
+  await deps.segments.create(orgId, segment);
+  return view(segment);
+};
+
+/** A page of segments, newest first (no counts: each costs a list read). */
+export const listSegments = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  request: PageRequest,
+): Promise<Page<SegmentView>> => {
+  const page = await deps.segments.page(orgId, request);
+  return { total: page.total, items: page.items.map(view) };
+};
+
+/**
+ * How many contacts of its list a segment matches, and how many of those
+ * are subscribed: one walk over the whole list.
+ */
+export const countSegment = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  segment: Segment,
+): Promise<{ contactCount: number; subscribedCount: number }> => {
+  let contactCount = 0;
+  let subscribedCount = 0;
+  for await (const contacts of deps.segments.contactsOfList(
+    orgId,
+    segment.listId,
+  )) {
+    for (const contact of contacts) {
+      if (!matchesSegment(segment, contact)) continue;
+      contactCount++;
+      if (contact.status === 'subscribed') subscribedCount++;
+    }
+  }
+  return { contactCount, subscribedCount };
+};
+
+/** One segment with its live counts. */
+export const getSegment = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  segmentId: string,
+): Promise<SegmentWithCount> => {
+  const segment = await requireSegment(deps, orgId, segmentId);
+  return { ...view(segment), ...(await countSegment(deps, orgId, segment)) };
+};
+
+/**
+ * Renames a segment or changes its match or conditions (all of them at
+ * once: the array sent replaces the stored one). The list never changes.
+ */
+export const updateSegment = async (
+  deps: Pick<Deps, 'segments' | 'tags' | 'clock'>,
+  orgId: string,
+  segmentId: string,
+  input: UpdateSegmentInput,
+): Promise<SegmentView> => {
+  const before = await requireSegment(deps, orgId, segmentId);
+  if (input.conditions) await checkTags(deps, orgId, input.conditions);
+  const after: Segment = {
+    ...before,
+    name: input.name ?? before.name,
+    match: input.match ?? before.match,
+    conditions: input.conditions ?? before.conditions,
+    updatedAt: deps.clock.now().toISOString(),
+  };
+  await deps.segments.update(orgId, after);
+  return view(after);
+};
+
+const inUse = (segment: Segment) => {
+  const series = Object.entries(segment.usedBy)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, name]) => `"${name}" (${id})`);
+  return new RuleViolationError(
+    'segment.inUse',
+    `Segment "${segment.name}" narrows these series: ${series.join(', ')}. Remove it from them (audienceSegmentId null) or delete them, then delete the segment.`,
+  );
+};
+
+/** Deletes a segment; 400 `segment.inUse` naming each series that uses it. */
+export const deleteSegment = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  segmentId: string,
+): Promise<DeletedSegment> => {
+  // A series may take or release the segment meanwhile: the delete is
+  // conditional, and a refusal is explained from a fresh read.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const segment = await requireSegment(deps, orgId, segmentId);
+    if (Object.keys(segment.usedBy).length) throw inUse(segment);
+    if (await deps.segments.delete(orgId, segmentId)) return { id: segmentId };
+  }
+  throw new ConflictError(
+    'write.contended',
+    `Segment ${segmentId} kept changing while it was deleted; retry`,
+  );
+};
