@@ -155,6 +155,7 @@ export const sequenceRoutes = [
       'sequence.notPublished',
       'sequence.topicInUse',
       'topic.notFound',
+      'segment.notFound',
       'sequence.changed',
     ],
     handle: async (deps, { caller, params, body }) =>
@@ -181,12 +182,18 @@ export const sequenceRoutes = [
     role: 'admin',
     summary: 'Create a series, paused, with its version 1 draft',
     description: md(
-      'Creates a series and its version 1 draft holding its calendar: `listId` (required), `startsAt` (optional now, required to publish), `audienceSegmentId` and `audienceTagId` narrowing the list. Answers 201 with the series, `paused`. A `triggerType` in the body changes nothing. Series do not count against the sequence cap.',
+      "Creates a series and its version 1 draft holding its calendar: `listId` (required), `startsAt` (optional now, required to publish), `audienceSegmentId` (a segment of that list: another list's is 400 `segment.listMismatch`) and `audienceTagId` narrowing the list. A segment a series holds (its published version or its draft) cannot be deleted. Answers 201 with the series, `paused`. A `triggerType` in the body changes nothing. Series do not count against the sequence cap.",
       'A list, tag or topic of another organization (or none) answers 404.',
     ),
     body: CreateSeriesBody,
     responses: { 201: json(SeriesView, 'The series, created paused') },
-    errors: ['list.notFound', 'tag.notFound', 'topic.notFound'],
+    errors: [
+      'list.notFound',
+      'tag.notFound',
+      'topic.notFound',
+      'segment.notFound',
+      'segment.listMismatch',
+    ],
     handle: async (deps, { caller, body }) =>
       created(await createSeries(deps, caller.orgId, body)),
   }),
@@ -239,6 +246,8 @@ export const sequenceRoutes = [
       'list.notFound',
       'tag.notFound',
       'topic.notFound',
+      'segment.notFound',
+      'segment.listMismatch',
       'sequence.changed',
     ],
     handle: async (deps, { caller, params, body }) =>
@@ -255,7 +264,12 @@ export const sequenceRoutes = [
     ),
     params: SeriesParams,
     responses: { 200: json(Deleted, 'The id of the series deleted') },
-    errors: ['sequence.notFound', 'sequence.notSeries', 'sequence.changed'],
+    errors: [
+      'sequence.notFound',
+      'sequence.notSeries',
+      'segment.notFound',
+      'sequence.changed',
+    ],
     handle: async (deps, { caller, params }) =>
       ok(await deleteSeries(deps, caller.orgId, params.seriesId)),
   }),
@@ -454,6 +468,7 @@ export const sequenceRoutes = [
       'sequenceVersion.notFound',
       'sequence.versionNotDraft',
       'sequence.publishInvalid',
+      'segment.notFound',
       'sequence.changed',
     ],
     handle: async (deps, { caller, params }) =>

@@ -6,6 +6,7 @@
 import type { AudienceDeps } from '../audience/ports.ts';
 import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { Page, PageRequest } from '../ports.ts';
+import type { SegmentsDeps } from '../segments/ports.ts';
 import type { TemplatesDeps } from '../templates/ports.ts';
 import type { TopicsDeps } from '../topics/ports.ts';
 import type {
@@ -14,6 +15,24 @@ import type {
   SequenceNode,
   SequenceVersion,
 } from './model.ts';
+
+/** A segment a series' version narrows its list with. */
+export interface SegmentRef {
+  segmentId: string;
+  listId: string;
+}
+
+/**
+ * How a series write changes the segments it holds (a segment in use by a
+ * series cannot be deleted): `use` records the series (again, to refresh
+ * its name) on each segment, conditional on the segment filtering that
+ * list; `release` lets segments go. In the write's own transaction.
+ */
+export interface SegmentChange {
+  seriesName: string;
+  use: SegmentRef[];
+  release: string[];
+}
 
 /** A version with its nodes, in order. */
 export interface VersionWithNodes {
@@ -32,7 +51,7 @@ export interface SequenceRepository {
     orgId: string,
     sequence: Sequence,
     draft: SequenceVersion,
-    cap?: number,
+    options?: { cap?: number; segments?: SegmentChange },
   ): Promise<void>;
   get(orgId: string, sequenceId: string): Promise<Sequence | undefined>;
   /** How many of a kind the organization has (its counter). */
@@ -54,12 +73,17 @@ export interface SequenceRepository {
     before: Sequence,
     after: Sequence,
     draft?: { before: SequenceVersion; after: SequenceVersion },
+    segments?: SegmentChange,
   ): Promise<void>;
   /**
-   * Deletes the head (conditional on the version read) and uncounts it;
-   * then its versions and nodes.
+   * Deletes the head (conditional on the version read) and uncounts it,
+   * releasing its segments; then its versions and nodes.
    */
-  delete(orgId: string, before: Sequence): Promise<void>;
+  delete(
+    orgId: string,
+    before: Sequence,
+    segments?: SegmentChange,
+  ): Promise<void>;
   /** Every version, by number. */
   versions(orgId: string, sequenceId: string): Promise<SequenceVersion[]>;
   getVersion(
@@ -90,6 +114,7 @@ export interface SequenceRepository {
     before: Sequence,
     after: Sequence,
     draft: SequenceVersion,
+    segments?: SegmentChange,
   ): Promise<void>;
   /** Adds a node to a draft (conditional on the version's revision). */
   addNode(
@@ -125,6 +150,7 @@ export interface SequenceRepository {
       draft: SequenceVersion;
       published: SequenceVersion;
       superseded?: { before: SequenceVersion; after: SequenceVersion };
+      segments?: SegmentChange;
     },
   ): Promise<void>;
 }
@@ -136,7 +162,8 @@ export type SequenceOrganizations = Pick<OrganizationRepository, 'get'>;
 export interface SequencesDeps
   extends Pick<AudienceDeps, 'lists' | 'tags' | 'clock' | 'ids'>,
     Pick<TopicsDeps, 'topics'>,
-    Pick<TemplatesDeps, 'templates'> {
+    Pick<TemplatesDeps, 'templates'>,
+    Pick<SegmentsDeps, 'segments'> {
   sequences: SequenceRepository;
   organizations: SequenceOrganizations;
 }

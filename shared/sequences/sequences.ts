@@ -16,6 +16,7 @@ import {
 import { sequenceCapOf } from '../organizations/organizations.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
+import { requireSegmentOfList } from '../segments/segments.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import {
   DEFAULT_NODE_CONTENT,
@@ -33,6 +34,8 @@ import {
 import {
   CapReachedError,
   type SequencesDeps as Deps,
+  type SegmentChange,
+  type SegmentRef,
   type VersionWithNodes,
 } from './ports.ts';
 import {
@@ -474,6 +477,62 @@ const NO_CALENDAR: SeriesCalendar = {
   audienceTagId: null,
 };
 
+/**
+ * How a series write moves the segments it holds: the segments of the
+ * versions that count (published and draft) before and after it. With
+ * `refresh` (a rename), every segment held is written again, so that a
+ * refused segment deletion names the series by its new name.
+ */
+const segmentChange = (
+  seriesName: string,
+  before: readonly (SeriesCalendar | undefined)[],
+  after: readonly (SeriesCalendar | undefined)[],
+  refresh = false,
+): SegmentChange | undefined => {
+  const refs = (versions: readonly (SeriesCalendar | undefined)[]) =>
+    versions.flatMap((version) =>
+      version?.audienceSegmentId && version.listId
+        ? [{ segmentId: version.audienceSegmentId, listId: version.listId }]
+        : [],
+    );
+  const held = refs(before);
+  const kept = refs(after);
+  const same = (a: SegmentRef, b: SegmentRef) =>
+    a.segmentId === b.segmentId && a.listId === b.listId;
+  const use = kept.filter(
+    (ref, index) =>
+      kept.findIndex((other) => same(other, ref)) === index &&
+      (refresh || !held.some((other) => same(other, ref))),
+  );
+  const release = [
+    ...new Set(
+      held
+        .map((ref) => ref.segmentId)
+        .filter((id) => !kept.some((ref) => ref.segmentId === id)),
+    ),
+  ];
+  return use.length || release.length
+    ? { seriesName, use, release }
+    : undefined;
+};
+
+/** 404 or 400 unless the segment exists and filters the series' list. */
+const checkSegment = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  calendar: SeriesCalendar,
+) => {
+  if (calendar.audienceSegmentId && calendar.listId) {
+    await requireSegmentOfList(
+      deps,
+      orgId,
+      calendar.audienceSegmentId,
+      calendar.listId,
+      'audienceSegmentId',
+    );
+  }
+};
+
 const newVersion = (
   sequenceId: string,
   id: string,
@@ -571,7 +630,7 @@ export const createSequence = async (
     version: 1,
   };
   try {
-    await deps.sequences.create(orgId, sequence, draft, cap);
+    await deps.sequences.create(orgId, sequence, draft, { cap });
   } catch (error) {
     if (!(error instanceof CapReachedError)) throw error;
     const count = await deps.sequences.count(orgId, 'sequence');
@@ -590,7 +649,10 @@ export const createSequence = async (
  * changes nothing: a series' trigger is its calendar.
  */
 export const createSeries = async (
-  deps: Pick<Deps, 'sequences' | 'lists' | 'tags' | 'topics' | 'ids' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'sequences' | 'segments' | 'lists' | 'tags' | 'topics' | 'ids' | 'clock'
+  >,
   orgId: string,
   input: CreateSeriesInput,
 ): Promise<SeriesView> => {
@@ -605,6 +667,7 @@ export const createSeries = async (
     audienceSegmentId: input.audienceSegmentId,
     audienceTagId: input.audienceTagId,
   };
+  await checkSegment(deps, orgId, calendar);
   const now = deps.clock.now().toISOString();
   const id = deps.ids.id();
   const draft = newVersion(id, deps.ids.id(), 1, now, calendar);
@@ -622,7 +685,9 @@ export const createSeries = async (
     updatedAt: now,
     version: 1,
   };
-  await deps.sequences.create(orgId, series, draft);
+  await deps.sequences.create(orgId, series, draft, {
+    segments: segmentChange(series.name, [], [draft]),
+  });
   return seriesView(series, draft);
 };
 
@@ -689,7 +754,14 @@ export const updateSequence = async (
 ): Promise<SequenceView> => {
   const s = await requireSequence(deps, orgId, sequenceId);
   const after = await changedHead(deps, orgId, s, input);
-  await deps.sequences.update(orgId, s, after);
+  // A series renamed here too: its segments learn its new name.
+  let segments: SegmentChange | undefined;
+  if (s.kind === 'series' && after.name !== s.name) {
+    const { published, draft } = await heldVersions(deps, orgId, s);
+    const held = [published, draft];
+    segments = segmentChange(after.name, held, held, true);
+  }
+  await deps.sequences.update(orgId, s, after, undefined, segments);
   return sequenceView(after);
 };
 
@@ -699,7 +771,10 @@ export const updateSequence = async (
  * calendar field with no draft open is a 400 and nothing changes.
  */
 export const updateSeries = async (
-  deps: Pick<Deps, 'sequences' | 'topics' | 'lists' | 'tags' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'sequences' | 'segments' | 'topics' | 'lists' | 'tags' | 'clock'
+  >,
   orgId: string,
   seriesId: string,
   input: UpdateSeriesInput,
@@ -708,6 +783,7 @@ export const updateSeries = async (
   const calendarFields = CALENDAR_FIELDS.filter(
     (field) => input[field] !== undefined,
   );
+  const { published, draft: openDraft } = await heldVersions(deps, orgId, s);
   let draft: SequenceVersion | undefined;
   if (calendarFields.length) {
     if (!s.draftVersionId) {
@@ -720,7 +796,7 @@ export const updateSeries = async (
         { code: 'sequence.noDraft' },
       );
     }
-    draft = await deps.sequences.getVersion(orgId, s.id, s.draftVersionId);
+    draft = openDraft;
     if (!draft) throw changedMeanwhile();
     await checkReferences(deps, orgId, {
       listId: input.listId,
@@ -746,15 +822,40 @@ export const updateSeries = async (
       : {}),
     updatedAt: after.updatedAt,
   };
+  if (draftAfter) await checkSegment(deps, orgId, draftAfter);
+  const segments = segmentChange(
+    after.name,
+    [published, openDraft],
+    [published, draftAfter ?? openDraft],
+    after.name !== s.name,
+  );
   await deps.sequences.update(
     orgId,
     s,
     after,
     draft && draftAfter ? { before: draft, after: draftAfter } : undefined,
+    segments,
   );
   if (draftAfter) return seriesView(after, draftAfter);
   const { calendar } = await detailOf(deps, orgId, after);
   return seriesView(after, calendar);
+};
+
+/** The published version and the open draft of a series (no nodes). */
+const heldVersions = async (
+  deps: Pick<Deps, 'sequences'>,
+  orgId: string,
+  s: Sequence,
+) => {
+  const read = (versionId: string | null) =>
+    versionId
+      ? deps.sequences.getVersion(orgId, s.id, versionId)
+      : Promise.resolve(undefined);
+  const [published, draft] = await Promise.all([
+    read(s.publishedVersionId),
+    read(s.draftVersionId),
+  ]);
+  return { published, draft };
 };
 
 const changedMeanwhile = () =>
@@ -793,7 +894,13 @@ export const deleteSeries = async (
   seriesId: string,
 ): Promise<Deleted> => {
   const s = await requireSeries(deps, orgId, seriesId);
-  await deps.sequences.delete(orgId, s);
+  // The live versions (published, draft) hold its segments.
+  const { published, draft } = await heldVersions(deps, orgId, s);
+  await deps.sequences.delete(
+    orgId,
+    s,
+    segmentChange(s.name, [published, draft], []),
+  );
   return { id: seriesId };
 };
 
@@ -866,7 +973,16 @@ export const discardVersion = async (
     draftVersionId: null,
     updatedAt: deps.clock.now().toISOString(),
   };
-  await deps.sequences.discardDraft(orgId, s, after, version);
+  const published = s.publishedVersionId
+    ? await deps.sequences.getVersion(orgId, s.id, s.publishedVersionId)
+    : undefined;
+  await deps.sequences.discardDraft(
+    orgId,
+    s,
+    after,
+    version,
+    segmentChange(s.name, [published, version], [published]),
+  );
   return { id: versionId };
 };
 
@@ -1069,7 +1185,7 @@ export const deleteNode = async (
  * sequence, its trigger's list or tag gone.
  */
 const publishProblems = async (
-  deps: Pick<Deps, 'lists' | 'tags' | 'clock'>,
+  deps: Pick<Deps, 'lists' | 'tags' | 'segments' | 'clock'>,
   orgId: string,
   s: Sequence,
   { version, nodes }: VersionWithNodes,
@@ -1143,6 +1259,17 @@ const publishProblems = async (
           : 'is not set: a series sends to a list',
       });
     }
+    if (version.audienceSegmentId) {
+      const segment = await deps.segments.get(orgId, version.audienceSegmentId);
+      if (!segment || segment.listId !== version.listId) {
+        problems.push({
+          field: 'audienceSegmentId',
+          message: segment
+            ? `segment ${segment.id} filters another list than ${version.listId}`
+            : `segment ${version.audienceSegmentId} no longer exists`,
+        });
+      }
+    }
     if (version.audienceTagId && !tag) {
       problems.push({
         field: 'audienceTagId',
@@ -1172,7 +1299,7 @@ const publishProblems = async (
  * in flight on it go on with it).
  */
 export const publishVersion = async (
-  deps: Pick<Deps, 'sequences' | 'lists' | 'tags' | 'clock'>,
+  deps: Pick<Deps, 'sequences' | 'segments' | 'lists' | 'tags' | 'clock'>,
   orgId: string,
   sequenceId: string,
   versionId: string,
@@ -1220,6 +1347,7 @@ export const publishVersion = async (
           },
         }
       : {}),
+    segments: segmentChange(s.name, [previous, draft.version], [published]),
   });
   return versionDetail({ version: published, nodes: draft.nodes });
 };

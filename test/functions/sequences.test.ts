@@ -846,3 +846,123 @@ describe('Series', () => {
     expect(await itemsOf(client, series)).toEqual([]);
   });
 });
+
+describe('Series and segments', () => {
+  const segmentOf = async (client: ApiClient, org: Org, listId: string) =>
+    (
+      await client.post('/segments', {
+        key: org.key,
+        body: {
+          name: 'Subscribed',
+          listId,
+          match: 'all',
+          conditions: [
+            { field: 'status', operator: 'is', value: 'subscribed' },
+          ],
+        },
+      })
+    ).json.data.id as string;
+
+  it("audienceSegmentId must be a segment of the series' list (400 segment.listMismatch, nothing written)", async () => {
+    const client = await createApiClient();
+    const org = await organization(client);
+    const otherList = (
+      await client.post('/lists', { key: org.key, body: { name: 'Other' } })
+    ).json.data.id;
+    const segmentId = await segmentOf(client, org, otherList);
+    const before = await client.scan();
+
+    const refused = await client.post('/series', {
+      key: org.key,
+      body: {
+        name: 'Course',
+        listId: org.listId,
+        audienceSegmentId: segmentId,
+      },
+    });
+
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe('segment.listMismatch');
+    expect(refused.json.details[0].field).toBe('audienceSegmentId');
+    expect(await client.scan()).toEqual(before);
+  });
+
+  it('a segment in use by a series cannot be deleted (400 naming the series) until no live version holds it', async () => {
+    const client = await createApiClient();
+    const org = await organization(client);
+    const first = await segmentOf(client, org, org.listId);
+    const second = await segmentOf(client, org, org.listId);
+    const created = await client.post('/series', {
+      key: org.key,
+      body: {
+        name: 'Course',
+        listId: org.listId,
+        startsAt: '2099-03-01T09:00:00Z',
+        audienceSegmentId: first,
+      },
+    });
+    const { id, draftVersionId } = created.json.data;
+    await client.post(`/sequences/${id}/versions/${draftVersionId}/nodes`, {
+      key: org.key,
+      body: { type: 'send_email', templateId: org.templateId },
+    });
+    await publish(client, org, id, draftVersionId);
+
+    const inUse = await client.delete(`/segments/${first}`, { key: org.key });
+    expect(inUse.status).toBe(400);
+    expect(inUse.json.code).toBe('segment.inUse');
+    expect(inUse.json.error).toContain('Course');
+
+    // A draft narrowing by another segment: the published version still holds the first.
+    const v2 = (
+      await client.post(`/sequences/${id}/versions`, { key: org.key })
+    ).json.data.id;
+    const patched = await client.patch(`/series/${id}`, {
+      key: org.key,
+      body: { audienceSegmentId: second, name: 'Spring course' },
+    });
+    expect(patched.json.data.audienceSegmentId).toBe(second);
+    const stillHeld = await client.delete(`/segments/${first}`, {
+      key: org.key,
+    });
+    expect(stillHeld.json.error).toContain('Spring course');
+    expect(
+      (await client.delete(`/segments/${second}`, { key: org.key })).json.code,
+    ).toBe('segment.inUse');
+
+    // Publishing the draft lets the first go; deleting the series, the second.
+    await publish(client, org, id, v2);
+    expect(
+      (await client.delete(`/segments/${first}`, { key: org.key })).status,
+    ).toBe(200);
+    expect(
+      (await client.delete(`/series/${id}`, { key: org.key })).status,
+    ).toBe(200);
+    expect(
+      (await client.delete(`/segments/${second}`, { key: org.key })).status,
+    ).toBe(200);
+  });
+
+  it('discarding a draft lets its segment go', async () => {
+    const client = await createApiClient();
+    const org = await organization(client);
+    const segmentId = await segmentOf(client, org, org.listId);
+    const created = await client.post('/series', {
+      key: org.key,
+      body: {
+        name: 'Course',
+        listId: org.listId,
+        audienceSegmentId: segmentId,
+      },
+    });
+
+    await client.delete(
+      `/sequences/${created.json.data.id}/versions/${created.json.data.draftVersionId}`,
+      { key: org.key },
+    );
+
+    expect(
+      (await client.delete(`/segments/${segmentId}`, { key: org.key })).status,
+    ).toBe(200);
+  });
+});

@@ -22,9 +22,11 @@ import {
 } from '../../sequences/model.ts';
 import {
   CapReachedError,
+  type SegmentChange,
   type SequenceRepository,
   type VersionWithNodes,
 } from '../../sequences/ports.ts';
+import { releaseSegment, useSegment } from './dynamo-segment-repository.ts';
 import {
   type DynamoTable,
   deleteByPrefix,
@@ -156,12 +158,12 @@ export class DynamoSequenceRepository implements SequenceRepository {
     orgId: string,
     sequence: Sequence,
     draft: SequenceVersion,
-    cap?: number,
+    { cap, segments }: { cap?: number; segments?: SegmentChange } = {},
   ): Promise<void> {
     const { tableName: TableName } = this.table;
     const counter = counterOf(sequence.kind);
     try {
-      await transactWrite(this.table, [
+      await this.write(orgId, sequence.id, segments, [
         {
           Update: {
             TableName,
@@ -241,9 +243,10 @@ export class DynamoSequenceRepository implements SequenceRepository {
     before: Sequence,
     after: Sequence,
     draft?: { before: SequenceVersion; after: SequenceVersion },
+    segments?: SegmentChange,
   ): Promise<void> {
     try {
-      await transactWrite(this.table, [
+      await this.write(orgId, before.id, segments, [
         this.headPut(orgId, before, after),
         ...(draft ? [this.draftPut(orgId, draft.before, draft.after)] : []),
       ]);
@@ -253,10 +256,14 @@ export class DynamoSequenceRepository implements SequenceRepository {
     }
   }
 
-  async delete(orgId: string, before: Sequence): Promise<void> {
+  async delete(
+    orgId: string,
+    before: Sequence,
+    segments?: SegmentChange,
+  ): Promise<void> {
     const { tableName: TableName } = this.table;
     try {
-      await transactWrite(this.table, [
+      await this.write(orgId, before.id, segments, [
         {
           Delete: {
             TableName,
@@ -365,10 +372,11 @@ export class DynamoSequenceRepository implements SequenceRepository {
     before: Sequence,
     after: Sequence,
     draft: SequenceVersion,
+    segments?: SegmentChange,
   ): Promise<void> {
     const { tableName: TableName } = this.table;
     try {
-      await transactWrite(this.table, [
+      await this.write(orgId, before.id, segments, [
         this.headPut(orgId, before, after),
         {
           Delete: {
@@ -443,7 +451,7 @@ export class DynamoSequenceRepository implements SequenceRepository {
     change: Parameters<SequenceRepository['publish']>[1],
   ): Promise<void> {
     const { tableName: TableName } = this.table;
-    const { before, after, draft, published, superseded } = change;
+    const { before, after, draft, published, superseded, segments } = change;
     const items: TransactItem[] = [
       this.headPut(orgId, before, after),
       this.draftPut(orgId, draft, published),
@@ -467,9 +475,52 @@ export class DynamoSequenceRepository implements SequenceRepository {
         : []),
     ];
     try {
-      await transactWrite(this.table, items);
+      await this.write(orgId, before.id, segments, items);
     } catch (error) {
       if (failedConditions(error)?.length) throw changed(before.kind, error);
+      throw error;
+    }
+  }
+
+  /**
+   * One transaction: `items`, then the segment entries of `segments`. A
+   * segment entry's failed condition (the segment deleted, or filtering
+   * another list, since it was checked) is a 404 `segment.notFound`.
+   */
+  private async write(
+    orgId: string,
+    seriesId: string,
+    segments: SegmentChange | undefined,
+    items: TransactItem[],
+  ): Promise<void> {
+    const used = new Set(segments?.use.map((u) => u.segmentId));
+    const segmentItems = [
+      ...(segments?.use ?? []).map(({ segmentId, listId }) =>
+        useSegment(this.table, {
+          orgId,
+          segmentId,
+          listId,
+          seriesId,
+          seriesName: segments?.seriesName ?? '',
+        }),
+      ),
+      ...(segments?.release ?? [])
+        .filter((segmentId) => !used.has(segmentId))
+        .map((segmentId) =>
+          releaseSegment(this.table, { orgId, segmentId, seriesId }),
+        ),
+    ];
+    try {
+      await transactWrite(this.table, [...items, ...segmentItems]);
+    } catch (error) {
+      const failed = failedConditions(error) ?? [];
+      if (failed.some((index) => index >= items.length)) {
+        throw new NotFoundError(
+          'segment.notFound',
+          'A segment of the series was deleted, or filters another list, meanwhile',
+          { cause: error },
+        );
+      }
       throw error;
     }
   }
