@@ -13,6 +13,7 @@ import {
   sesEvents,
 } from './events/consumer.ts';
 import { sendBindings, sendConsumer } from './sender/consumer.ts';
+import { stepsBindings, stepsConsumer } from './steps/consumer.ts';
 
 /** Events of an EventBridge bus this group's queue receives. */
 export interface EventSubscription {
@@ -78,5 +79,11 @@ export const consumerFunctions: readonly ConsumerFunction[] = [
     // mails a second, and two of a send overlap when it falls behind. Raise
     // it for accounts sending above about 150 a second (README, deploy).
     memoryMB: 256,
+  }),
+  consumerFunction({
+    description:
+      "Journeys: each step of a contact's sequence sent once when it falls due, the next one scheduled; resumes and clean-ups after a delete.",
+    bindings: stepsBindings,
+    group: stepsConsumer,
   }),
 ];

@@ -8,6 +8,7 @@
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { StreamConsumerGroup } from '../shared/streams/consumer.ts';
 import { factsBindings, factsConsumer } from './facts/consumer.ts';
+import { journeysBindings, journeysConsumer } from './journeys/consumer.ts';
 
 /** One stream consumer and what its function may use. */
 export interface StreamConsumerFunction<B extends Bindings = Bindings> {
@@ -34,5 +35,11 @@ export const streamConsumerFunctions: readonly StreamConsumerFunction[] = [
       'Audience facts: each committed contact write becomes the events it implies (a first join, a new tag), none for a bulk import.',
     bindings: factsBindings,
     group: factsConsumer,
+  }),
+  streamConsumerFunction({
+    description:
+      'Journeys in flight: a deleted sequence has its schedules cancelled and its journeys removed; a resumed one sends the steps that came due while it was paused.',
+    bindings: journeysBindings,
+    group: journeysConsumer,
   }),
 ];

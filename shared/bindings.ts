@@ -137,6 +137,7 @@ export type TableDeps = Pick<
   | 'campaignStats'
   | 'delivery'
   | 'sequences'
+  | 'enrolments'
   | 'apiKeyCacheTtlSeconds'
   // Where audience facts go, built with the stores (the facts stream
   // consumer publishes them; one line in runtime/deps.ts swaps it).

@@ -38,7 +38,7 @@ export interface Deps
       CampaignsDeps,
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
     >,
-    Pick<SequencesDeps, 'sequences'> {
+    Pick<SequencesDeps, 'sequences' | 'enrolments'> {
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /** The consumer queues a function may send to, by group name. */

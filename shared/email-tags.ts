@@ -15,6 +15,8 @@ export const EMAIL_TAGS = {
   contact: 'contact',
   /** The campaign it belongs to, where there is one. */
   campaign: 'campaign',
+  /** The sequence whose step it is, where there is one. */
+  sequence: 'sequence',
 } as const;
 
 /** The kinds of message we send. */
@@ -39,9 +41,11 @@ export const emailTags = (tags: {
   kind: MessageKind;
   contact?: string;
   campaign?: string;
+  sequence?: string;
 }): Record<string, string> => ({
   [EMAIL_TAGS.organization]: tags.organization,
   [EMAIL_TAGS.kind]: tags.kind,
   ...(tags.contact ? { [EMAIL_TAGS.contact]: tags.contact } : {}),
   ...(tags.campaign ? { [EMAIL_TAGS.campaign]: tags.campaign } : {}),
+  ...(tags.sequence ? { [EMAIL_TAGS.sequence]: tags.sequence } : {}),
 });

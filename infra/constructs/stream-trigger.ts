@@ -53,16 +53,32 @@ export const ITERATOR_AGE_ALARM_SECONDS = 15 * 60;
 
 /**
  * The filter criteria of a declared filter: the event names, and the
- * entity type of the new image. `passesFilter` applies the same rule
- * locally.
+ * entity type of the new image (of the old one for REMOVE, which has no
+ * new image). Lambda passes a record matching any of them;
+ * `passesFilter` applies the same rule locally.
  */
-export const filterCriteriaOf = (filter: StreamFilter) =>
-  FilterCriteria.filter({
-    eventName: FilterRule.or(...filter.eventNames),
-    dynamodb: {
-      NewImage: { [ENTITY_TYPE]: { S: FilterRule.or(...filter.entityTypes) } },
-    },
-  });
+export const filterCriteriaOf = (filter: StreamFilter) => {
+  const types = { [ENTITY_TYPE]: { S: FilterRule.or(...filter.entityTypes) } };
+  const written = filter.eventNames.filter((name) => name !== 'REMOVE');
+  return [
+    ...(written.length > 0
+      ? [
+          FilterCriteria.filter({
+            eventName: FilterRule.or(...written),
+            dynamodb: { NewImage: types },
+          }),
+        ]
+      : []),
+    ...(filter.eventNames.includes('REMOVE')
+      ? [
+          FilterCriteria.filter({
+            eventName: FilterRule.or('REMOVE'),
+            dynamodb: { OldImage: types },
+          }),
+        ]
+      : []),
+  ];
+};
 
 /** A stream consumer's mapping, on-failure queue, grants and alarms. */
 export class StreamTrigger extends Construct {
@@ -96,7 +112,7 @@ export class StreamTrigger extends Construct {
         bisectBatchOnError: settings.bisectOnError,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(this.deadLetterQueue),
-        filters: [filterCriteriaOf(props.filter)],
+        filters: filterCriteriaOf(props.filter),
       }),
     );
     Validations.of(consumer).acknowledge({

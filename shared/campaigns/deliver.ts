@@ -121,7 +121,7 @@ export const parallelSendsFor = (rate: number): number =>
  * past by more than one interval is dropped rather than used late: sends
  * never bunch up to catch up.
  */
-class Slots {
+export class Slots {
   private readonly reserved: number[] = [];
   private turn: Promise<unknown> = Promise.resolve();
   private readonly rate: number;
@@ -215,7 +215,7 @@ const failCampaign = (
   });
 
 /** Why the organization cannot send now, if it cannot. */
-const stopReason = (
+export const stopReason = (
   blockers: readonly string[],
 ): { reason: FailureReason; text: string } | undefined => {
   if (blockers.includes('sending_paused')) {
@@ -481,7 +481,7 @@ export const deliverBatch = async (
 };
 
 /** What became of one paced send. */
-type SendResult =
+export type SendResult =
   | { kind: 'sent'; messageId: string }
   | { kind: Exclude<SendRefusalKind, 'throttled'> | 'throttled' };
 
@@ -490,8 +490,8 @@ type SendResult =
  * pause growing each time, a new instant, again — until the time budget
  * ends (never a failure of the recipient).
  */
-const sendPaced = async (
-  deps: DeliverDeps,
+export const sendPaced = async (
+  deps: Pick<DeliverDeps, 'mailer' | 'pacer' | 'clock'>,
   slots: Slots,
   mail: OutgoingMessage,
   started: number,

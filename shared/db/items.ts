@@ -51,6 +51,7 @@ export const ENTITY_TYPES = [
   'SendPacer',
   'SendWindow',
   'Sequence',
+  'SequenceEnrolment',
   'SequenceNode',
   'SequenceVersion',
 ] as const;

@@ -296,6 +296,20 @@ export const keys = {
     PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
     skPrefix: '',
   }),
+  /**
+   * One contact's journey through a sequence. Enrolments have a partition
+   * per sequence, apart from its versions: they outlive its head for as
+   * long as the cleanup after a delete takes to cancel their schedules.
+   */
+  enrolment: (orgId: string, sequenceId: string, contactId: string): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}#ENROLMENTS`,
+    SK: `CONTACT#${contactId}`,
+  }),
+  /** Every enrolment of a sequence, by contact id. */
+  enrolmentsOfSequence: (orgId: string, sequenceId: string): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}#ENROLMENTS`,
+    skPrefix: 'CONTACT#',
+  }),
   /** The organization's double opt-in settings. */
   optinSettings: (orgId: string): Key => ({
     PK: org(orgId),
@@ -341,5 +355,16 @@ export const keyParsers = {
     const sort = CONTACT_SK.exec(key.SK);
     if (!partition?.[1] || !partition[2] || !sort?.[1]) return;
     return { orgId: partition[1], listId: partition[2], email: sort[1] };
+  },
+  /** The inverse of {@link keys.sequence}: its organization and id. */
+  sequence: (key: {
+    PK?: unknown;
+    SK?: unknown;
+  }): { orgId: string; sequenceId: string } | undefined => {
+    if (typeof key.PK !== 'string' || typeof key.SK !== 'string') return;
+    const partition = /^ORG#([^#]+)$/.exec(key.PK);
+    const sort = /^SEQUENCE#([^#]+)$/.exec(key.SK);
+    if (!partition?.[1] || !sort?.[1]) return;
+    return { orgId: partition[1], sequenceId: sort[1] };
   },
 } as const;

@@ -14,6 +14,7 @@ import { DynamoCampaignStats } from '../adapters/aws/dynamo-campaign-stats.ts';
 import { DynamoContactRepository } from '../adapters/aws/dynamo-contact-repository.ts';
 import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoDomainRepository } from '../adapters/aws/dynamo-domain-repository.ts';
+import { DynamoEnrolmentRepository } from '../adapters/aws/dynamo-enrolment-repository.ts';
 import { DynamoIdentityRepository } from '../adapters/aws/dynamo-identity-repository.ts';
 import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts';
 import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
@@ -111,6 +112,7 @@ const tableDeps = (options: TableOptions) => {
     campaignStats: new DynamoCampaignStats(table),
     delivery: new DynamoDeliveryRepository(table),
     sequences: new DynamoSequenceRepository(table),
+    enrolments: new DynamoEnrolmentRepository(table),
     audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
   };

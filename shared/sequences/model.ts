@@ -149,3 +149,93 @@ export const DEFAULT_NODE_CONTENT = `<!doctype html>
   </body>
 </html>
 `;
+
+/**
+ * Where a contact's journey through a sequence stands: running, through
+ * its last step, or ended early (see {@link EXIT_REASONS}). A journey that
+ * completed or exited never starts again for that contact.
+ */
+export const ENROLMENT_STATUSES = ['active', 'completed', 'exited'] as const;
+export type EnrolmentStatus = (typeof ENROLMENT_STATUSES)[number];
+
+/**
+ * Why a journey ended before its last step, found when a step fell due:
+ * the contact unsubscribed, bounced or complained, its address is
+ * suppressed, it left the list, or the version it runs on is gone.
+ */
+export const EXIT_REASONS = [
+  'unsubscribed',
+  'bounced',
+  'complained',
+  'suppressed',
+  'removed',
+  'version_gone',
+] as const;
+export type ExitReason = (typeof EXIT_REASONS)[number];
+
+/**
+ * What became of one step: sent (the provider accepted it), skipped (the
+ * contact opted out of the sequence's topic), failed (the provider refused
+ * the address, or the content no longer renders), or uncertain (a consumer
+ * died while the provider was being called: never sent again).
+ */
+export const STEP_OUTCOMES = [
+  'sent',
+  'skipped',
+  'failed',
+  'uncertain',
+] as const;
+export type StepOutcome = (typeof STEP_OUTCOMES)[number];
+
+/**
+ * Why a step that fell due waits (an hour, then it is tried again): mass
+ * sending is off, the organization cannot send (a readiness blocker, the
+ * provider paused it), or its 24-hour quota is spent.
+ */
+export const STEP_HOLD_REASONS = [
+  'sending_disabled',
+  'blocked',
+  'quota_exceeded',
+] as const;
+export type StepHoldReason = (typeof STEP_HOLD_REASONS)[number];
+
+/** One contact's journey through one sequence. */
+export interface Enrolment {
+  sequenceId: string;
+  contactId: string;
+  /** The contact's list and address, read again at each step. */
+  listId: string;
+  email: string;
+  /** The version entered: the journey stays on it to the end. */
+  versionId: string;
+  /** Index (in the version's nodes) of the send_email step due next. */
+  position: number;
+  status: EnrolmentStatus;
+  exitReason: ExitReason | null;
+  enrolledAt: string;
+  /** When the step at `position` falls due (null once ended). */
+  dueAt: string | null;
+  /** The step fell due while the sequence was paused: sent on resume. */
+  waiting: boolean;
+  /**
+   * The step being sent: taken just before the provider is called, so a
+   * second consumer (a duplicate fire, a redelivery) cannot send it too.
+   */
+  claim: { position: number; owner: string; until: string } | null;
+  /** The last step done, and how. */
+  lastStep: {
+    position: number;
+    outcome: StepOutcome;
+    at: string;
+    messageId?: string;
+  } | null;
+  /** The last time a due step had to wait, and why. */
+  lastHold: { reason: StepHoldReason; at: string } | null;
+  /** Steps sent and skipped so far. */
+  sent: number;
+  skipped: number;
+  endedAt: string | null;
+  updatedAt: string;
+  /** Optimistic lock: every change is conditional on the revision read. */
+  revision: number;
+}

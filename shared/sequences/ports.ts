@@ -10,10 +10,12 @@ import type { SegmentsDeps } from '../segments/ports.ts';
 import type { TemplatesDeps } from '../templates/ports.ts';
 import type { TopicsDeps } from '../topics/ports.ts';
 import type {
+  Enrolment,
   Sequence,
   SequenceKind,
   SequenceNode,
   SequenceVersion,
+  Trigger,
 } from './model.ts';
 
 /** A segment a series' version narrows its list with. */
@@ -54,6 +56,11 @@ export interface SequenceRepository {
     options?: { cap?: number; segments?: SegmentChange },
   ): Promise<void>;
   get(orgId: string, sequenceId: string): Promise<Sequence | undefined>;
+  /**
+   * The organization's active sequences with this trigger: the ones a
+   * contact joining that list (or receiving that tag) enters.
+   */
+  triggered(orgId: string, trigger: Trigger): Promise<Sequence[]>;
   /** How many of a kind the organization has (its counter). */
   count(orgId: string, kind: SequenceKind): Promise<number>;
   /** Newest first, one kind. */
@@ -155,6 +162,45 @@ export interface SequenceRepository {
   ): Promise<void>;
 }
 
+/** One page of a sequence's enrolments, and where the next one starts. */
+export interface EnrolmentPage {
+  items: Enrolment[];
+  /** Pass it back for the next page; absent after the last one. */
+  cursor?: string;
+}
+
+/** Contacts' journeys through sequences, one per (sequence, contact). */
+export interface EnrolmentRepository {
+  /**
+   * Stores a new journey unless the contact has one in that sequence
+   * (running or ended): false, and nothing written, when it has.
+   */
+  create(orgId: string, enrolment: Enrolment): Promise<boolean>;
+  /** Strongly consistent: a step acts on what the last one wrote. */
+  get(
+    orgId: string,
+    sequenceId: string,
+    contactId: string,
+  ): Promise<Enrolment | undefined>;
+  /**
+   * Replaces a journey, conditional on the revision read (`after` carries
+   * the next one): `ConflictError` when it changed meanwhile or is gone.
+   */
+  update(orgId: string, before: Enrolment, after: Enrolment): Promise<void>;
+  /** A page of a sequence's journeys (only those waiting, with `waiting`). */
+  page(
+    orgId: string,
+    sequenceId: string,
+    options: { limit: number; cursor?: string; waiting?: boolean },
+  ): Promise<EnrolmentPage>;
+  /** Deletes journeys of a sequence (its cleanup after a delete). */
+  deleteMany(
+    orgId: string,
+    sequenceId: string,
+    contactIds: readonly string[],
+  ): Promise<void>;
+}
+
 /** The organization as sequences read it: cap and time zone. */
 export type SequenceOrganizations = Pick<OrganizationRepository, 'get'>;
 
@@ -165,6 +211,7 @@ export interface SequencesDeps
     Pick<TemplatesDeps, 'templates'>,
     Pick<SegmentsDeps, 'segments'> {
   sequences: SequenceRepository;
+  enrolments: EnrolmentRepository;
   organizations: SequenceOrganizations;
 }
 

@@ -64,13 +64,13 @@ export interface StreamSettings {
 
 /**
  * The records a consumer wants: these event names, of items whose entity
- * type (`_type` of the new image) is one of these. Lambda drops the others
- * before invoking (filter criteria, free of charge); the local poller
- * applies the same rule ({@link passesFilter}).
+ * type (`_type` of the new image; of the old one for a REMOVE, which has
+ * no new image) is one of these. Lambda drops the others before invoking
+ * (filter criteria, free of charge); the local poller applies the same
+ * rule ({@link passesFilter}).
  */
 export interface StreamFilter {
-  /** INSERT and MODIFY: the filter reads the new image, which REMOVE lacks. */
-  eventNames: readonly Exclude<StreamEventName, 'REMOVE'>[];
+  eventNames: readonly StreamEventName[];
   entityTypes: readonly EntityType[];
 }
 
@@ -115,7 +115,11 @@ export const passesFilter = (
   filter: StreamFilter,
   record: DynamoDBRecord,
 ): boolean => {
-  const type = record.dynamodb?.NewImage?.[ENTITY_TYPE]?.S;
+  const image =
+    record.eventName === 'REMOVE'
+      ? record.dynamodb?.OldImage
+      : record.dynamodb?.NewImage;
+  const type = image?.[ENTITY_TYPE]?.S;
   return (
     (filter.eventNames as readonly string[]).includes(record.eventName ?? '') &&
     type !== undefined &&

@@ -8,6 +8,7 @@ import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { consumerFunctions } from '../../functions/consumers.ts';
 import { endpointGroups } from '../../functions/groups.ts';
 import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
@@ -30,11 +31,20 @@ const build = () => {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
-    consumers: [],
+    // The queue the stream consumers send to (journeys' steps).
+    consumers: consumerFunctions.filter((c) => c.group.name === 'steps'),
   });
   const facts = api.streamConsumers.get('facts');
-  if (!facts) throw new Error('No facts stream consumer');
-  return { app, data, api, facts, template: Template.fromStack(api) };
+  const journeys = api.streamConsumers.get('journeys');
+  if (!facts || !journeys) throw new Error('No facts or journeys consumer');
+  return {
+    app,
+    data,
+    api,
+    facts,
+    journeys,
+    template: Template.fromStack(api),
+  };
 };
 
 const logicalId = (
@@ -57,9 +67,10 @@ const actionsOf = (statements: Props[]) =>
   );
 
 describe('stream consumers in the stack', () => {
-  it('declares the audience facts consumer', () => {
+  it('declares the audience facts and the journeys consumers', () => {
     expect(streamConsumerFunctions.map(({ group }) => group.name)).toEqual([
       'facts',
+      'journeys',
     ]);
   });
 
@@ -105,7 +116,9 @@ describe('stream consumers in the stack', () => {
 
     // Act
     const [mapping] = Object.values(
-      template.findResources('AWS::Lambda::EventSourceMapping'),
+      template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: { Ref: logicalId(api, facts.fn.fn) } },
+      }),
     );
 
     // Assert
@@ -132,6 +145,33 @@ describe('stream consumers in the stack', () => {
     });
   });
 
+  it('maps the table stream to the journeys function: heads written or removed', () => {
+    // Arrange
+    const { api, journeys, template } = build();
+
+    // Act
+    const [mapping] = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: { Ref: logicalId(api, journeys.fn.fn) } },
+      }),
+    );
+
+    // Assert: a REMOVE has only its old image to filter on.
+    const patterns = (
+      mapping?.Properties.FilterCriteria.Filters as Props[]
+    ).map((filter) => JSON.parse(filter.Pattern));
+    expect(patterns).toEqual([
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: { NewImage: { _type: { S: ['Sequence'] } } },
+      },
+      {
+        eventName: ['REMOVE'],
+        dynamodb: { OldImage: { _type: { S: ['Sequence'] } } },
+      },
+    ]);
+  });
+
   it('grants the function the stream and its DLQ, and none of the table actions it does not bind', () => {
     // Arrange
     const { api, facts, template } = build();
@@ -140,16 +180,17 @@ describe('stream consumers in the stack', () => {
     // Act
     const actions = actionsOf(statementsOfRole(template, roleId));
 
-    // Assert
+    // Assert: enrolment reads and puts journeys, and schedules their steps.
     expect(actions).toContain('dynamodb:GetRecords');
     expect(actions).toContain('dynamodb:GetShardIterator');
     expect(actions).toContain('dynamodb:DescribeStream');
     expect(actions).toContain('sqs:SendMessage');
+    expect(actions).toContain('dynamodb:PutItem');
+    expect(actions).toContain('scheduler:CreateSchedule');
     for (const action of [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
       'dynamodb:UpdateItem',
-      'dynamodb:Query',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
     ]) {
       expect(actions).not.toContain(action);
     }

@@ -17,13 +17,14 @@ import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
-import type { Clock } from '../../shared/ports.ts';
+import type { Clock, Mailer, QueueSenders } from '../../shared/ports.ts';
 import {
   localAdminDeps,
   localDeps,
   localDynamo,
   noEdgeKeyRegistry,
 } from '../../shared/runtime/local.ts';
+import type { Scheduler } from '../../shared/scheduling/ports.ts';
 
 /** The link secret of tests. */
 export const TEST_LINK_SECRET = 'test-link-signing-secret-of-at-least-32-chars';
@@ -103,6 +104,14 @@ export const createTestDeps = async (
      * that publishes SES's events; start its pollers with the deps.
      */
     asyncHalf?: Pick<LocalAsync, 'mailerWith' | 'senders'>;
+    /**
+     * Stand-ins for the edges the stream consumers use too (journeys
+     * schedule steps and send to the steps queue): without queues, a
+     * sink for the steps queue.
+     */
+    scheduler?: Scheduler;
+    queues?: QueueSenders<string>;
+    mailer?: Mailer;
   } = {},
 ): Promise<{
   deps: Deps;
@@ -139,7 +148,10 @@ export const createTestDeps = async (
           mailer: options.asyncHalf.mailerWith,
           queues: options.asyncHalf.senders,
         }
-      : {}),
+      : { queues: { steps: { send: async () => {} } } }),
+    ...(options.queues ? { queues: options.queues } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.mailer ? { mailer: () => options.mailer as Mailer } : {}),
   });
   const checkpoints = new Map<string, CheckpointStore>();
   events.settleWith(() =>

@@ -6,8 +6,13 @@
  */
 import { GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import {
+  entityType,
+  ItemSchemaError,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
+import { keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import {
@@ -18,6 +23,7 @@ import {
   type SequenceNode,
   type SequenceVersion,
   TRIGGER_TYPES,
+  type Trigger,
   VERSION_STATUSES,
 } from '../../sequences/model.ts';
 import {
@@ -109,6 +115,32 @@ const NodeVariants = itemSchema('SequenceNode', {
 
 const sequenceFromItem = (item: Record<string, unknown>): Sequence =>
   parseItem(SequenceItem, item);
+
+/** A head's image, as the table's change stream carries it. */
+export interface SequenceImage {
+  orgId: string;
+  sequence: Sequence;
+}
+
+/**
+ * Reads a whole head item (with its keys): the sequence or series and its
+ * organization. Throws `ItemSchemaError` for any other item.
+ */
+export const sequenceImageOf = (
+  item: Record<string, unknown>,
+): SequenceImage => {
+  const sequence = sequenceFromItem(item);
+  const key = keyParsers.sequence(item);
+  if (!key) {
+    throw new ItemSchemaError(
+      'Sequence',
+      `${String(item.PK)} / ${String(item.SK)}`,
+      ['PK'],
+      'PK: not the key of a sequence',
+    );
+  }
+  return { orgId: key.orgId, sequence };
+};
 
 const versionFromItem = (item: Record<string, unknown>): SequenceVersion =>
   parseItem(VersionItem, item);
@@ -291,6 +323,40 @@ export class DynamoSequenceRepository implements SequenceRepository {
     }
     // Versions and nodes: nothing reaches them once the head is gone.
     await deleteByPrefix(this.table, keys.sequenceContents(orgId, before.id));
+  }
+
+  async triggered(orgId: string, trigger: Trigger): Promise<Sequence[]> {
+    const query = keys.sequencesOfOrganization(orgId);
+    const found: Sequence[] = [];
+    // The organization's heads only (its cap keeps them few), the others
+    // dropped by the filter.
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression:
+          '#kind = :kind AND #status = :active AND #trigger.#type = :type AND #trigger.targetId = :target',
+        ExpressionAttributeNames: {
+          '#kind': 'kind',
+          '#status': 'status',
+          '#trigger': 'trigger',
+          '#type': 'type',
+        },
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+          ':kind': 'sequence',
+          ':active': 'active',
+          ':type': trigger.type,
+          ':target': trigger.targetId,
+        },
+      },
+    );
+    for await (const page of pages) {
+      found.push(...(page.Items ?? []).map(sequenceFromItem));
+    }
+    return found;
   }
 
   async versions(

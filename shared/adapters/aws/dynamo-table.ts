@@ -304,19 +304,30 @@ export const deleteByPrefix = async (
     },
   );
   for await (const result of pages) {
-    const found = result.Items ?? [];
-    for (let i = 0; i < found.length; i += BATCH_WRITE_LIMIT) {
-      let requests = found
-        .slice(i, i + BATCH_WRITE_LIMIT)
-        .map((Key) => ({ DeleteRequest: { Key } }));
-      for (let round = 0; requests.length; round++) {
-        if (round) await sleep(Math.min(1000, 50 * 2 ** round));
-        const written = await table.client.send(
-          new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
-        );
-        requests = (written.UnprocessedItems?.[TableName] ??
-          []) as typeof requests;
-      }
+    await deleteKeys(table, (result.Items ?? []) as Key[]);
+  }
+};
+
+/**
+ * Deletes items by key, 25 per request, retrying unprocessed keys. Not
+ * atomic, unconditional: a missing item is no error.
+ */
+export const deleteKeys = async (
+  table: DynamoTable,
+  found: readonly Key[],
+): Promise<void> => {
+  const { tableName: TableName } = table;
+  for (let i = 0; i < found.length; i += BATCH_WRITE_LIMIT) {
+    let requests = found
+      .slice(i, i + BATCH_WRITE_LIMIT)
+      .map((Key) => ({ DeleteRequest: { Key } }));
+    for (let round = 0; requests.length; round++) {
+      if (round) await sleep(Math.min(1000, 50 * 2 ** round));
+      const written = await table.client.send(
+        new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
+      );
+      requests = (written.UnprocessedItems?.[TableName] ??
+        []) as typeof requests;
     }
   }
 };

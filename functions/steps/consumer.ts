@@ -1,0 +1,87 @@
+/**
+ * The `steps` consumer: moves journeys. A step of a contact's journey
+ * through a sequence falls due (its schedule fired): it is sent once, and
+ * the next one scheduled; a resumed sequence sends the steps that came due
+ * while it was paused; a deleted one has its journeys' schedules
+ * cancelled and its journeys removed.
+ */
+import * as v from 'valibot';
+import {
+  type DepsOf,
+  endpoints,
+  linkSecret,
+  mail,
+  PIPELINE_ACTIONS,
+  queue,
+  scheduler,
+  sendingQuota,
+  sendingStatus,
+  table,
+} from '../../shared/bindings.ts';
+import { consumer } from '../../shared/queue/consumer.ts';
+import {
+  CleanupMessage,
+  cleanupSequence,
+  ResumeMessage,
+  resumeSequence,
+  runStep,
+  StepMessage,
+} from '../../shared/sequences/journeys.ts';
+import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
+
+/** What the `steps` consumer may use. */
+export const stepsBindings = [
+  table(
+    ...PIPELINE_ACTIONS,
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    // A deleted sequence's journeys, removed by the cleanup.
+    'dynamodb:BatchWriteItem',
+  ),
+  endpoints,
+  mail,
+  // Per-contact unsubscribe and topic links.
+  linkSecret,
+  sendingStatus,
+  sendingQuota,
+  scheduler(STEPS_QUEUE),
+  queue(STEPS_QUEUE),
+] as const;
+
+/** The deps of the `steps` consumer. */
+export type StepsConsumerDeps = DepsOf<typeof stepsBindings>;
+
+/** Every message of the steps queue. */
+export const JourneyMessage = v.variant('kind', [
+  StepMessage,
+  ResumeMessage,
+  CleanupMessage,
+]);
+
+/** The `steps` consumer group. */
+export const stepsConsumer = consumer<StepsConsumerDeps, typeof JourneyMessage>(
+  {
+    name: STEPS_QUEUE,
+    entry: 'functions/steps/lambda.ts',
+    queue: {
+      // Six times the function's timeout: one step is one send.
+      visibilityTimeoutSeconds: 300,
+      batchSize: 10,
+      maxConcurrency: 10,
+      // A step held by a dead consumer waits out its claim (15 minutes).
+      maxReceiveCount: 20,
+    },
+    message: JourneyMessage,
+    handle: async (deps, message) => {
+      switch (message.kind) {
+        case 'step':
+          return runStep(deps, message);
+        case 'resume':
+          return resumeSequence(deps, message);
+        case 'cleanup':
+          return cleanupSequence(deps, message);
+      }
+    },
+  },
+);

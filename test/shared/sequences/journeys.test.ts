@@ -1,0 +1,671 @@
+/**
+ * Journeys on the embedded engine: enrolment from the committed facts
+ * (the table's stream, caught up by hand), each step run through the
+ * `steps` consumer's own handler with the scheduler, the steps queue and
+ * the mailer captured — and the failures the issue names injected: a
+ * duplicate fire, a redelivered message, a crash mid-step.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type StepsConsumerDeps,
+  stepsConsumer,
+} from '../../../functions/steps/consumer.ts';
+import {
+  addContact,
+  unsubscribeContact,
+} from '../../../shared/audience/contacts.ts';
+import { tagContact, untagContact } from '../../../shared/audience/tags.ts';
+import type { Deps } from '../../../shared/deps.ts';
+import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
+import { setSendingEnabled } from '../../../shared/organizations/organizations.ts';
+import type { Mailer, OutgoingMessage } from '../../../shared/ports.ts';
+import type { ScheduledMessage } from '../../../shared/scheduling/ports.ts';
+import {
+  enrolFromEvents,
+  STEP_LEASE_MS,
+  type StepMessage,
+  stepScheduleName,
+} from '../../../shared/sequences/journeys.ts';
+import {
+  addNode,
+  createSequence,
+  deleteSequence,
+  openVersion,
+  publishVersion,
+  updateNode,
+  updateSequence,
+} from '../../../shared/sequences/sequences.ts';
+import { updateSendingSettings } from '../../../shared/settings/settings.ts';
+import { createTopic, optOutOfTopic } from '../../../shared/topics/topics.ts';
+import { orgWithList, uniqueEmail } from '../../support/audience.ts';
+import { createTestDeps } from '../../support/dynamo.ts';
+
+const HOUR = 3_600_000;
+
+/** A mailer that records what it accepts and acts on cue per call. */
+const scriptedMailer = () => {
+  const accepted: OutgoingMessage[] = [];
+  let script: (call: number) => 'ok' | Error = () => 'ok';
+  let calls = 0;
+  const mailer: Mailer = {
+    send: async (message) => {
+      const cue = script(++calls);
+      if (cue instanceof Error) throw cue;
+      accepted.push(message);
+      return { messageId: `msg-${calls}` };
+    },
+  };
+  return {
+    mailer,
+    accepted,
+    onCall: (next: (call: number) => 'ok' | Error) => {
+      script = next;
+    },
+  };
+};
+
+/** An organization, its list, a sequence, and its captured edges. */
+const world = async () => {
+  let now = Date.now();
+  const clock = { now: () => new Date(now) };
+  const schedules = new Map<string, ScheduledMessage>();
+  const cancelled: string[] = [];
+  const queued: unknown[] = [];
+  let failSchedules = 0;
+  const mail = scriptedMailer();
+  const { deps, events } = await createTestDeps({
+    clock,
+    mailer: mail.mailer,
+    scheduler: {
+      schedule: async (s) => {
+        if (failSchedules-- > 0) throw new Error('the scheduler is down');
+        schedules.set(s.name, s);
+      },
+      cancel: async (name) => {
+        cancelled.push(name);
+        schedules.delete(name);
+      },
+    },
+    queues: { steps: { send: async (m) => void queued.push(m) } },
+  });
+  const { orgId, listId } = await orgWithList(deps);
+  const consumerDeps = deps as unknown as StepsConsumerDeps;
+  const delivery = { messageId: 'm', receiveCount: 1 };
+  const handle = (message: unknown) =>
+    stepsConsumer.handle(consumerDeps, message as never, delivery);
+
+  return {
+    deps,
+    orgId,
+    listId,
+    mail,
+    schedules,
+    cancelled,
+    queued,
+    events,
+    handle,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    now: () => new Date(now),
+    failNextSchedules: (n: number) => {
+      failSchedules = n;
+    },
+    /**
+     * Runs what is due: the queued messages, then each schedule whose
+     * instant has come (removed, as a one-shot schedule is once fired).
+     */
+    run: async () => {
+      for (let round = 0; round < 20; round++) {
+        const due = [...schedules.values()].filter(
+          (s) => s.at.getTime() <= now,
+        );
+        for (const s of due) schedules.delete(s.name);
+        const messages = [...queued.splice(0), ...due.map((s) => s.message)];
+        if (messages.length === 0) return;
+        for (const message of messages) await handle(message);
+      }
+      throw new Error('journeys did not settle');
+    },
+  };
+};
+
+type World = Awaited<ReturnType<typeof world>>;
+
+/**
+ * An active sequence on the list (or a tag): steps of `steps` (a wait of
+ * `hours` before each step but the first), subjects "Step 1", "Step 2"…
+ */
+const activeSequence = async (
+  w: Pick<World, 'deps' | 'orgId' | 'listId'>,
+  options: {
+    steps?: number;
+    hours?: number;
+    tagId?: string;
+    topicId?: string;
+    sendTimeMinutes?: number;
+  } = {},
+) => {
+  const { deps, orgId } = w;
+  const created = await createSequence(deps, orgId, {
+    name: `Welcome ${Math.random()}`,
+    triggerType: options.tagId ? 'tag_added' : 'list_joined',
+    triggerTargetId: options.tagId ?? w.listId,
+  });
+  if (options.topicId) {
+    await updateSequence(deps, orgId, created.id, { topicId: options.topicId });
+  }
+  const head = await deps.sequences.get(orgId, created.id);
+  const versionId = head?.draftVersionId;
+  if (!versionId) throw new Error('no draft');
+  await fillDraft(deps, orgId, created.id, versionId, 'Step', options);
+  await publishVersion(deps, orgId, created.id, versionId);
+  await updateSequence(deps, orgId, created.id, { status: 'active' });
+  return { sequenceId: created.id, versionId };
+};
+
+/** Adds the steps (and waits between them) to a draft. */
+const fillDraft = async (
+  deps: Deps,
+  orgId: string,
+  sequenceId: string,
+  versionId: string,
+  prefix: string,
+  options: { steps?: number; hours?: number; sendTimeMinutes?: number },
+) => {
+  for (let step = 1; step <= (options.steps ?? 3); step++) {
+    if (step > 1) {
+      await addNode(deps, orgId, sequenceId, versionId, {
+        type: 'wait',
+        waitHours: options.hours ?? 24,
+      });
+    }
+    const node = await addNode(deps, orgId, sequenceId, versionId, {
+      type: 'send_email',
+    });
+    await updateNode(deps, orgId, sequenceId, versionId, node.id, {
+      subject: `${prefix} ${step}`,
+    });
+    if (options.sendTimeMinutes !== undefined) {
+      await updateNode(deps, orgId, sequenceId, versionId, node.id, {
+        sendTimeMinutes: options.sendTimeMinutes,
+      });
+    }
+  }
+};
+
+/** Adds a subscribed contact and lets the facts enrol it. */
+const join = async (w: World, name = 'reader') => {
+  const { contact } = await addContact(w.deps, w.orgId, w.listId, {
+    email: uniqueEmail(name),
+    doubleOptIn: false,
+  });
+  await w.events.settle();
+  return contact;
+};
+
+const subjects = (w: World) => w.mail.accepted.map((m) => m.subject);
+
+describe('enrolment (sequences rules: list_joined, tag_added)', () => {
+  it('a single add enrols the contact in the list’s active sequence, on its published version, with its first step due', async () => {
+    const w = await world();
+    const { sequenceId, versionId } = await activeSequence(w);
+
+    const contact = await join(w);
+
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      status: 'active',
+      versionId,
+      position: 0,
+      sent: 0,
+    });
+    // The first step has no wait: its message goes to the queue at once.
+    expect(w.queued.filter((m) => (m as StepMessage).kind === 'step')).toEqual([
+      {
+        kind: 'step',
+        orgId: w.orgId,
+        sequenceId,
+        contactId: contact.id,
+        position: 0,
+      },
+    ]);
+  });
+
+  it('a repeated fact is a no-op: one journey, one first step', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const event = w.events.published.find(
+      (e) => e.type === 'contact.joinedList' && e.contactId === contact.id,
+    );
+    if (!event) throw new Error('no event');
+
+    const created = await enrolFromEvents(w.deps as never, [event, event]);
+    await w.run();
+
+    expect(created).toBe(0);
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey?.sent).toBe(1);
+  });
+
+  it('a paused sequence enrols nobody', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    await updateSequence(w.deps, w.orgId, sequenceId, { status: 'paused' });
+
+    const contact = await join(w);
+
+    expect(
+      await w.deps.enrolments.get(w.orgId, sequenceId, contact.id),
+    ).toBeUndefined();
+  });
+
+  it('a tag enrols in the tag_added sequence; a second tagging after the journey ended does not restart it', async () => {
+    const w = await world();
+    const contact = await join(w);
+    const tagged = await tagContact(w.deps, w.orgId, contact.id, {
+      name: 'vip',
+    });
+    const tagId = tagged.tag.id;
+    const { sequenceId } = await activeSequence(w, { tagId, steps: 1 });
+    await untagContact(w.deps, w.orgId, contact.id, tagId);
+    await w.events.settle();
+
+    await tagContact(w.deps, w.orgId, contact.id, { name: 'vip' });
+    await w.events.settle();
+    await w.run();
+    await untagContact(w.deps, w.orgId, contact.id, tagId);
+    await tagContact(w.deps, w.orgId, contact.id, { name: 'vip' });
+    await w.events.settle();
+    await w.run();
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({ status: 'completed', sent: 1 });
+  });
+});
+
+describe('steps (each sent once, on time, to the right people)', () => {
+  it('runs a journey through: each step once, the next scheduled after its wait, then completed', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w, { hours: 48 });
+    const contact = await join(w);
+
+    await w.run();
+    const name = stepScheduleName(w.orgId, sequenceId, contact.id, 2);
+    const next = w.schedules.get(name);
+    expect(subjects(w)).toEqual(['Step 1']);
+    expect(next?.at.getTime()).toBe(w.now().getTime() + 48 * HOUR);
+    expect(next?.message).toMatchObject({ kind: 'step', position: 2 });
+
+    w.advance(48 * HOUR);
+    await w.run();
+    w.advance(48 * HOUR);
+    await w.run();
+
+    expect(subjects(w)).toEqual(['Step 1', 'Step 2', 'Step 3']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({ status: 'completed', sent: 3 });
+    expect(w.mail.accepted[0]?.tags).toMatchObject({
+      org: w.orgId,
+      kind: 'sequence',
+      contact: contact.id,
+      sequence: sequenceId,
+    });
+    expect(w.mail.accepted[0]?.html).toContain('unsubscribe');
+  });
+
+  it('a duplicate fire sends once: the second finds the position moved on', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued[0] as StepMessage;
+
+    await w.handle(fire);
+    await w.handle(fire);
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey?.position).toBe(2);
+  });
+
+  it('two fires at once send once: the claim lets one through, the other is retried and finds the step done', async () => {
+    const w = await world();
+    await activeSequence(w);
+    await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+
+    const outcomes = await Promise.allSettled([w.handle(fire), w.handle(fire)]);
+    const retried = outcomes.filter((o) => o.status === 'rejected').length;
+    for (let i = 0; i < retried; i++) await w.handle(fire);
+
+    expect(subjects(w)).toEqual(['Step 1']);
+  });
+
+  it('a crash while the provider is called never sends the step again: after the claim expires it is recorded uncertain and the journey goes on', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+    // SES took the message, and the answer never came back.
+    w.mail.onCall((call) => (call === 1 ? new Error('socket hang up') : 'ok'));
+
+    await expect(w.handle(fire)).rejects.toThrow();
+    // Redelivered while the claim is held: tried again later.
+    await expect(w.handle(fire)).rejects.toThrow(/being sent/);
+    w.advance(STEP_LEASE_MS + 1000);
+    await w.handle(fire);
+
+    expect(w.mail.accepted).toHaveLength(0);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      position: 2,
+      lastStep: { position: 0, outcome: 'uncertain' },
+    });
+    expect(
+      w.schedules.has(stepScheduleName(w.orgId, sequenceId, contact.id, 2)),
+    ).toBe(true);
+  });
+
+  it('a crash after the send, before the journey moved on, sends nothing more on redelivery', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+    const update = w.deps.enrolments.update.bind(w.deps.enrolments);
+    let updates = 0;
+    w.deps.enrolments.update = async (...args) => {
+      // The claim is the first write; the second (moving on) dies.
+      if (++updates === 2) throw new Error('the consumer died');
+      return update(...args);
+    };
+
+    await expect(w.handle(fire)).rejects.toThrow('the consumer died');
+    w.deps.enrolments.update = update;
+    w.advance(STEP_LEASE_MS + 1000);
+    await w.handle(fire);
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey?.position).toBe(2);
+  });
+
+  it('a crash after the journey moved on, before its next step was scheduled: the redelivered message schedules it, and sends nothing', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+    w.failNextSchedules(1);
+
+    await expect(w.handle(fire)).rejects.toThrow('the scheduler is down');
+    await w.handle(fire);
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    expect(
+      w.schedules.has(stepScheduleName(w.orgId, sequenceId, contact.id, 2)),
+    ).toBe(true);
+  });
+
+  it('the contact is read again at each step: unsubscribed ends the journey with its reason, and nothing more is sent', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    await w.run();
+
+    await unsubscribeContact(w.deps, w.orgId, contact.id);
+    w.advance(24 * HOUR);
+    await w.run();
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      status: 'exited',
+      exitReason: 'unsubscribed',
+    });
+  });
+
+  it('a suppressed address ends the journey (suppressed)', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    await w.deps.delivery.suppress(w.orgId, {
+      email: contact.email,
+      reason: 'bounce',
+      at: w.now().toISOString(),
+      messageId: 'earlier',
+    });
+
+    await w.run();
+
+    expect(w.mail.accepted).toHaveLength(0);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey?.exitReason).toBe('suppressed');
+  });
+
+  it('a topic opt-out skips that step and the journey goes on', async () => {
+    const w = await world();
+    const topic = await createTopic(w.deps, w.orgId, { name: 'Tips' });
+    const { sequenceId } = await activeSequence(w, { topicId: topic.id });
+    const contact = await join(w);
+    await optOutOfTopic(w.deps, w.orgId, topic.id, contact.id);
+
+    await w.run();
+
+    expect(w.mail.accepted).toHaveLength(0);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      status: 'active',
+      position: 2,
+      skipped: 1,
+      lastStep: { position: 0, outcome: 'skipped' },
+    });
+  });
+
+  it('a step that cannot go out (sending off application-wide) waits an hour and is tried again; nothing is lost', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    await setSendingEnabled(w.deps, false);
+    try {
+      await w.run();
+      const held = await w.deps.enrolments.get(w.orgId, sequenceId, contact.id);
+      expect(w.mail.accepted).toHaveLength(0);
+      expect(held).toMatchObject({
+        position: 0,
+        lastHold: { reason: 'sending_disabled' },
+      });
+
+      await setSendingEnabled(w.deps, true);
+      w.advance(HOUR);
+      await w.run();
+
+      expect(subjects(w)).toEqual(['Step 1']);
+    } finally {
+      await setSendingEnabled(w.deps, true);
+    }
+  });
+
+  it('a refusal of the provider for this address fails the step, and the journey goes on', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    w.mail.onCall(() => new SendRefusedError('rejected', 'MessageRejected'));
+
+    await w.run();
+
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      position: 2,
+      lastStep: { outcome: 'failed' },
+    });
+  });
+
+  it('sendTimeMinutes waits for that minute in the organization’s time zone', async () => {
+    const w = await world();
+    await updateSendingSettings(w.deps, w.orgId, {
+      timezone: 'America/New_York',
+    } as never);
+    const { sequenceId } = await activeSequence(w, {
+      steps: 1,
+      sendTimeMinutes: 9 * 60,
+    });
+
+    const contact = await join(w);
+
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    const due = new Date(journey?.dueAt as string);
+    const local = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/New_York',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+    }).format(due);
+    expect(local).toBe('09:00');
+    expect(due.getTime()).toBeGreaterThanOrEqual(w.now().getTime() - 1000);
+    expect(due.getTime() - w.now().getTime()).toBeLessThanOrEqual(24 * HOUR);
+  });
+});
+
+describe('versions, pause and delete (sequence status rules)', () => {
+  it('a journey stays on the version it entered; new journeys take the latest published version', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const first = await join(w, 'early');
+    await w.run();
+    const draft = await openVersion(w.deps, w.orgId, sequenceId);
+    const head = await w.deps.sequences.get(w.orgId, sequenceId);
+    const nodes = (
+      await w.deps.sequences.getVersionWithNodes(w.orgId, sequenceId, draft.id)
+    )?.nodes;
+    for (const node of nodes ?? []) {
+      if (node.type === 'send_email') {
+        await updateNode(w.deps, w.orgId, sequenceId, draft.id, node.id, {
+          subject: `New ${node.subject}`,
+        });
+      }
+    }
+    await publishVersion(w.deps, w.orgId, sequenceId, draft.id);
+    expect(head?.draftVersionId).toBe(draft.id);
+
+    const second = await join(w, 'late');
+    await w.run();
+    w.advance(24 * HOUR);
+    await w.run();
+
+    const byContact = (id: string) =>
+      w.mail.accepted
+        .filter((m) => m.tags?.contact === id)
+        .map((m) => m.subject);
+    expect(byContact(first.id)).toEqual(['Step 1', 'Step 2']);
+    expect(byContact(second.id)).toEqual(['New Step 1', 'New Step 2']);
+  });
+
+  it('paused: a step that falls due waits; on resume it is sent once, then the next at normal spacing (no pile-up)', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    await w.run();
+    await updateSequence(w.deps, w.orgId, sequenceId, { status: 'paused' });
+    await w.events.settle();
+
+    // Steps 2 and 3 would both have come due during a long pause.
+    w.advance(24 * HOUR);
+    await w.run();
+    w.advance(72 * HOUR);
+    await w.run();
+    expect(subjects(w)).toEqual(['Step 1']);
+    expect(
+      (await w.deps.enrolments.get(w.orgId, sequenceId, contact.id))?.waiting,
+    ).toBe(true);
+
+    await updateSequence(w.deps, w.orgId, sequenceId, { status: 'active' });
+    await w.events.settle();
+    await w.run();
+    await w.run();
+
+    expect(subjects(w)).toEqual(['Step 1', 'Step 2']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(new Date(journey?.dueAt as string).getTime()).toBe(
+      w.now().getTime() + 24 * HOUR,
+    );
+    w.advance(24 * HOUR);
+    await w.run();
+    expect(subjects(w)).toEqual(['Step 1', 'Step 2', 'Step 3']);
+  });
+
+  it('deleted: no step is sent once DELETE answered; the cleanup cancels each schedule and removes the journeys', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    await w.run();
+    const pending = stepScheduleName(w.orgId, sequenceId, contact.id, 2);
+    const fire = w.schedules.get(pending)?.message;
+
+    await deleteSequence(w.deps, w.orgId, sequenceId);
+    // A fire already on its way when the delete answered.
+    await w.handle(fire);
+    await w.events.settle();
+    await w.run();
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    expect(w.cancelled).toContain(pending);
+    expect(w.schedules.has(pending)).toBe(false);
+    expect(
+      await w.deps.enrolments.get(w.orgId, sequenceId, contact.id),
+    ).toBeUndefined();
+  });
+});
