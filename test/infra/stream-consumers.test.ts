@@ -155,11 +155,12 @@ describe('stream consumers in the stack', () => {
         Properties: { FunctionName: { Ref: logicalId(api, journeys.fn.fn) } },
       }),
     );
+    if (!mapping) throw new Error('No mapping of the journeys function');
 
     // Assert: a REMOVE has only its old image to filter on.
-    const patterns = (
-      mapping?.Properties.FilterCriteria.Filters as Props[]
-    ).map((filter) => JSON.parse(filter.Pattern));
+    const patterns = (mapping.Properties.FilterCriteria.Filters as Props[]).map(
+      (filter) => JSON.parse(filter.Pattern),
+    );
     expect(patterns).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
