@@ -85,7 +85,7 @@ const CampaignParams = idParams('campaignId');
 const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
 
 const TARGETS =
-  "Every id it names (template, list, tag, topic, sending identity) must be one of the organization: another organization's answers 404, as one that does not exist.";
+  "Every id it names (template, list, segment, tag, topic, sending identity) must be one of the organization: another organization's answers 404, as one that does not exist. A segment must filter the campaign's list: 400 `segment.listMismatch` otherwise.";
 
 /** Every route of the campaigns group. */
 export const campaignRoutes = [
@@ -95,7 +95,7 @@ export const campaignRoutes = [
     role: 'admin',
     summary: 'Create a draft campaign from a template, a list (and a tag)',
     description: md(
-      "Creates a draft: `name`, `templateId` and `listId` are required; `subject` defaults to the template's default subject; `tagId` narrows the audience to the list's contacts carrying that tag; `sendingIdentityId` names the address of the address book that signs it (null or left out: the default address); `topicId` attaches a topic.",
+      "Creates a draft: `name`, `templateId` and `listId` are required; `subject` defaults to the template's default subject; `segmentId` narrows the audience to the list's contacts the segment matches (evaluated when the send starts and again at each recipient's turn); `tagId` narrows it to the contacts carrying that tag; `sendingIdentityId` names the address of the address book that signs it (null or left out: the default address); `topicId` attaches a topic.",
       "The campaign keeps its own copy of the template's content: later edits of the template do not change it.",
       TARGETS,
       'The answer is the whole campaign, as GET /campaigns/{campaignId} reads it.',
@@ -108,6 +108,8 @@ export const campaignRoutes = [
       'tag.notFound',
       'topic.notFound',
       'identity.notFound',
+      'segment.notFound',
+      'segment.listMismatch',
       'template.invalid',
     ],
     handle: async (deps, { caller, body }) =>
@@ -149,7 +151,7 @@ export const campaignRoutes = [
     summary:
       'Edit a draft: content, subject, name, target, topicId, sendingIdentityId',
     description: md(
-      "Edits a draft; a field left out is unchanged. `content` replaces its HTML, or `templateId` copies another template's (not both); `listId` and `tagId` (null: the whole list) change its target; `topicId` null removes the topic; `sendingIdentityId` null means the default address.",
+      "Edits a draft; a field left out is unchanged. `content` replaces its HTML, or `templateId` copies another template's (not both); `listId`, `segmentId` and `tagId` (null: the whole list) change its target; `topicId` null removes the topic; `sendingIdentityId` null means the default address.",
       'Anything but a draft answers 409 `campaign.notDraft`.',
       TARGETS,
     ),
@@ -165,6 +167,8 @@ export const campaignRoutes = [
       'tag.notFound',
       'topic.notFound',
       'identity.notFound',
+      'segment.notFound',
+      'segment.listMismatch',
       'template.invalid',
     ],
     handle: async (deps, { caller, params, body }) =>

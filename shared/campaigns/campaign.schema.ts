@@ -38,6 +38,9 @@ export const CreateCampaignBody = v.object({
     v.description('The template whose content the campaign copies'),
   ),
   listId: v.pipe(Id, v.description('The list the campaign goes to')),
+  segmentId: OptionalRef(
+    "Narrows the audience to the list's contacts this segment matches (a segment of that list), evaluated when the send starts and again at each recipient's turn",
+  ),
   tagId: OptionalRef(
     "Narrows the audience to the list's contacts carrying this tag",
   ),
@@ -70,6 +73,9 @@ export const UpdateCampaignBody = v.pipe(
       ),
     ),
     listId: v.optional(Id),
+    segmentId: nullableRef(
+      'A segment of the list narrowing the audience; null: the whole list',
+    ),
     tagId: nullableRef('A tag narrowing the audience; null: the whole list'),
     sendingIdentityId: nullableRef(
       'The address that signs it; null: the default address',
@@ -78,7 +84,7 @@ export const UpdateCampaignBody = v.pipe(
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    'must change at least one of name, subject, content, templateId, listId, tagId, sendingIdentityId, topicId',
+    'must change at least one of name, subject, content, templateId, listId, segmentId, tagId, sendingIdentityId, topicId',
   ),
   v.forward(
     v.check(

@@ -1,10 +1,12 @@
 /**
  * Application logic of campaigns: drafts (create, read, edit, delete), the
- * list, and the audience count read before sending. The send itself is in
- * `send.ts`, the background pipeline in `dispatch.ts` and `deliver.ts`.
+ * list, the audience (its segment) and the audience count read before
+ * sending. The send itself is in `send.ts`, the background pipeline in
+ * `dispatch.ts` and `deliver.ts`.
  */
 import * as v from 'valibot';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { logger } from '../observability.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import {
   analyzeTemplate,
@@ -12,6 +14,8 @@ import {
   renderText,
 } from '../rendering/engine.ts';
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
+import { matchesSegment, type SegmentContact } from '../segments/evaluate.ts';
+import { requireSegmentOfList } from '../segments/segments.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import type {
   CreateCampaignInput,
@@ -50,7 +54,7 @@ export const ProgressView = v.pipe(
     skipped: v.pipe(
       Count,
       v.description(
-        'Left out when their turn came: unsubscribed, suppressed, opted out of the topic, untagged or removed after the send started',
+        'Left out when their turn came: unsubscribed, suppressed, opted out of the topic, untagged, out of the segment or removed after the send started',
       ),
     ),
     percent: v.pipe(
@@ -68,16 +72,41 @@ const summaryEntries = {
   id: ViewId,
   name: v.string(),
   subject: v.pipe(v.string(), v.description('Liquid, one line')),
-  templateId: v.pipe(
-    ViewId,
-    v.description('The template the content was copied from'),
+  templateId: nullableId(
+    "The template the content was copied from; null for a series step's campaign whose step started from no template",
   ),
   listId: ViewId,
+  segmentId: nullableId(
+    "A segment of the list narrowing the audience to the contacts it matches (evaluated when the send starts and again at each recipient's turn); null: the whole list",
+  ),
   tagId: nullableId("A tag narrowing the audience to the list's carriers"),
   sendingIdentityId: nullableId(
     'The address that signs it; null: the default address',
   ),
   topicId: nullableId('The topic, if any'),
+  origin: v.pipe(
+    v.nullable(
+      v.pipe(
+        v.object({
+          seriesId: v.pipe(ViewId, v.description('The series')),
+          versionId: v.pipe(
+            ViewId,
+            v.description('The published version whose step it is'),
+          ),
+          step: v.pipe(
+            v.number(),
+            v.description(
+              "The step: 1 for the version's first send_email node, and so on",
+            ),
+          ),
+        }),
+        v.title('CampaignOrigin'),
+      ),
+    ),
+    v.description(
+      "The series step that made it when the step's instant came; null for a campaign made through the API",
+    ),
+  ),
   status: v.pipe(
     v.picklist(CAMPAIGN_STATUSES),
     v.description('draft, scheduled, sending, sent or failed'),
@@ -118,7 +147,7 @@ export const CampaignView = v.pipe(
     recipientCount: v.pipe(
       Count,
       v.description(
-        'Who it goes to: before the send, the subscribed contacts of the list (carrying the tag, if any) minus those who declined the topic (suppressed addresses are never subscribed); once started, the recipients of the send',
+        'Who it goes to: before the send, the subscribed contacts of the list (matching the segment and carrying the tag, if any) minus those who declined the topic (suppressed addresses are never subscribed); once started, the recipients of the send',
       ),
     ),
     progress: ProgressView,
@@ -169,9 +198,11 @@ const summaryOf = (campaign: Campaign): CampaignSummary => ({
   subject: campaign.subject,
   templateId: campaign.templateId,
   listId: campaign.listId,
+  segmentId: campaign.segmentId,
   tagId: campaign.tagId,
   sendingIdentityId: campaign.sendingIdentityId,
   topicId: campaign.topicId,
+  origin: campaign.origin,
   status: campaign.status,
   scheduledAt: campaign.scheduledAt,
   startedAt: campaign.startedAt,
@@ -204,20 +235,85 @@ export const requireCampaign = async (
 };
 
 /**
+ * Whether a contact of the campaign's list is in its segment (every contact
+ * is, without one). The segment is read now, so that a send walks the
+ * audience as it is at that instant. A segment deleted meanwhile, or one of
+ * another list, matches no one: a send never widens its audience.
+ */
+export const segmentFilterOf = async (
+  deps: Pick<Deps, 'segments'>,
+  orgId: string,
+  campaign: Pick<Campaign, 'id' | 'listId' | 'segmentId'>,
+): Promise<(contact: SegmentContact) => boolean> => {
+  if (!campaign.segmentId) return () => true;
+  const segment = await deps.segments.get(orgId, campaign.segmentId);
+  if (segment?.listId !== campaign.listId) {
+    logger.warn('The segment of a campaign is gone: it matches no one', {
+      orgId,
+      campaignId: campaign.id,
+      segmentId: campaign.segmentId,
+    });
+    return () => false;
+  }
+  return (contact) => matchesSegment(segment, contact);
+};
+
+/** Items of the list one step of a segment's count reads at most. */
+const COUNT_STEP_ITEMS = 1000;
+
+/**
+ * The subscribed contacts of a list (carrying `tagId`, if given) that a
+ * segment matches, less the addresses in `declined`: a walk of the whole
+ * list, each contact evaluated in memory.
+ */
+const countSegmentAudience = async (
+  deps: Pick<Deps, 'audience'>,
+  orgId: string,
+  campaign: Pick<Campaign, 'listId' | 'tagId'>,
+  keep: (contact: SegmentContact) => boolean,
+  declined: ReadonlySet<string>,
+): Promise<number> => {
+  let count = 0;
+  let after: string | null = null;
+  for (;;) {
+    const step = await deps.audience.walk(orgId, campaign.listId, {
+      after,
+      limit: COUNT_STEP_ITEMS,
+      tagId: campaign.tagId,
+    });
+    for (const contact of step.contacts) {
+      if (keep(contact) && !declined.has(contact.email)) count++;
+    }
+    if (step.done) return count;
+    after = step.last;
+  }
+};
+
+/**
  * Who a campaign would go to now: the subscribed contacts of its list
- * (carrying its tag, if any), minus the addresses that declined its topic.
- * Suppressed addresses are bounced or complained, never subscribed.
- * Without a tag the list's counter gives the subscribed (one read); with a
- * tag, a filtered walk of the list counts them. Opt-outs are looked up in
- * the list by address.
+ * (matching its segment and carrying its tag, if any), minus the addresses
+ * that declined its topic. Suppressed addresses are bounced or complained,
+ * never subscribed. Without a segment or a tag the list's counter gives the
+ * subscribed (one read); with a tag, a filtered walk of the list counts
+ * them, and opt-outs are looked up in the list by address; with a segment,
+ * the walk evaluates each contact.
  */
 export const recipientCountOf = async (
-  deps: Pick<Deps, 'lists' | 'contacts' | 'audience'>,
+  deps: Pick<Deps, 'lists' | 'contacts' | 'audience' | 'segments'>,
   orgId: string,
-  campaign: Pick<Campaign, 'listId' | 'tagId' | 'topicId'>,
+  campaign: Pick<Campaign, 'id' | 'listId' | 'segmentId' | 'tagId' | 'topicId'>,
 ): Promise<number> => {
   const list = await deps.lists.get(orgId, campaign.listId);
   if (!list) return 0;
+  if (campaign.segmentId) {
+    const [keep, declined] = await Promise.all([
+      segmentFilterOf(deps, orgId, campaign),
+      campaign.topicId
+        ? deps.audience.topicOptOuts(orgId, campaign.topicId)
+        : [],
+    ]);
+    return countSegmentAudience(deps, orgId, campaign, keep, new Set(declined));
+  }
   const subscribed = campaign.tagId
     ? await deps.audience.countSubscribedWithTag(
         orgId,
@@ -251,13 +347,15 @@ export const recipientCountOf = async (
  * one of another organization is a 404, as one that does not exist.
  */
 const checkTargets = async (
-  deps: Pick<Deps, 'lists' | 'tags' | 'topics' | 'identities'>,
+  deps: Pick<Deps, 'lists' | 'tags' | 'topics' | 'identities' | 'segments'>,
   orgId: string,
   target: {
     listId?: string;
     tagId?: string | null;
     topicId?: string | null;
     sendingIdentityId?: string | null;
+    /** A segment that must filter this list (the campaign's, once changed). */
+    segment?: { segmentId: string; listId: string };
   },
 ) => {
   const [list, tag, topic, book] = await Promise.all([
@@ -268,6 +366,15 @@ const checkTargets = async (
   ]);
   if (target.listId && !list) {
     throw new NotFoundError('list.notFound', `No list ${target.listId}`);
+  }
+  if (target.segment) {
+    await requireSegmentOfList(
+      deps,
+      orgId,
+      target.segment.segmentId,
+      target.segment.listId,
+      'segmentId',
+    );
   }
   if (target.tagId && !tag) {
     throw new NotFoundError('tag.notFound', `No tag ${target.tagId}`);
@@ -329,7 +436,13 @@ const requireTemplate = async (
 export const campaignView = async (
   deps: Pick<
     Deps,
-    'campaigns' | 'sends' | 'lists' | 'contacts' | 'audience' | 'appSettings'
+    | 'campaigns'
+    | 'sends'
+    | 'lists'
+    | 'contacts'
+    | 'audience'
+    | 'segments'
+    | 'appSettings'
   >,
   orgId: string,
   campaignId: string,
@@ -366,7 +479,8 @@ export const campaignView = async (
  * Creates a draft from a template: the campaign keeps its own copy of the
  * template's content (later edits of the template do not change it), and
  * the template's default subject when none is given. Every id it names
- * must be of the organization (404 otherwise).
+ * must be of the organization (404 otherwise); a segment must be one of
+ * the list (400 `segment.listMismatch`).
  */
 export const createCampaign = async (
   deps: Pick<
@@ -378,6 +492,7 @@ export const createCampaign = async (
     | 'tags'
     | 'topics'
     | 'identities'
+    | 'segments'
     | 'contacts'
     | 'audience'
     | 'appSettings'
@@ -385,11 +500,16 @@ export const createCampaign = async (
     | 'clock'
   >,
   orgId: string,
-  input: CreateCampaignInput,
+  input: Omit<CreateCampaignInput, 'segmentId'> &
+    Partial<Pick<CreateCampaignInput, 'segmentId'>>,
 ): Promise<CampaignView> => {
+  const segmentId = input.segmentId ?? null;
   const [template] = await Promise.all([
     requireTemplate(deps, orgId, input.templateId),
-    checkTargets(deps, orgId, input),
+    checkTargets(deps, orgId, {
+      ...input,
+      ...(segmentId ? { segment: { segmentId, listId: input.listId } } : {}),
+    }),
   ]);
   await checkRenders({ subject: input.subject });
   const now = deps.clock.now().toISOString();
@@ -399,9 +519,11 @@ export const createCampaign = async (
     subject: input.subject ?? template.defaultSubject,
     templateId: template.id,
     listId: input.listId,
+    segmentId,
     tagId: input.tagId,
     sendingIdentityId: input.sendingIdentityId,
     topicId: input.topicId,
+    origin: null,
     status: 'draft',
     scheduledAt: null,
     sendId: null,
@@ -440,8 +562,9 @@ const notDraft = (campaign: Campaign) =>
 
 /**
  * Edits a draft: name, subject, content (or a template's content copied
- * again), target (list, tag), topic and signing address (null: the
- * default). Anything but a draft is a 409.
+ * again), target (list, segment, tag), topic and signing address (null:
+ * the default). Anything but a draft is a 409. The segment, if any, must
+ * be one of the list after the change (400 `segment.listMismatch`).
  */
 export const updateCampaign = async (
   deps: Parameters<typeof createCampaign>[0],
@@ -451,11 +574,18 @@ export const updateCampaign = async (
 ): Promise<CampaignView> => {
   const campaign = await requireCampaign(deps, orgId, campaignId);
   if (campaign.status !== 'draft') throw notDraft(campaign);
+  const listId = input.listId ?? campaign.listId;
+  const segmentId =
+    input.segmentId !== undefined ? input.segmentId : campaign.segmentId;
+  const retarget = input.segmentId !== undefined || input.listId !== undefined;
   const [template] = await Promise.all([
     input.templateId
       ? requireTemplate(deps, orgId, input.templateId)
       : undefined,
-    checkTargets(deps, orgId, input),
+    checkTargets(deps, orgId, {
+      ...input,
+      ...(segmentId && retarget ? { segment: { segmentId, listId } } : {}),
+    }),
   ]);
   await checkRenders({ subject: input.subject, content: input.content });
   const html = input.content ?? template?.content;
@@ -465,6 +595,7 @@ export const updateCampaign = async (
     ...(input.subject !== undefined ? { subject: input.subject } : {}),
     ...(template ? { templateId: template.id } : {}),
     ...(input.listId !== undefined ? { listId: input.listId } : {}),
+    ...(input.segmentId !== undefined ? { segmentId: input.segmentId } : {}),
     ...(input.tagId !== undefined ? { tagId: input.tagId } : {}),
     ...(input.sendingIdentityId !== undefined
       ? { sendingIdentityId: input.sendingIdentityId }

@@ -34,6 +34,7 @@ import type { CoreDeps, OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
 import { accountRate } from './account.ts';
+import { segmentFilterOf } from './campaigns.ts';
 import type { Campaign, FailureReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
 import { type GuardDeps, refusingBlockers } from './send.ts';
@@ -238,7 +239,8 @@ export const stopReason = (
 
 /**
  * The recipients still in the audience when their turn comes, read
- * strongly consistent so that an unsubscribe or a topic opt-out that
+ * strongly consistent so that an unsubscribe, an untag, a change that
+ * takes a contact out of the campaign's segment or a topic opt-out that
  * landed before is honoured: the contacts of the batch's range in one
  * query (the read units of the range's items, about a tenth of a unit per
  * contact, where a read per contact costs one). Suppressions are read
@@ -253,7 +255,7 @@ const stillIn = async (
 ) => {
   const { orgId, recipients, range } = message;
   const emails = recipients.map((r) => r.email);
-  const [contacts, declined, suppressed] = await Promise.all([
+  const [contacts, declined, suppressed, inSegment] = await Promise.all([
     range
       ? deps.audience
           .range(orgId, campaign.listId, {
@@ -267,6 +269,7 @@ const stillIn = async (
       ? deps.topics.optedOut(orgId, campaign.topicId, emails)
       : new Set<string>(),
     deps.delivery.suppressions(orgId, emails, { consistent: false }),
+    segmentFilterOf(deps, orgId, campaign),
   ]);
   return recipients.flatMap((r) => {
     const contact = contacts.get(r.email);
@@ -275,6 +278,7 @@ const stillIn = async (
       contact.id === r.contactId &&
       contact.status === 'subscribed' &&
       (!campaign.tagId || contact.tagIds.includes(campaign.tagId)) &&
+      inSegment(contact) &&
       !declined.has(r.email) &&
       !suppressed.has(r.email);
     return ok ? [contact] : [];

@@ -25,9 +25,11 @@
 import * as v from 'valibot';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../observability.ts';
+import type { SegmentContact } from '../segments/evaluate.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
 import { accountRate } from './account.ts';
+import { segmentFilterOf } from './campaigns.ts';
 import { type BatchMessage, MAX_BATCH } from './deliver.ts';
 import type {
   Campaign,
@@ -298,21 +300,27 @@ const openSend = async (
   );
 };
 
+/** Whether a contact of the list is in the campaign's segment. */
+type SegmentFilter = (contact: SegmentContact) => boolean;
+
 /**
- * The contacts of a walk step the send keeps: not those who declined the
- * campaign's topic. Read eventually consistent: the sender reads each
- * recipient again, consistently, before its send. Suppressed addresses are
- * not looked up here: their contacts are bounced or complained, so the walk
- * (subscribed only) leaves them out, and the sender checks suppressions for
- * the seconds in which an address is suppressed but its contacts not yet
+ * The contacts of a walk step the send keeps: those the campaign's segment
+ * matches (as they are now), not those who declined its topic. Read
+ * eventually consistent: the sender reads each recipient again,
+ * consistently, before its send. Suppressed addresses are not looked up
+ * here: their contacts are bounced or complained, so the walk (subscribed
+ * only) leaves them out, and the sender checks suppressions for the
+ * seconds in which an address is suppressed but its contacts not yet
  * changed.
  */
-const eligible = async (
+const eligible = async <C extends SegmentContact & { id: string }>(
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
-  contacts: { id: string; email: string }[],
-) => {
+  inSegment: SegmentFilter,
+  walked: C[],
+): Promise<C[]> => {
+  const contacts = walked.filter(inSegment);
   if (contacts.length === 0 || !campaign.topicId) return contacts;
   const declined = await deps.topics.optedOut(
     orgId,
@@ -331,6 +339,7 @@ const nextBatch = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
+  inSegment: SegmentFilter,
   cursor: string | null,
   size: number,
 ): Promise<{
@@ -346,7 +355,13 @@ const nextBatch = async (
       limit: WALK_STEP_ITEMS,
       tagId: campaign.tagId,
     });
-    const kept = await eligible(deps, orgId, campaign, step.contacts);
+    const kept = await eligible(
+      deps,
+      orgId,
+      campaign,
+      inSegment,
+      step.contacts,
+    );
     for (const contact of kept) {
       recipients.push({ contactId: contact.id, email: contact.email });
       if (recipients.length === size) {
@@ -369,6 +384,7 @@ const batchMessage = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
+  inSegment: SegmentFilter,
   batch: number,
   range: InFlightBatch,
 ): Promise<BatchMessage> => {
@@ -377,7 +393,7 @@ const batchMessage = async (
     last: range.last,
     tagId: campaign.tagId,
   });
-  const kept = await eligible(deps, orgId, campaign, contacts);
+  const kept = await eligible(deps, orgId, campaign, inSegment, contacts);
   return {
     orgId,
     campaignId: campaign.id,
@@ -456,6 +472,8 @@ const advance = async (
 ): Promise<void> => {
   const rate = await accountRate(deps);
   const size = batchSizeFor(rate);
+  // The segment as it is now: each batch keeps the contacts it matches.
+  const inSegment = await segmentFilterOf(deps, orgId, campaign);
   for (;;) {
     const state = await deps.sends.get(orgId, campaign.id);
     if (!state || state.sendId !== campaign.sendId) return;
@@ -471,7 +489,14 @@ const advance = async (
       for (const [n, range] of lost) {
         await queueBatch(
           deps,
-          await batchMessage(deps, orgId, campaign, Number(n), range),
+          await batchMessage(
+            deps,
+            orgId,
+            campaign,
+            inSegment,
+            Number(n),
+            range,
+          ),
         );
       }
       await saveQuietly(deps, orgId, campaign.id, {
@@ -494,7 +519,14 @@ const advance = async (
     }
 
     // The next batch: recorded first (conditionally), then queued.
-    const batch = await nextBatch(deps, orgId, campaign, state.cursor, size);
+    const batch = await nextBatch(
+      deps,
+      orgId,
+      campaign,
+      inSegment,
+      state.cursor,
+      size,
+    );
     const n = state.nextBatch;
     const turn = delayFor(
       Object.values(state.inFlight),

@@ -1,8 +1,9 @@
 /**
  * Campaign model: one message (a subject and a copy of a template's HTML)
- * to one audience (a list, optionally narrowed to a tag), signed by one
- * address of the address book (or the default), sent now or at a minute,
- * with its progress and the state of its send.
+ * to one audience (a list, optionally narrowed to a segment and a tag),
+ * signed by one address of the address book (or the default), sent now or
+ * at a minute, with its progress and the state of its send. A series step
+ * becomes a campaign when it fires (its origin says which).
  */
 
 /** Where a campaign stands (the spec's states). */
@@ -55,7 +56,8 @@ export interface Progress {
   failed: number;
   /**
    * Left out when their turn came: unsubscribed, suppressed, opted out of
-   * the topic or removed from the list after the send started.
+   * the topic, out of the segment or removed from the list after the send
+   * started.
    */
   skipped: number;
 }
@@ -67,20 +69,40 @@ export const NO_PROGRESS: Progress = {
   skipped: 0,
 };
 
+/** The series step a campaign was made for, when its schedule fired. */
+export interface CampaignOrigin {
+  seriesId: string;
+  /** The published version whose step it is. */
+  versionId: string;
+  /** The step: 1 for the version's first send_email node, and so on. */
+  step: number;
+}
+
 /** A campaign, without its HTML. */
 export interface Campaign {
   id: string;
   name: string;
   /** Liquid, one line; rendered per recipient. */
   subject: string;
-  /** The template the content was copied from (it may be deleted since). */
-  templateId: string;
+  /**
+   * The template the content was copied from (it may be deleted since);
+   * null for a series step whose node started from no template.
+   */
+  templateId: string | null;
   listId: string;
+  /**
+   * Narrows the audience to the list's contacts the segment matches,
+   * evaluated when the send walks the list and again at each recipient's
+   * turn; null: the whole list.
+   */
+  segmentId: string | null;
   /** Narrows the audience to the list's contacts carrying this tag. */
   tagId: string | null;
   /** The address that signs it; null: the default address. */
   sendingIdentityId: string | null;
   topicId: string | null;
+  /** The series step that made it; null for a campaign made by the API. */
+  origin: CampaignOrigin | null;
   status: CampaignStatus;
   /** The instant it is scheduled for, to the minute (ISO 8601, UTC). */
   scheduledAt: string | null;

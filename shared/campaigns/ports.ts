@@ -9,12 +9,14 @@ import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
 import type { Page, PageRequest, QueueSender } from '../ports.ts';
 import type { SchedulingDeps } from '../scheduling/ports.ts';
+import type { SegmentsDeps } from '../segments/ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
 import type { AccountReader, TenantStatusReader } from '../sending/provider.ts';
 import type { TemplatesDeps } from '../templates/ports.ts';
 import type {
   Campaign,
   CampaignContent,
+  CampaignOrigin,
   CampaignStatus,
   Progress,
   SendState,
@@ -22,13 +24,23 @@ import type {
 
 /** Campaigns of the organizations, with a counter per status. */
 export interface CampaignRepository {
-  /** Stores a new draft with its content. */
+  /**
+   * Stores a new draft with its content. A campaign with an `origin` is the
+   * one campaign of its series step: the step is recorded in the same
+   * transaction, on the condition that no campaign was recorded for it
+   * (`ConflictError` `campaign.changed` otherwise, and nothing is written).
+   */
   create(
     orgId: string,
     campaign: Campaign,
     content: CampaignContent,
   ): Promise<void>;
   get(orgId: string, campaignId: string): Promise<Campaign | undefined>;
+  /** The id of the campaign a series step made, if it made one. */
+  ofSeriesStep(
+    orgId: string,
+    origin: CampaignOrigin,
+  ): Promise<string | undefined>;
   /** The campaign and its content, in one read. */
   getWithContent(
     orgId: string,
@@ -200,6 +212,7 @@ export interface SendWindowRepository {
 export interface CampaignsDeps
   extends Omit<AudienceDeps & TemplatesDeps, 'provider'>,
     Pick<SendingDeps, 'identities' | 'domains' | 'providerStatusTtlSeconds'>,
+    Pick<SegmentsDeps, 'segments'>,
     SchedulingDeps {
   campaigns: CampaignRepository;
   sends: SendRepository;

@@ -190,6 +190,7 @@ export const holdOf = async (
     | 'lists'
     | 'contacts'
     | 'audience'
+    | 'segments'
   >,
   org: Organization,
   campaign: Campaign,
@@ -208,7 +209,7 @@ export const holdOf = async (
 export type GuardDeps = ReadinessDeps &
   Pick<
     Deps,
-    'campaigns' | 'lists' | 'contacts' | 'audience' | 'sendWindows'
+    'campaigns' | 'lists' | 'contacts' | 'audience' | 'segments' | 'sendWindows'
   > & { provider: Deps['provider'] };
 
 /** What POST /campaigns/{id}/send needs. */
@@ -234,6 +235,16 @@ const raced = async (
   throw error;
 };
 
+/** What became of an accepted send, with what held it, if anything did. */
+export interface SendOutcome {
+  accepted: SendAccepted;
+  /**
+   * Why a send now did not start (the campaign unchanged, nothing
+   * written); absent when it started or was scheduled.
+   */
+  hold?: HoldReason;
+}
+
 /**
  * POST /campaigns/{campaignId}/send: now, or at `scheduledAt`.
  * - rules 1–2: the instant (400 `campaign.scheduleInvalid`);
@@ -253,7 +264,20 @@ export const requestSend = async (
   orgId: string,
   campaignId: string,
   input: SendCampaignInput,
-): Promise<SendAccepted> => {
+): Promise<SendAccepted> =>
+  (await startSend(deps, orgId, campaignId, input)).accepted;
+
+/**
+ * The send of {@link requestSend}, saying what held it: for a caller that
+ * has no one to answer (a series step's fire records the hold on the
+ * campaign).
+ */
+export const startSend = async (
+  deps: SendDeps,
+  orgId: string,
+  campaignId: string,
+  input: SendCampaignInput,
+): Promise<SendOutcome> => {
   const found = await deps.campaigns.getWithContent(orgId, campaignId);
   if (!found) await requireCampaign(deps, orgId, campaignId);
   const { campaign, content } = found as NonNullable<typeof found>;
@@ -312,14 +336,14 @@ export const requestSend = async (
       await cancelQuietly(deps, name);
       return raced(deps, orgId, campaignId, error);
     }
-    return { campaignId, status: 'scheduled' };
+    return { accepted: { campaignId, status: 'scheduled' } };
   }
 
   // Held: 202, the campaign unchanged, nothing written.
   const { hold, recipients } = await holdOf(deps, org, campaign);
   if (hold) {
     logger.info('Campaign send held', { orgId, campaignId, hold });
-    return { campaignId, status: 'send_requested' };
+    return { accepted: { campaignId, status: 'send_requested' }, hold };
   }
   // The dispatcher's message first: it waits for the campaign to name it.
   await deps.queues.dispatch.send({
@@ -349,7 +373,7 @@ export const requestSend = async (
       campaignScheduleName(campaignId, campaign.sendId),
     );
   }
-  return { campaignId, status: 'send_requested' };
+  return { accepted: { campaignId, status: 'send_requested' } };
 };
 
 /** Deletes a schedule; a failure is logged (its fire does nothing anyway). */

@@ -50,6 +50,7 @@ export const ENTITY_TYPES = [
   'CampaignStats',
   'SendPacer',
   'SendWindow',
+  'SeriesStepCampaign',
   'Sequence',
   'SequenceEnrolment',
   'SequenceNode',

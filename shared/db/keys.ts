@@ -181,6 +181,19 @@ export const keys = {
     PK: org(orgId),
     SK: `CAMPAIGNCONTENT#${campaignId}`,
   }),
+  /**
+   * The one campaign a series step made when it fired: written with the
+   * campaign, on the condition that none was (a second fire makes none).
+   */
+  seriesStepCampaign: (
+    orgId: string,
+    seriesId: string,
+    versionId: string,
+    step: number,
+  ): Key => ({
+    PK: org(orgId),
+    SK: `SERIESSTEP#${seriesId}#${versionId}#${step}`,
+  }),
   /** How many campaigns of an organization are in each status. */
   campaignCounts: (orgId: string): Key => ({
     PK: org(orgId),

@@ -10,6 +10,7 @@ import {
   CAMPAIGN_STATUSES,
   type Campaign,
   type CampaignContent,
+  type CampaignOrigin,
   type CampaignStatus,
   FAILURE_REASONS,
   HOLD_REASONS,
@@ -35,11 +36,19 @@ const CampaignItem = itemSchema('Campaign', {
   id: v.string(),
   name: v.string(),
   subject: v.string(),
-  templateId: v.string(),
+  templateId: nullable(v.string()),
   listId: v.string(),
+  segmentId: nullable(v.string()),
   tagId: nullable(v.string()),
   sendingIdentityId: nullable(v.string()),
   topicId: nullable(v.string()),
+  origin: nullable(
+    v.object({
+      seriesId: v.string(),
+      versionId: v.string(),
+      step: v.number(),
+    }),
+  ),
   status: v.picklist(CAMPAIGN_STATUSES),
   scheduledAt: nullable(v.string()),
   sendId: nullable(v.string()),
@@ -71,6 +80,18 @@ const CampaignItem = itemSchema('Campaign', {
 });
 
 const ContentItem = itemSchema('CampaignContent', { html: v.string() });
+
+const SeriesStepItem = itemSchema('SeriesStepCampaign', {
+  campaignId: v.string(),
+});
+
+const seriesStepKey = (orgId: string, origin: CampaignOrigin) =>
+  keys.seriesStepCampaign(
+    orgId,
+    origin.seriesId,
+    origin.versionId,
+    origin.step,
+  );
 
 const CountsItem = itemSchema(
   'CampaignCounts',
@@ -110,17 +131,59 @@ export class DynamoCampaignRepository implements CampaignRepository {
     content: CampaignContent,
   ): Promise<void> {
     const { tableName: TableName } = this.table;
-    await transactWrite(this.table, [
-      {
-        Put: {
-          TableName,
-          Item: toItem(orgId, campaign),
-          ConditionExpression: 'attribute_not_exists(PK)',
+    const { origin } = campaign;
+    try {
+      await transactWrite(this.table, [
+        {
+          Put: {
+            TableName,
+            Item: toItem(orgId, campaign),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
         },
-      },
-      { Put: { TableName, Item: contentItem(orgId, campaign.id, content) } },
-      this.count(orgId, { [campaign.status]: 1 }),
-    ]);
+        { Put: { TableName, Item: contentItem(orgId, campaign.id, content) } },
+        this.count(orgId, { [campaign.status]: 1 }),
+        // A series step makes one campaign, however often it fires.
+        ...(origin
+          ? [
+              {
+                Put: {
+                  TableName,
+                  Item: {
+                    ...seriesStepKey(orgId, origin),
+                    ...entityType('SeriesStepCampaign'),
+                    campaignId: campaign.id,
+                  },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+            ]
+          : []),
+      ]);
+    } catch (error) {
+      if (origin && failedConditions(error)?.includes(3)) {
+        throw new ConflictError(
+          'campaign.changed',
+          `Step ${origin.step} of series ${origin.seriesId} (version ${origin.versionId}) already made its campaign`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async ofSeriesStep(
+    orgId: string,
+    origin: CampaignOrigin,
+  ): Promise<string | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: seriesStepKey(orgId, origin),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? parseItem(SeriesStepItem, Item).campaignId : undefined;
   }
 
   async get(orgId: string, campaignId: string): Promise<Campaign | undefined> {

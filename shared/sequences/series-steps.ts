@@ -1,0 +1,411 @@
+/**
+ * Application logic of a series' sends: each step of the published version
+ * goes to the series' audience at the step's instant on its calendar. Day 1
+ * is `startsAt`, each wait moves the calendar, `sendTimeMinutes` sets the
+ * time of day in the organization's time zone (`seriesCalendar`).
+ *
+ * One schedule per step, not per recipient: when it fires, the step becomes
+ * one campaign record (the series' list, segment and tag, its topic, the
+ * node's subject and content, the default address) whose send goes the
+ * campaign way — its holds, readiness and quota, the dispatcher walking the
+ * audience as it is at that instant, each recipient checked again at its
+ * turn. So a contact who joined after day 1 gets the steps still to come,
+ * the campaigns a series' steps sent remain when it is deleted, and a
+ * step's stats are its campaign's.
+ *
+ * Late or repeated fires are harmless: a fire re-reads the series and does
+ * nothing once it is deleted, paused or published anew, and a step makes
+ * one campaign however often it fires (the campaign store records the step
+ * with it, conditionally).
+ */
+import * as v from 'valibot';
+import type { Campaign, CampaignOrigin } from '../campaigns/model.ts';
+import { NO_PROGRESS } from '../campaigns/model.ts';
+import { type SendDeps, startSend } from '../campaigns/send.ts';
+import { AppError, ConflictError, SendingBlockedError } from '../errors.ts';
+import { logger } from '../observability.ts';
+import { timeZoneOf } from '../organizations/model.ts';
+import type { SchedulingDeps } from '../scheduling/ports.ts';
+import { scheduleName } from '../scheduling/ports.ts';
+import { Id } from '../validation.ts';
+import {
+  MAX_NODES_PER_VERSION,
+  type SendEmailNode,
+  type Sequence,
+} from './model.ts';
+import type { SequencesDeps } from './ports.ts';
+import { STEPS_QUEUE } from './queue.ts';
+import { seriesCalendar } from './timing.ts';
+
+/** The message a series step's schedule delivers to the `steps` queue. */
+export const SeriesStepMessage = v.object({
+  kind: v.literal('seriesStep'),
+  orgId: Id,
+  seriesId: Id,
+  /** The published version whose calendar the schedule was made from. */
+  versionId: Id,
+  /** The step: 1 for the version's first send_email node, and so on. */
+  step: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+export type SeriesStepMessage = v.InferOutput<typeof SeriesStepMessage>;
+
+/** What scheduling a series' steps reads and writes. */
+export type SeriesScheduleDeps = Pick<
+  SequencesDeps,
+  'sequences' | 'organizations' | 'clock'
+> &
+  SchedulingDeps;
+
+/** What cancelling a version's steps needs: the scheduler only. */
+export type SeriesCancelDeps = SchedulingDeps;
+
+/**
+ * What a step's fire needs: the series (head, version, nodes), its list,
+ * segment and tag, and everything the send of a campaign needs (its
+ * guards, the campaign store, the dispatcher's queue).
+ */
+export type SeriesFireDeps = SendDeps &
+  Pick<SequencesDeps, 'sequences' | 'segments' | 'lists' | 'tags'>;
+
+/**
+ * The schedule of one step of one version: the same name for the same step,
+ * so scheduling again replaces it and a cancel needs no read.
+ */
+export const seriesStepScheduleName = (
+  orgId: string,
+  seriesId: string,
+  versionId: string,
+  step: number,
+): string => scheduleName('series', orgId, seriesId, versionId, String(step));
+
+/** One step of a series on its calendar. */
+export interface ScheduledStep {
+  /** 1 for the version's first send_email node, and so on. */
+  step: number;
+  at: Date;
+}
+
+/**
+ * Schedules the steps of an active series' published version, one schedule
+ * per step, each at its instant on the calendar (in the organization's
+ * time zone, read now), delivering a {@link SeriesStepMessage} to the
+ * `steps` queue. Idempotent: a step keeps its schedule's name, so calling
+ * it again (an activation after a pause, a retry) replaces them.
+ *
+ * Steps whose instant has passed are not scheduled, and so never sent: a
+ * series activated (or re-activated) after some of its days goes on with
+ * the steps still to come, it does not catch up. A paused series, a
+ * sequence, or a series with no published version or no day 1 schedules
+ * nothing.
+ *
+ * 1. Read the published version with its nodes, and the organization.
+ * 2. Lay the calendar out; keep the steps still in the future.
+ * 3. Schedule each (same name, same step).
+ *
+ * @returns the steps scheduled.
+ */
+export const scheduleSeriesSteps = async (
+  deps: SeriesScheduleDeps,
+  orgId: string,
+  series: Sequence,
+): Promise<ScheduledStep[]> => {
+  const versionId = series.publishedVersionId;
+  if (series.kind !== 'series' || series.status !== 'active' || !versionId) {
+    return [];
+  }
+  // 1. The version and the organization's time zone.
+  const [found, org] = await Promise.all([
+    deps.sequences.getVersionWithNodes(orgId, series.id, versionId),
+    deps.organizations.get(orgId),
+  ]);
+  if (!found?.version.startsAt || !org) return [];
+  // 2. The calendar; the past is not sent.
+  const now = deps.clock.now().getTime();
+  const steps = seriesCalendar(
+    new Date(found.version.startsAt),
+    found.nodes,
+    timeZoneOf(org),
+  )
+    .map(({ at }, index) => ({ step: index + 1, at }))
+    .filter(({ at }) => at.getTime() > now);
+  // 3. One schedule per step.
+  for (const { step, at } of steps) {
+    const message: SeriesStepMessage = {
+      kind: 'seriesStep',
+      orgId,
+      seriesId: series.id,
+      versionId,
+      step,
+    };
+    await deps.scheduler.schedule({
+      name: seriesStepScheduleName(orgId, series.id, versionId, step),
+      at,
+      queue: STEPS_QUEUE,
+      message,
+    });
+  }
+  return steps;
+};
+
+/** Schedules cancelled at once. */
+const CANCEL_CONCURRENCY = 10;
+
+/**
+ * Cancels the schedules of a version's steps (a pause, a delete, a new
+ * version published): every name a step of a version can have, from 1 to
+ * {@link MAX_NODES_PER_VERSION}, so nothing is read (after a delete the
+ * version is gone). A step with no schedule is no error. A schedule that
+ * fires anyway does nothing: the fire re-reads the series.
+ */
+export const cancelSeriesSteps = async (
+  deps: SeriesCancelDeps,
+  orgId: string,
+  seriesId: string,
+  versionId: string,
+): Promise<void> => {
+  const names = Array.from({ length: MAX_NODES_PER_VERSION }, (_, i) =>
+    seriesStepScheduleName(orgId, seriesId, versionId, i + 1),
+  );
+  for (let i = 0; i < names.length; i += CANCEL_CONCURRENCY) {
+    await Promise.all(
+      names
+        .slice(i, i + CANCEL_CONCURRENCY)
+        .map((name) => deps.scheduler.cancel(name)),
+    );
+  }
+};
+
+/** The campaign of a step is named after its series. */
+export const seriesStepCampaignName = (seriesName: string, step: number) =>
+  `${seriesName} — step ${step}`;
+
+/**
+ * Why a draft step campaign did not start: written on the campaign
+ * (`lastHold`, as a campaign schedule's fire does), so that GET
+ * /campaigns/{id} says it and a duplicate fire leaves it be.
+ */
+const recordHold = async (
+  deps: SeriesFireDeps,
+  orgId: string,
+  campaignId: string,
+  hold: NonNullable<Campaign['lastHold']>,
+): Promise<void> => {
+  const campaign = await deps.campaigns.get(orgId, campaignId);
+  if (campaign?.status !== 'draft') return;
+  try {
+    await deps.campaigns.update(orgId, campaign, {
+      ...campaign,
+      lastHold: hold,
+      updatedAt: hold.at,
+    });
+  } catch (error) {
+    // Changed meanwhile (sent by hand, another fire): its state stands.
+    if (!(error instanceof ConflictError)) throw error;
+  }
+};
+
+/** Refusals of a send that mean another request started it already. */
+const STARTED_ELSEWHERE = new Set([
+  'campaign.sending',
+  'campaign.sent',
+  'campaign.failed',
+]);
+
+/**
+ * Starts the send of a step's campaign as POST /campaigns/{id}/send does
+ * now; a hold or a readiness blocker is recorded on the campaign, which
+ * stays a draft (it can be sent by hand later). A content refusal is
+ * logged and leaves the draft: a retry would not change it.
+ */
+const sendStepCampaign = async (
+  deps: SeriesFireDeps,
+  orgId: string,
+  campaignId: string,
+  context: Record<string, unknown>,
+): Promise<void> => {
+  const at = () => deps.clock.now().toISOString();
+  try {
+    const { hold } = await startSend(deps, orgId, campaignId, {});
+    if (hold) {
+      logger.info('Series step held', { ...context, campaignId, hold });
+      await recordHold(deps, orgId, campaignId, { reason: hold, at: at() });
+    }
+  } catch (error) {
+    if (error instanceof SendingBlockedError) {
+      logger.warn('Series step blocked: the organization cannot send', {
+        ...context,
+        campaignId,
+        blockers: error.blockers,
+      });
+      await recordHold(deps, orgId, campaignId, {
+        reason: 'blocked',
+        at: at(),
+        blockers: [...error.blockers],
+      });
+      return;
+    }
+    if (error instanceof AppError && STARTED_ELSEWHERE.has(error.code)) {
+      logger.info('Series step already sent', { ...context, campaignId });
+      return;
+    }
+    if (error instanceof AppError && !(error instanceof ConflictError)) {
+      logger.error('Series step refused: its campaign stays a draft', {
+        ...context,
+        campaignId,
+        error,
+      });
+      return;
+    }
+    throw error;
+  }
+};
+
+/**
+ * The campaign a step already made (an earlier fire): started if that fire
+ * stopped before its send (a draft with no hold), else left as it is.
+ */
+const resumeStep = async (
+  deps: SeriesFireDeps,
+  orgId: string,
+  campaignId: string,
+  context: Record<string, unknown>,
+): Promise<string | undefined> => {
+  const campaign = await deps.campaigns.get(orgId, campaignId);
+  if (!campaign) {
+    logger.info('Series step fired again: its campaign was deleted', context);
+    return undefined;
+  }
+  if (campaign.status !== 'draft' || campaign.lastHold) {
+    logger.info('Series step fired again: nothing more to do', {
+      ...context,
+      campaignId,
+      status: campaign.status,
+    });
+    return campaignId;
+  }
+  await sendStepCampaign(deps, orgId, campaignId, context);
+  return campaignId;
+};
+
+/**
+ * A step's schedule fired: the step goes to the series' audience now.
+ *
+ * 1. Re-read the series: deleted, paused, or published anew since the
+ *    schedule was made (another version) — nothing, logged.
+ * 2. A campaign the step already made (a duplicate or redelivered fire)
+ *    is not made again; it is started only if its fire stopped before.
+ * 3. Read the version's step and its audience: a list, segment or tag
+ *    deleted meanwhile — nothing, logged.
+ * 4. Make the step's campaign (a draft recorded with its step, so that a
+ *    concurrent fire makes none), then start its send as POST
+ *    /campaigns/{id}/send does now: held (switch, quota) or blocked
+ *    (readiness), it stays a draft saying why (`lastHold`).
+ *
+ * @returns the id of the step's campaign (made now or by an earlier fire),
+ * undefined when the fire did nothing.
+ */
+export const fireSeriesStep = async (
+  deps: SeriesFireDeps,
+  message: SeriesStepMessage,
+): Promise<string | undefined> => {
+  const { orgId, seriesId, versionId, step } = message;
+  const context = { orgId, seriesId, versionId, step };
+  // 1. The series as it is now.
+  const series = await deps.sequences.get(orgId, seriesId);
+  if (series?.kind !== 'series') {
+    logger.info('Series step fired for a deleted series: nothing', context);
+    return undefined;
+  }
+  if (series.status !== 'active') {
+    logger.info('Series step fired while paused: nothing', context);
+    return undefined;
+  }
+  if (series.publishedVersionId !== versionId) {
+    logger.info('Series step fired for a superseded version: nothing', {
+      ...context,
+      publishedVersionId: series.publishedVersionId,
+    });
+    return undefined;
+  }
+
+  // 2. Made already?
+  const origin: CampaignOrigin = { seriesId, versionId, step };
+  const made = await deps.campaigns.ofSeriesStep(orgId, origin);
+  if (made) return resumeStep(deps, orgId, made, context);
+
+  // 3. The step and its audience.
+  const found = await deps.sequences.getVersionWithNodes(
+    orgId,
+    seriesId,
+    versionId,
+  );
+  const node = found?.nodes.filter(
+    (n): n is SendEmailNode => n.type === 'send_email',
+  )[step - 1];
+  if (!found || !node?.subject) {
+    logger.warn('Series step fired for a step that is not there', context);
+    return undefined;
+  }
+  const { listId, audienceSegmentId, audienceTagId } = found.version;
+  const [list, segment, tag] = await Promise.all([
+    listId ? deps.lists.get(orgId, listId) : undefined,
+    audienceSegmentId ? deps.segments.get(orgId, audienceSegmentId) : null,
+    audienceTagId ? deps.tags.get(orgId, audienceTagId) : null,
+  ]);
+  if (
+    !listId ||
+    !list ||
+    segment === undefined ||
+    (segment && segment.listId !== listId) ||
+    tag === undefined
+  ) {
+    logger.warn('Series step fired but its audience is gone: nothing', {
+      ...context,
+      listId,
+      audienceSegmentId,
+      audienceTagId,
+    });
+    return undefined;
+  }
+
+  // 4. The step's one campaign, then its send.
+  const now = deps.clock.now().toISOString();
+  const campaign: Campaign = {
+    id: deps.ids.id(),
+    name: seriesStepCampaignName(series.name, step),
+    subject: node.subject,
+    templateId: node.templateId,
+    listId,
+    segmentId: audienceSegmentId,
+    tagId: audienceTagId,
+    sendingIdentityId: null,
+    topicId: series.topicId,
+    origin,
+    status: 'draft',
+    scheduledAt: null,
+    sendId: null,
+    startedAt: null,
+    completedAt: null,
+    failure: null,
+    lastHold: null,
+    progress: NO_PROGRESS,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  try {
+    await deps.campaigns.create(orgId, campaign, { html: node.content });
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    // Another fire of the step made it first.
+    const other = await deps.campaigns.ofSeriesStep(orgId, origin);
+    if (!other) throw error;
+    return resumeStep(deps, orgId, other, context);
+  }
+  logger.info('Series step made its campaign', {
+    ...context,
+    campaignId: campaign.id,
+  });
+  await sendStepCampaign(deps, orgId, campaign.id, context);
+  return campaign.id;
+};
