@@ -3,7 +3,8 @@
  * through a sequence falls due (its schedule fired): it is sent once, and
  * the next one scheduled; a resumed sequence sends the steps that came due
  * while it was paused; a deleted one has its journeys' schedules
- * cancelled and its journeys removed.
+ * cancelled and its journeys removed. A series step's schedule fired: the
+ * step becomes its one campaign, sent the campaign way.
  */
 import * as v from 'valibot';
 import {
@@ -18,6 +19,7 @@ import {
   sendingStatus,
   table,
 } from '../../shared/bindings.ts';
+import { DISPATCH_QUEUE } from '../../shared/campaigns/send.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
 import {
   CleanupMessage,
@@ -28,6 +30,10 @@ import {
   StepMessage,
 } from '../../shared/sequences/journeys.ts';
 import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
+import {
+  fireSeriesStep,
+  SeriesStepMessage,
+} from '../../shared/sequences/series-steps.ts';
 
 /** What the `steps` consumer may use. */
 export const stepsBindings = [
@@ -39,6 +45,7 @@ export const stepsBindings = [
     // A deleted sequence's journeys, removed by the cleanup.
     'dynamodb:BatchWriteItem',
   ),
+  // A series step's campaign and its send (the dispatcher walks it).
   endpoints,
   mail,
   // Per-contact unsubscribe and topic links.
@@ -47,6 +54,7 @@ export const stepsBindings = [
   sendingQuota,
   scheduler(STEPS_QUEUE),
   queue(STEPS_QUEUE),
+  queue(DISPATCH_QUEUE),
 ] as const;
 
 /** The deps of the `steps` consumer. */
@@ -57,6 +65,7 @@ export const JourneyMessage = v.variant('kind', [
   StepMessage,
   ResumeMessage,
   CleanupMessage,
+  SeriesStepMessage,
 ]);
 
 /** The `steps` consumer group. */
@@ -81,6 +90,9 @@ export const stepsConsumer = consumer<StepsConsumerDeps, typeof JourneyMessage>(
           return resumeSequence(deps, message);
         case 'cleanup':
           return cleanupSequence(deps, message);
+        case 'seriesStep':
+          await fireSeriesStep(deps, message);
+          return;
       }
     },
   },

@@ -9,6 +9,7 @@ import type { SchedulingDeps } from '../scheduling/ports.ts';
 import type { CleanupMessage, ResumeMessage } from './journeys.ts';
 import type { Sequence } from './model.ts';
 import type { SequencesDeps } from './ports.ts';
+import { cancelSeriesSteps, scheduleSeriesSteps } from './series-steps.ts';
 
 /** What reacting to a head's change needs. */
 export type HeadChangeDeps = Pick<
@@ -19,7 +20,11 @@ export type HeadChangeDeps = Pick<
 
 /**
  * Reacts to one change of a head: a deleted sequence is cleaned up, a
- * sequence active again resumes the steps that came due while paused.
+ * sequence active again resumes the steps that came due while paused. A
+ * series' schedules follow its live calendar (the published version of an
+ * active series): activated or published anew, its steps still to come
+ * are scheduled; paused, deleted or published anew, the old version's are
+ * cancelled.
  */
 export const headChanged = async (
   deps: HeadChangeDeps,
@@ -28,6 +33,18 @@ export const headChanged = async (
   after: Sequence | undefined,
 ): Promise<void> => {
   const sequence = after ?? before;
+  if (sequence?.kind === 'series') {
+    const wasLive =
+      before?.status === 'active' ? before.publishedVersionId : null;
+    const isLive = after?.status === 'active' ? after.publishedVersionId : null;
+    if (wasLive && wasLive !== isLive) {
+      await cancelSeriesSteps(deps, orgId, sequence.id, wasLive);
+    }
+    if (after && isLive && isLive !== wasLive) {
+      await scheduleSeriesSteps(deps, orgId, after);
+    }
+    return;
+  }
   if (sequence?.kind !== 'sequence') return;
   if (before && !after) {
     await deps.queues.steps.send(

@@ -163,4 +163,93 @@ describe('journeys on the local stack (end to end, mail in the mailbox)', () => 
     const mails = await waitForMail(stack, email, 2);
     expect(mails.map((m) => m.subject).slice(1)).toEqual(['Confirmed 1']);
   }, 90_000);
+
+  it('a series with two steps across a daylight-saving change: 9:00 in New York on both days, an hour apart in UTC', async () => {
+    // Arrange: the organization in New York; day 1 is Saturday 13 March
+    // 2027, the day before clocks spring forward (Sunday 14 March, 2:00).
+    expect(
+      (
+        await call('/settings/sending', {
+          method: 'PATCH',
+          body: { timezone: 'America/New_York' },
+        })
+      ).status,
+    ).toBe(200);
+    const listId = await newList(`Series list ${Date.now()}`);
+    const email = address('series');
+    await call(`/lists/${listId}/contacts`, {
+      method: 'POST',
+      body: { email, doubleOptIn: false },
+    });
+    const created = await call('/series', {
+      method: 'POST',
+      body: {
+        name: 'Spring course',
+        listId,
+        startsAt: '2027-03-13T00:00:00-05:00',
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.data.id as string;
+    const versionId = created.json.data.draftVersionId as string;
+    const nodes = `/sequences/${id}/versions/${versionId}/nodes`;
+    for (const [i, node] of [
+      { type: 'send_email' },
+      { type: 'wait', waitHours: 24 },
+      { type: 'send_email' },
+    ].entries()) {
+      const added = await call(nodes, { method: 'POST', body: node });
+      if (node.type !== 'send_email') continue;
+      const step = `${nodes}/${added.json.data.id}`;
+      await call(step, {
+        method: 'PATCH',
+        body: { subject: `Lesson ${i === 0 ? 1 : 2}` },
+      });
+      await call(step, { method: 'PATCH', body: { sendTimeMinutes: 9 * 60 } });
+    }
+    expect(
+      (
+        await call(`/sequences/${id}/versions/${versionId}/publish`, {
+          method: 'POST',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(`/series/${id}`, {
+          method: 'PATCH',
+          body: { status: 'active' },
+        })
+      ).status,
+    ).toBe(200);
+    /** Moves the stack's clock to one minute past `iso`. */
+    const clockTo = async (iso: string) => {
+      const { now } = await stack.admin('local', 'clock', 'show');
+      const minutes = Math.ceil(
+        (Date.parse(iso) - Date.parse(now as string)) / 60_000 + 1,
+      );
+      await stack.admin('local', 'clock', 'advance', '--minutes', `${minutes}`);
+    };
+    // The activation reaches the schedules through the table's stream.
+    await new Promise((r) => setTimeout(r, 3000));
+
+    // Act + assert: 9:00 EST is 14:00 UTC, 9:00 EDT is 13:00 UTC.
+    await clockTo('2027-03-13T14:00:00Z');
+    expect((await waitForMail(stack, email, 1)).map((m) => m.subject)).toEqual([
+      'Lesson 1',
+    ]);
+    await clockTo('2027-03-14T13:00:00Z');
+    expect((await waitForMail(stack, email, 2)).map((m) => m.subject)).toEqual([
+      'Lesson 1',
+      'Lesson 2',
+    ]);
+    const campaigns = await call('/campaigns');
+    const ofSeries = (
+      campaigns.json.data as { name: string; status: string }[]
+    ).filter((c) => c.name.startsWith('Spring course'));
+    expect(ofSeries.map((c) => c.name).sort()).toEqual([
+      'Spring course — step 1',
+      'Spring course — step 2',
+    ]);
+  }, 120_000);
 });

@@ -29,12 +29,15 @@ import {
 import {
   addNode,
   createSequence,
+  createSeries,
   deleteSequence,
+  deleteSeries,
   openVersion,
   publishVersion,
   updateNode,
   updateSequence,
 } from '../../../shared/sequences/sequences.ts';
+import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { createTopic, optOutOfTopic } from '../../../shared/topics/topics.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
@@ -71,6 +74,7 @@ const world = async () => {
   const schedules = new Map<string, ScheduledMessage>();
   const cancelled: string[] = [];
   const queued: unknown[] = [];
+  const dispatched: unknown[] = [];
   let failSchedules = 0;
   const mail = scriptedMailer();
   const { deps, events } = await createTestDeps({
@@ -86,7 +90,10 @@ const world = async () => {
         schedules.delete(name);
       },
     },
-    queues: { steps: { send: async (m) => void queued.push(m) } },
+    queues: {
+      steps: { send: async (m) => void queued.push(m) },
+      dispatch: { send: async (m) => void dispatched.push(m) },
+    },
   });
   const { orgId, listId } = await orgWithList(deps);
   const consumerDeps = deps as unknown as StepsConsumerDeps;
@@ -102,6 +109,7 @@ const world = async () => {
     schedules,
     cancelled,
     queued,
+    dispatched,
     events,
     handle,
     advance: (ms: number) => {
@@ -667,5 +675,94 @@ describe('versions, pause and delete (sequence status rules)', () => {
     expect(
       await w.deps.enrolments.get(w.orgId, sequenceId, contact.id),
     ).toBeUndefined();
+  });
+});
+
+describe('series schedules follow the head (Series, Sequence and series status)', () => {
+  it('activating schedules each step on the calendar; pausing cancels them; a fire makes the step’s one campaign and starts its send', async () => {
+    const w = await world();
+    const startsAt = new Date(w.now().getTime() + 2 * 24 * HOUR);
+    const series = await createSeries(w.deps, w.orgId, {
+      name: 'Course',
+      listId: w.listId,
+      startsAt: startsAt.toISOString(),
+      audienceSegmentId: null,
+      audienceTagId: null,
+      topicId: null,
+    });
+    const head = await w.deps.sequences.get(w.orgId, series.id);
+    const versionId = head?.draftVersionId as string;
+    await fillDraft(w.deps, w.orgId, series.id, versionId, 'Lesson', {
+      steps: 2,
+    });
+    await publishVersion(w.deps, w.orgId, series.id, versionId);
+    const names = [1, 2].map((step) =>
+      seriesStepScheduleName(w.orgId, series.id, versionId, step),
+    );
+
+    await updateSequence(w.deps, w.orgId, series.id, { status: 'active' });
+    await w.events.settle();
+    expect(names.map((name) => w.schedules.get(name)?.at.getTime())).toEqual([
+      startsAt.getTime(),
+      startsAt.getTime() + 24 * HOUR,
+    ]);
+
+    await updateSequence(w.deps, w.orgId, series.id, { status: 'paused' });
+    await w.events.settle();
+    expect(names.filter((name) => w.schedules.has(name))).toEqual([]);
+    expect(w.cancelled).toEqual(expect.arrayContaining(names));
+
+    await updateSequence(w.deps, w.orgId, series.id, { status: 'active' });
+    await w.events.settle();
+    await join(w);
+    const fire = w.schedules.get(names[0] as string)?.message;
+    w.advance(2 * 24 * HOUR);
+    await w.handle(fire);
+    await w.handle(fire);
+
+    const campaignId = await w.deps.campaigns.ofSeriesStep(w.orgId, {
+      seriesId: series.id,
+      versionId,
+      step: 1,
+    });
+    const campaign = await w.deps.campaigns.get(w.orgId, campaignId ?? '');
+    expect(campaign).toMatchObject({
+      name: 'Course — step 1',
+      subject: 'Lesson 1',
+      listId: w.listId,
+      status: 'sending',
+    });
+    expect(w.dispatched).toHaveLength(1);
+  });
+
+  it('deleting an active series cancels its schedules; a late fire does nothing', async () => {
+    const w = await world();
+    const startsAt = new Date(w.now().getTime() + 24 * HOUR);
+    const series = await createSeries(w.deps, w.orgId, {
+      name: 'Gone',
+      listId: w.listId,
+      startsAt: startsAt.toISOString(),
+      audienceSegmentId: null,
+      audienceTagId: null,
+      topicId: null,
+    });
+    const versionId = (await w.deps.sequences.get(w.orgId, series.id))
+      ?.draftVersionId as string;
+    await fillDraft(w.deps, w.orgId, series.id, versionId, 'Day', {
+      steps: 1,
+    });
+    await publishVersion(w.deps, w.orgId, series.id, versionId);
+    await updateSequence(w.deps, w.orgId, series.id, { status: 'active' });
+    await w.events.settle();
+    const name = seriesStepScheduleName(w.orgId, series.id, versionId, 1);
+    const fire = w.schedules.get(name)?.message;
+
+    await deleteSeries(w.deps, w.orgId, series.id);
+    await w.events.settle();
+    w.advance(24 * HOUR);
+    await w.handle(fire);
+
+    expect(w.schedules.has(name)).toBe(false);
+    expect(w.dispatched).toHaveLength(0);
   });
 });
