@@ -27,7 +27,7 @@ import {
   type CampaignStatus,
   FAILURE_REASONS,
   HOLD_REASONS,
-  NO_PROGRESS,
+  NEW_DRAFT,
   type Progress,
 } from './model.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
@@ -524,17 +524,9 @@ export const createCampaign = async (
     sendingIdentityId: input.sendingIdentityId,
     topicId: input.topicId,
     origin: null,
-    status: 'draft',
-    scheduledAt: null,
-    sendId: null,
-    startedAt: null,
-    completedAt: null,
-    failure: null,
-    lastHold: null,
-    progress: NO_PROGRESS,
+    ...NEW_DRAFT,
     createdAt: now,
     updatedAt: now,
-    version: 1,
   };
   await deps.campaigns.create(orgId, campaign, { html: template.content });
   return campaignView(deps, orgId, campaign.id);

@@ -78,6 +78,19 @@ export interface CampaignOrigin {
   step: number;
 }
 
+/** What a new campaign starts with: a draft, nothing sent, no history. */
+export const NEW_DRAFT = {
+  status: 'draft',
+  scheduledAt: null,
+  sendId: null,
+  startedAt: null,
+  completedAt: null,
+  failure: null,
+  lastHold: null,
+  progress: NO_PROGRESS,
+  version: 1,
+} as const satisfies Partial<Campaign>;
+
 /** A campaign, without its HTML. */
 export interface Campaign {
   id: string;

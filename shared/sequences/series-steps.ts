@@ -20,7 +20,7 @@
  */
 import * as v from 'valibot';
 import type { Campaign, CampaignOrigin } from '../campaigns/model.ts';
-import { NO_PROGRESS } from '../campaigns/model.ts';
+import { NEW_DRAFT } from '../campaigns/model.ts';
 import { type SendDeps, startSend } from '../campaigns/send.ts';
 import { AppError, ConflictError, SendingBlockedError } from '../errors.ts';
 import { logger } from '../observability.ts';
@@ -381,17 +381,9 @@ export const fireSeriesStep = async (
     sendingIdentityId: null,
     topicId: series.topicId,
     origin,
-    status: 'draft',
-    scheduledAt: null,
-    sendId: null,
-    startedAt: null,
-    completedAt: null,
-    failure: null,
-    lastHold: null,
-    progress: NO_PROGRESS,
+    ...NEW_DRAFT,
     createdAt: now,
     updatedAt: now,
-    version: 1,
   };
   try {
     await deps.campaigns.create(orgId, campaign, { html: node.content });
