@@ -31,8 +31,11 @@ const build = () => {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
-    // The queue the stream consumers send to (journeys' steps).
-    consumers: consumerFunctions.filter((c) => c.group.name === 'steps'),
+    // The queues the stream consumers send to (journeys' steps), and the
+    // ones the steps consumer sends to, in turn (a series step's campaign).
+    consumers: consumerFunctions.filter((c) =>
+      ['steps', 'dispatch', 'send'].includes(c.group.name),
+    ),
   });
   const facts = api.streamConsumers.get('facts');
   const journeys = api.streamConsumers.get('journeys');
