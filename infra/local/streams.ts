@@ -19,6 +19,7 @@ import {
   catchUpStream,
   type StreamFailure,
   type StreamPoller,
+  type StreamPollerHandler,
   type StreamPollerOptions,
   startStreamPoller,
 } from './stream-poller.ts';
@@ -37,6 +38,14 @@ export interface LocalStreamsOptions {
   consumers?: readonly StreamConsumerFunction[];
   /** Pause before a retry, in ms (tests: none). */
   retryPauseMs?: (attempt: number) => number;
+  /**
+   * Wraps each consumer's handler, as the poller calls it: the benchmarks
+   * time invocations and attribute their calls with it.
+   */
+  wrapHandler?: (
+    consumer: string,
+    handler: StreamPollerHandler,
+  ) => StreamPollerHandler;
 }
 
 const pollerOptions = async (
@@ -54,7 +63,10 @@ const pollerOptions = async (
     name: group.name,
     settings: group.stream,
     filter: group.filter,
-    handler: createStreamHandler(options.deps, group),
+    handler: (options.wrapHandler ?? ((_, handler) => handler))(
+      group.name,
+      createStreamHandler(options.deps, group),
+    ),
     checkpoints: options.checkpoints(group.name),
     ...(failuresFile
       ? {

@@ -32,6 +32,7 @@ import type { AudienceDeps } from '../audience/ports.ts';
 import { accountRate } from '../campaigns/account.ts';
 import {
   type DeliverDeps,
+  type SendResult,
   Slots,
   sendPaced,
   stopReason,
@@ -606,22 +607,37 @@ export const runStep = async (
   };
   await deps.enrolments.update(orgId, journey, claimed);
   const holder = { ...claimed, revision: journey.revision + 1 };
+  /** Lets the claim go: nothing went out, the step may be tried again. */
+  const letGo = () =>
+    deps.enrolments.update(orgId, holder, {
+      ...holder,
+      claim: null,
+      updatedAt: deps.clock.now().toISOString(),
+    });
   const hour = last24Hours(now)[0] as string;
-  await deps.sendWindows.add(orgId, hour, 1);
-  const result = await sendPaced(
-    deps,
-    new Slots(deps, await accountRate(deps), 1),
-    {
-      ...mail,
-      tags: emailTags({
-        organization: orgId,
-        kind: 'sequence',
-        contact: contactId,
-        sequence: sequenceId,
-      }),
-    },
-    Date.now(),
-  );
+  let result: SendResult;
+  try {
+    await deps.sendWindows.add(orgId, hour, 1);
+    result = await sendPaced(
+      deps,
+      new Slots(deps, await accountRate(deps), 1),
+      {
+        ...mail,
+        tags: emailTags({
+          organization: orgId,
+          kind: 'sequence',
+          contact: contactId,
+          sequence: sequenceId,
+        }),
+      },
+      Date.now(),
+    );
+  } catch (error) {
+    // Thrown before the provider was called (the pacer's item contended,
+    // the account unreadable): sendPaced answers the provider's outcomes.
+    await letGo();
+    throw error;
+  }
   switch (result.kind) {
     case 'sent':
       await settle(deps, orgId, holder, head, now, 'sent', result.messageId);
@@ -635,11 +651,7 @@ export const runStep = async (
       return;
     case 'throttled':
       // Nothing went out: let go, and the message comes again.
-      await deps.enrolments.update(orgId, holder, {
-        ...holder,
-        claim: null,
-        updatedAt: deps.clock.now().toISOString(),
-      });
+      await letGo();
       throw tryLater(`Step ${position} of ${contactId} throttled`);
     default:
       // Unknown: the claim stays, and its expiry records it uncertain.

@@ -1,10 +1,13 @@
 /**
- * The local stack of `bench:campaign`, built in process like `npm start`
- * (DynamoDB Local, the SES v2 emulator with its sending limits, SQS, the
- * consumers' pollers, the local scheduler), with meters on its edges:
+ * The local stack of the benchmarks (`bench:campaign`, `bench:sequences`),
+ * built in process like `npm start` (DynamoDB Local, the SES v2 emulator
+ * with its sending limits, SQS, the consumers' pollers, the local
+ * scheduler and, on request, the stream consumers' pollers), with meters
+ * on its edges:
  * - every DynamoDB call, labelled with the consumer group that made it
  *   (`api` outside a consumer);
  * - every SQS call, by command and queue;
+ * - every scheduler call (schedule, cancel), by consumer;
  * - every consumer invocation and its duration;
  * - every send the mailer accepted or SES refused.
  * The fault run adds crashes: at random calls inside consumer invocations,
@@ -25,6 +28,11 @@ import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
 import { localEngines, startEngines } from '../../infra/local/engines.ts';
 import type { PollerHandler } from '../../infra/local/poller.ts';
+import {
+  memoryCheckpoints,
+  type StreamPollerHandler,
+} from '../../infra/local/stream-poller.ts';
+import { startLocalStreams } from '../../infra/local/streams.ts';
 import { setQuota } from '../../shared/adapters/local/local-email-provider.ts';
 import { SimulatedSesEvents } from '../../shared/adapters/local/simulated-ses-events.ts';
 import { sqsEventPublisher } from '../../shared/adapters/local/sqs-event-publisher.ts';
@@ -37,6 +45,7 @@ import type {
   QueueSender,
 } from '../../shared/ports.ts';
 import { localDeps, localDynamo } from '../../shared/runtime/local.ts';
+import type { Scheduler } from '../../shared/scheduling/ports.ts';
 import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
 
 /** The bench's clock: real time plus an offset it moves. */
@@ -66,10 +75,21 @@ export interface SqsCall {
   consumer: string | undefined;
 }
 
+/** One call to the scheduler. */
+export interface SchedulerCall {
+  op: 'schedule' | 'cancel';
+  /** The consumer whose invocation made it (`api` outside one). */
+  consumer: string;
+  /** How long it took (the local scheduler rewrites its file). */
+  ms: number;
+}
+
 /** One send the mailer accepted. */
 export interface Accepted {
   to: string;
+  subject: string;
   campaignId: string | undefined;
+  sequenceId: string | undefined;
   /** Real time (performance.now()) and the bench clock's time. */
   at: number;
   clockAt: number;
@@ -165,6 +185,13 @@ export interface BenchStackOptions {
   /** Batching windows by consumer group, in seconds (0: none). */
   batchWindow?: Partial<Record<string, number>>;
   faults?: { seed: number; leaseJumpMs: number };
+  /** Runs the stream consumers too (enrolment needs them). */
+  streams?: boolean;
+  /**
+   * Told of each accepted send before the mailer returns (so before the
+   * sender records it), its calls labelled as the bench's own.
+   */
+  onAccepted?: (message: OutgoingMessage, accepted: Accepted) => Promise<void>;
 }
 
 /** Starts the stack; `stop` stops it and removes its files. */
@@ -222,28 +249,33 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     };
   });
   const invocations: { group: string; ms: number; messages: number }[] = [];
+  /** Runs one invocation of a consumer: labelled, timed, maybe crashed. */
+  const invoke = async <T>(
+    group: string,
+    messages: number,
+    run: () => Promise<T>,
+  ): Promise<T> => {
+    const invocation: Invocation = { group, died: false };
+    faults?.begin(invocation);
+    const started = performance.now();
+    try {
+      const answer = await context.run(invocation, run);
+      // Died after its last call: Lambda never saw it return.
+      if (invocation.died) throw new Crash('died before returning');
+      return answer;
+    } finally {
+      faults?.end(invocation);
+      invocations.push({ group, ms: performance.now() - started, messages });
+    }
+  };
   const wrapHandler =
     (group: string, handler: PollerHandler): PollerHandler =>
-    async (event, lambdaContext) => {
-      const invocation: Invocation = { group, died: false };
-      faults?.begin(invocation);
-      const started = performance.now();
-      try {
-        const answer = await context.run(invocation, () =>
-          handler(event, lambdaContext),
-        );
-        // Died after its last call: Lambda never saw it return.
-        if (invocation.died) throw new Crash('died before returning');
-        return answer;
-      } finally {
-        faults?.end(invocation);
-        invocations.push({
-          group,
-          ms: performance.now() - started,
-          messages: event.Records.length,
-        });
-      }
-    };
+    (event, lambdaContext) =>
+      invoke(group, event.Records.length, () => handler(event, lambdaContext));
+  const wrapStreamHandler =
+    (group: string, handler: StreamPollerHandler): StreamPollerHandler =>
+    (event, lambdaContext) =>
+      invoke(group, event.Records.length, () => handler(event, lambdaContext));
   const asyncHalf = await prepareLocalAsync({
     sqsEndpoint: sqs.endpoint,
     sentLogFile,
@@ -283,6 +315,23 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     );
   meterSqs(asyncHalf.client, faults);
 
+  // The scheduler: its calls counted and timed, by consumer.
+  const schedulerCalls: SchedulerCall[] = [];
+  const local = asyncHalf.scheduler;
+  const timedCall = async (
+    op: SchedulerCall['op'],
+    call: () => Promise<void>,
+  ) => {
+    const consumer = current()?.group ?? 'api';
+    const started = performance.now();
+    await call();
+    schedulerCalls.push({ op, consumer, ms: performance.now() - started });
+  };
+  const scheduler: Scheduler | undefined = local && {
+    schedule: (s) => timedCall('schedule', () => local.schedule(s)),
+    cancel: (name) => timedCall('cancel', () => local.cancel(name)),
+  };
+
   // The mailer: SES's events are SES's doing, published by a client of
   // their own (a crash of ours does not stop them); sends are recorded.
   const accepted: Accepted[] = [];
@@ -300,13 +349,22 @@ export const startBenchStack = async (options: BenchStackOptions) => {
       const send = async () => {
         try {
           const result = await inner.send(message);
-          accepted.push({
+          const record: Accepted = {
             to: message.to,
+            subject: message.subject,
             campaignId: message.tags?.campaign,
+            sequenceId: message.tags?.sequence,
             at: performance.now(),
             clockAt: clock.now().getTime(),
             by: invocation,
-          });
+          };
+          accepted.push(record);
+          const { onAccepted } = options;
+          if (onAccepted) {
+            await context.run({ group: BENCH, died: false }, () =>
+              onAccepted(message, record),
+            );
+          }
           return result;
         } catch (error) {
           if (isSendRefused(error, 'throttled')) throttled++;
@@ -331,7 +389,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
       ),
     queues: asyncHalf.senders,
     clock,
-    ...(asyncHalf.scheduler ? { scheduler: asyncHalf.scheduler } : {}),
+    ...(scheduler ? { scheduler } : {}),
     scheduleMinLeadSeconds: options.minLeadSeconds,
     apiKeyCacheTtlSeconds: 10,
     providerStatusTtlSeconds: 60,
@@ -341,6 +399,15 @@ export const startBenchStack = async (options: BenchStackOptions) => {
   const deps: Deps & { queues: { dispatch: QueueSender; send: QueueSender } } =
     { ...built, queues: { ...built.queues, dispatch, send } };
   asyncHalf.start(deps);
+  const streams = options.streams
+    ? await startLocalStreams({
+        endpoint: dynamodb.endpoint,
+        tableName,
+        deps,
+        checkpoints: () => memoryCheckpoints(),
+        wrapHandler: wrapStreamHandler,
+      })
+    : undefined;
 
   return {
     deps,
@@ -349,6 +416,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     faults,
     dynamoCalls,
     sqsCalls,
+    schedulerCalls,
     invocations,
     accepted,
     sentLogFile,
@@ -360,11 +428,13 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     resetMeters: () => {
       dynamoCalls.length = 0;
       sqsCalls.length = 0;
+      schedulerCalls.length = 0;
       invocations.length = 0;
       accepted.length = 0;
       throttled = 0;
     },
     stop: async () => {
+      await streams?.stop();
       await asyncHalf.stop();
       await running.stop();
       await rm(dataDir, { recursive: true, force: true });
@@ -373,3 +443,19 @@ export const startBenchStack = async (options: BenchStackOptions) => {
 };
 
 export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
+
+/** Waits until no consumer has run for `quietMs` (queues drained). */
+export const drained = async (stack: BenchStack, quietMs: number) => {
+  let seen = -1;
+  let since = performance.now();
+  for (;;) {
+    const count = stack.invocations.length;
+    if (count !== seen) {
+      seen = count;
+      since = performance.now();
+    } else if (performance.now() - since > quietMs) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};

@@ -35,7 +35,12 @@ import {
   setSendQuota,
 } from '../../shared/organizations/organizations.ts';
 import { createTemplate } from '../../shared/templates/templates.ts';
-import { BENCH, type BenchStack, startBenchStack } from './campaign-stack.ts';
+import {
+  BENCH,
+  type BenchStack,
+  drained,
+  startBenchStack,
+} from './campaign-stack.ts';
 import { percentile } from './dynamo-meter.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 25);
@@ -150,22 +155,6 @@ const settled = async (
       throw new Error(
         `Campaign ${campaignId} still ${campaign?.status} after ${timeoutMs / 1000} s`,
       );
-    }
-    await sleep(100);
-  }
-};
-
-/** Waits until no consumer has run for `quietMs` (queues drained). */
-const drained = async (stack: BenchStack, quietMs: number) => {
-  let seen = -1;
-  let since = performance.now();
-  for (;;) {
-    const count = stack.invocations.length;
-    if (count !== seen) {
-      seen = count;
-      since = performance.now();
-    } else if (performance.now() - since > quietMs) {
-      return;
     }
     await sleep(100);
   }

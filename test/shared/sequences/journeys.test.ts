@@ -16,6 +16,7 @@ import {
 } from '../../../shared/audience/contacts.ts';
 import { tagContact, untagContact } from '../../../shared/audience/tags.ts';
 import type { Deps } from '../../../shared/deps.ts';
+import { ConflictError } from '../../../shared/errors.ts';
 import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
 import { setSendingEnabled } from '../../../shared/organizations/organizations.ts';
 import type { Mailer, OutgoingMessage } from '../../../shared/ports.ts';
@@ -399,6 +400,41 @@ describe('steps (each sent once, on time, to the right people)', () => {
     expect(
       w.schedules.has(stepScheduleName(w.orgId, sequenceId, contact.id, 2)),
     ).toBe(true);
+  });
+
+  it('a failure after the claim, before the provider is called (the pacer contended), lets the claim go: the redelivery sends the step', async () => {
+    // Arrange
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+    const reserve = w.deps.pacer.reserve.bind(w.deps.pacer);
+    let reserves = 0;
+    w.deps.pacer.reserve = async (...args) => {
+      if (++reserves === 1) {
+        throw new ConflictError(
+          'write.contended',
+          'The send pacer moved meanwhile',
+        );
+      }
+      return reserve(...args);
+    };
+
+    // Act
+    await expect(w.handle(fire)).rejects.toThrow('pacer moved');
+    await w.handle(fire);
+
+    // Assert
+    expect(subjects(w)).toEqual(['Step 1']);
+    const journey = await w.deps.enrolments.get(
+      w.orgId,
+      sequenceId,
+      contact.id,
+    );
+    expect(journey).toMatchObject({
+      position: 2,
+      lastStep: { position: 0, outcome: 'sent' },
+    });
   });
 
   it('a crash after the send, before the journey moved on, sends nothing more on redelivery', async () => {
