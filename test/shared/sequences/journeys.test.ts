@@ -213,6 +213,10 @@ const join = async (w: World, name = 'reader') => {
   return contact;
 };
 
+/** A contact's journey through a sequence, as stored. */
+const journeyOf = (w: World, sequenceId: string, contactId: string) =>
+  w.deps.enrolments.get(w.orgId, sequenceId, contactId);
+
 const subjects = (w: World) => w.mail.accepted.map((m) => m.subject);
 
 describe('enrolment (sequences rules: list_joined, tag_added)', () => {
@@ -222,11 +226,7 @@ describe('enrolment (sequences rules: list_joined, tag_added)', () => {
 
     const contact = await join(w);
 
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       status: 'active',
       versionId,
@@ -259,11 +259,7 @@ describe('enrolment (sequences rules: list_joined, tag_added)', () => {
 
     expect(created).toBe(0);
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey?.sent).toBe(1);
   });
 
@@ -274,9 +270,7 @@ describe('enrolment (sequences rules: list_joined, tag_added)', () => {
 
     const contact = await join(w);
 
-    expect(
-      await w.deps.enrolments.get(w.orgId, sequenceId, contact.id),
-    ).toBeUndefined();
+    expect(await journeyOf(w, sequenceId, contact.id)).toBeUndefined();
   });
 
   it('a tag enrols in the tag_added sequence; a second tagging after the journey ended does not restart it', async () => {
@@ -299,11 +293,7 @@ describe('enrolment (sequences rules: list_joined, tag_added)', () => {
     await w.run();
 
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({ status: 'completed', sent: 1 });
   });
 });
@@ -327,11 +317,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.run();
 
     expect(subjects(w)).toEqual(['Step 1', 'Step 2', 'Step 3']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({ status: 'completed', sent: 3 });
     expect(w.mail.accepted[0]?.tags).toMatchObject({
       org: w.orgId,
@@ -352,11 +338,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.handle(fire);
 
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey?.position).toBe(2);
   });
 
@@ -388,11 +370,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.handle(fire);
 
     expect(w.mail.accepted).toHaveLength(0);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       position: 2,
       lastStep: { position: 0, outcome: 'uncertain' },
@@ -426,11 +404,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
 
     // Assert
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       position: 2,
       lastStep: { position: 0, outcome: 'sent' },
@@ -456,11 +430,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.handle(fire);
 
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey?.position).toBe(2);
   });
 
@@ -491,11 +461,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.run();
 
     expect(subjects(w)).toEqual(['Step 1']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       status: 'exited',
       exitReason: 'unsubscribed',
@@ -516,11 +482,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.run();
 
     expect(w.mail.accepted).toHaveLength(0);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey?.exitReason).toBe('suppressed');
   });
 
@@ -534,11 +496,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await w.run();
 
     expect(w.mail.accepted).toHaveLength(0);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       status: 'active',
       position: 2,
@@ -554,7 +512,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
     await setSendingEnabled(w.deps, false);
     try {
       await w.run();
-      const held = await w.deps.enrolments.get(w.orgId, sequenceId, contact.id);
+      const held = await journeyOf(w, sequenceId, contact.id);
       expect(w.mail.accepted).toHaveLength(0);
       expect(held).toMatchObject({
         position: 0,
@@ -579,11 +537,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
 
     await w.run();
 
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(journey).toMatchObject({
       position: 2,
       lastStep: { outcome: 'failed' },
@@ -602,11 +556,7 @@ describe('steps (each sent once, on time, to the right people)', () => {
 
     const contact = await join(w);
 
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     const due = new Date(journey?.dueAt as string);
     const local = new Intl.DateTimeFormat('en-US', {
       timeZone: 'America/New_York',
@@ -668,9 +618,7 @@ describe('versions, pause and delete (sequence status rules)', () => {
     w.advance(72 * HOUR);
     await w.run();
     expect(subjects(w)).toEqual(['Step 1']);
-    expect(
-      (await w.deps.enrolments.get(w.orgId, sequenceId, contact.id))?.waiting,
-    ).toBe(true);
+    expect((await journeyOf(w, sequenceId, contact.id))?.waiting).toBe(true);
 
     await updateSequence(w.deps, w.orgId, sequenceId, { status: 'active' });
     await w.events.settle();
@@ -678,11 +626,7 @@ describe('versions, pause and delete (sequence status rules)', () => {
     await w.run();
 
     expect(subjects(w)).toEqual(['Step 1', 'Step 2']);
-    const journey = await w.deps.enrolments.get(
-      w.orgId,
-      sequenceId,
-      contact.id,
-    );
+    const journey = await journeyOf(w, sequenceId, contact.id);
     expect(new Date(journey?.dueAt as string).getTime()).toBe(
       w.now().getTime() + 24 * HOUR,
     );
@@ -708,9 +652,7 @@ describe('versions, pause and delete (sequence status rules)', () => {
     expect(subjects(w)).toEqual(['Step 1']);
     expect(w.cancelled).toContain(pending);
     expect(w.schedules.has(pending)).toBe(false);
-    expect(
-      await w.deps.enrolments.get(w.orgId, sequenceId, contact.id),
-    ).toBeUndefined();
+    expect(await journeyOf(w, sequenceId, contact.id)).toBeUndefined();
   });
 });
 
