@@ -336,6 +336,8 @@ export const startBenchStack = async (options: BenchStackOptions) => {
   // their own (a crash of ours does not stop them); sends are recorded.
   const accepted: Accepted[] = [];
   let throttled = 0;
+  /** Errors of the send call that are no refusal: outcome unknown. */
+  const sendErrors: string[] = [];
   const eventsQueue = asyncHalf.queues.events;
   if (!eventsQueue) throw new Error('No events queue');
   // A client of its own, outside the crashes (EventBridge's deliveries to
@@ -347,29 +349,31 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     send: async (message: OutgoingMessage) => {
       const invocation = current();
       const send = async () => {
+        let result: Awaited<ReturnType<Mailer['send']>>;
         try {
-          const result = await inner.send(message);
-          const record: Accepted = {
-            to: message.to,
-            subject: message.subject,
-            campaignId: message.tags?.campaign,
-            sequenceId: message.tags?.sequence,
-            at: performance.now(),
-            clockAt: clock.now().getTime(),
-            by: invocation,
-          };
-          accepted.push(record);
-          const { onAccepted } = options;
-          if (onAccepted) {
-            await context.run({ group: BENCH, died: false }, () =>
-              onAccepted(message, record),
-            );
-          }
-          return result;
+          result = await inner.send(message);
         } catch (error) {
           if (isSendRefused(error, 'throttled')) throttled++;
+          else if (!isSendRefused(error)) sendErrors.push(String(error));
           throw error;
         }
+        const record: Accepted = {
+          to: message.to,
+          subject: message.subject,
+          campaignId: message.tags?.campaign,
+          sequenceId: message.tags?.sequence,
+          at: performance.now(),
+          clockAt: clock.now().getTime(),
+          by: invocation,
+        };
+        accepted.push(record);
+        const { onAccepted } = options;
+        if (onAccepted) {
+          await context.run({ group: BENCH, died: false }, () =>
+            onAccepted(message, record),
+          );
+        }
+        return result;
       };
       return faults ? faults.around(invocation, 'SendEmail', send) : send();
     },
@@ -421,6 +425,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     accepted,
     sentLogFile,
     throttled: () => throttled,
+    sendErrors,
     /** Runs the bench's own reads: labelled apart, never crashed. */
     observe: <T>(read: () => Promise<T>): Promise<T> =>
       context.run({ group: BENCH, died: false }, read),
@@ -432,6 +437,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
       invocations.length = 0;
       accepted.length = 0;
       throttled = 0;
+      sendErrors.length = 0;
     },
     stop: async () => {
       await streams?.stop();
