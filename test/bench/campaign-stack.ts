@@ -218,8 +218,25 @@ export const startBenchStack = async (options: BenchStackOptions) => {
 
   // DynamoDB: metered, labelled, and crashing in the fault run.
   const dynamoCalls: DynamoCall[] = [];
+  /** Invocations and calls under way (a call that never returns shows). */
+  const inFlight = new Set<{ group: string; started: number }>();
   const dynamo = localDynamo(dynamodb.endpoint);
   meterDynamo(dynamo, dynamoCalls, () => current()?.group ?? 'api');
+  dynamo.middlewareStack.add(
+    (next, ctx) => async (args) => {
+      const pending = {
+        group: `${current()?.group ?? 'api'} ${String(ctx.commandName)}`,
+        started: performance.now(),
+      };
+      inFlight.add(pending);
+      try {
+        return await next(args);
+      } finally {
+        inFlight.delete(pending);
+      }
+    },
+    { step: 'initialize', name: 'benchInFlight' },
+  );
   if (faults) {
     dynamo.middlewareStack.add(
       (next, ctx) => (args) =>
@@ -258,12 +275,15 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     const invocation: Invocation = { group, died: false };
     faults?.begin(invocation);
     const started = performance.now();
+    const running = { group, started };
+    inFlight.add(running);
     try {
       const answer = await context.run(invocation, run);
       // Died after its last call: Lambda never saw it return.
       if (invocation.died) throw new Crash('died before returning');
       return answer;
     } finally {
+      inFlight.delete(running);
       faults?.end(invocation);
       invocations.push({ group, ms: performance.now() - started, messages });
     }
@@ -350,12 +370,16 @@ export const startBenchStack = async (options: BenchStackOptions) => {
       const invocation = current();
       const send = async () => {
         let result: Awaited<ReturnType<Mailer['send']>>;
+        const pending = { group: 'SendEmail', started: performance.now() };
+        inFlight.add(pending);
         try {
           result = await inner.send(message);
         } catch (error) {
           if (isSendRefused(error, 'throttled')) throttled++;
           else if (!isSendRefused(error)) sendErrors.push(String(error));
           throw error;
+        } finally {
+          inFlight.delete(pending);
         }
         const record: Accepted = {
           to: message.to,
@@ -425,6 +449,12 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     accepted,
     sentLogFile,
     throttled: () => throttled,
+    /** Invocations, DynamoDB and SES calls under way, and for how long (ms). */
+    inFlight: () =>
+      [...inFlight].map(({ group, started }) => ({
+        group,
+        ms: performance.now() - started,
+      })),
     sendErrors,
     /** Runs the bench's own reads: labelled apart, never crashed. */
     observe: <T>(read: () => Promise<T>): Promise<T> =>

@@ -230,8 +230,11 @@ const main = async () => {
         );
         clock.advance(until - now + 60_000);
         heldClaims += held.length;
+        const running = stack
+          .inFlight()
+          .map((r) => `${r.group} for ${fmt(r.ms / 1000, 0)} s`);
         log(
-          `${held.length} claims held with nothing running (outcome unknown): the clock moves past their lease`,
+          `${held.length} claims held, no step finishing (outcome unknown; under way: ${running.join(', ') || 'nothing'}): the clock moves past their lease`,
         );
         deadline = performance.now() + REDELIVERY_MS;
       }
