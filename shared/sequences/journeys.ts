@@ -605,8 +605,7 @@ export const runStep = async (
     },
     updatedAt: at,
   };
-  await deps.enrolments.update(orgId, journey, claimed);
-  const holder = { ...claimed, revision: journey.revision + 1 };
+  const holder = await takeClaim(deps, orgId, journey, claimed);
   /** Lets the claim go: nothing went out, the step may be tried again. */
   const letGo = () =>
     deps.enrolments.update(orgId, holder, {
@@ -656,6 +655,34 @@ export const runStep = async (
     default:
       // Unknown: the claim stays, and its expiry records it uncertain.
       throw tryLater(`Step ${position} of ${contactId}: outcome unknown`);
+  }
+};
+
+/**
+ * Writes the claim and answers the journey as stored with it. A write the
+ * SDK retried after its first attempt went through answers a failed
+ * condition: the journey is read again, and a claim with our owner is ours.
+ */
+const takeClaim = async (
+  deps: StepDeps,
+  orgId: string,
+  journey: Enrolment,
+  claimed: Enrolment,
+): Promise<Enrolment> => {
+  try {
+    await deps.enrolments.update(orgId, journey, claimed);
+    return { ...claimed, revision: journey.revision + 1 };
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    const stored = await deps.enrolments.get(
+      orgId,
+      journey.sequenceId,
+      journey.contactId,
+    );
+    if (!stored?.claim || stored.claim.owner !== claimed.claim?.owner) {
+      throw error;
+    }
+    return stored;
   }
 };
 

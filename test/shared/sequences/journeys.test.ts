@@ -434,6 +434,27 @@ describe('steps (each sent once, on time, to the right people)', () => {
     expect(journey?.position).toBe(2);
   });
 
+  it('a claim written on the first attempt but answered as a failed condition (a retried write) is recognised as ours: the step is sent once', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const fire = w.queued.splice(0)[0] as StepMessage;
+    const update = w.deps.enrolments.update.bind(w.deps.enrolments);
+    let updates = 0;
+    w.deps.enrolments.update = async (...args) => {
+      await update(...args);
+      // The claim went through; its answer was lost, the retry refused.
+      if (++updates === 1) {
+        throw new ConflictError('sequence.changed', 'retried write refused');
+      }
+    };
+
+    await w.handle(fire);
+
+    expect(subjects(w)).toEqual(['Step 1']);
+    expect((await journeyOf(w, sequenceId, contact.id))?.position).toBe(2);
+  });
+
   it('a crash after the journey moved on, before its next step was scheduled: the redelivered message schedules it, and sends nothing', async () => {
     const w = await world();
     const { sequenceId } = await activeSequence(w);
