@@ -234,8 +234,6 @@ const withoutKeys = (
     Object.entries(record).filter(([key]) => !keys.includes(key)),
   );
 
-const isElement = (node: ChildNode): node is Element => DomUtils.isTag(node);
-
 const elementsNamed = (
   root: Document | Element,
   name: string,
