@@ -249,19 +249,22 @@ const serialize = (nodes: ChildNode | ChildNode[]): string =>
   DomUtils.getOuterHTML(nodes, { encodeEntities: 'utf8' });
 
 /**
- * Pasted HTML as the fragment we sanitize: a whole document's body, with
- * the `<style>` blocks of its head; a fragment as it is.
+ * The content of pasted HTML, fragment or whole document: `<html>` and
+ * `<body>` unwrapped, a `<head>` reduced to its `<style>` blocks.
  */
-const bodyOf = (html: string): string => {
-  const document = parseDocument(html);
-  const [body] = elementsNamed(document, 'body');
-  if (!body) return html;
-  const inBody = new Set(elementsNamed(body, 'style'));
-  const styles = elementsNamed(document, 'style').filter(
-    (style) => !inBody.has(style),
-  );
-  return serialize([...styles, ...body.children]);
-};
+const contentOf = (nodes: ChildNode[]): ChildNode[] =>
+  nodes.flatMap((node) => {
+    if (!DomUtils.isTag(node)) return [node];
+    if (node.name === 'head') return elementsNamed(node, 'style');
+    if (node.name === 'html' || node.name === 'body') {
+      return contentOf(node.children);
+    }
+    return [node];
+  });
+
+/** Pasted HTML as the fragment we sanitize (see `contentOf`). */
+const bodyOf = (html: string): string =>
+  serialize(contentOf(parseDocument(html).children));
 
 /**
  * Style text can never close its element early: `<` has no use in CSS
