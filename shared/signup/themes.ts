@@ -94,7 +94,7 @@ h1{margin:0 0 1rem;font-family:var(--font-heading);font-size:clamp(1.875rem,6vw,
 .field-error{margin:0 0 .375rem;font-weight:650;color:var(--error)}
 .names{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem}
 .captcha{margin:1.5rem 0 0}
-.consent{margin:1.5rem 0 1.25rem;font-size:.9375rem;color:var(--muted)}
+.consent{margin:.5rem 0 1.25rem;font-size:.9375rem;color:var(--muted)}
 .consent p{margin:0 0 .5rem}
 .consent p:last-child{margin-bottom:0}
 button{display:inline-block;width:var(--button-width);min-height:2.875rem;margin:0;padding:.75rem 1.75rem;font:inherit;font-weight:700;color:var(--button-text);background:var(--button-bg);border:2px solid var(--button-bg);border-radius:var(--button-radius);cursor:pointer}
@@ -111,7 +111,7 @@ a:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .signup-success p{margin:0 0 .5rem}
 .signup-success p:last-child{margin-bottom:0}
 .visually-hidden{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
-@media (max-width:30rem){body{font-size:1rem}.page{padding:.5rem .5rem 2rem}.site-header{padding:1rem .75rem 0}}
+@media (max-width:30rem){body{font-size:1rem}.page{padding:.5rem .5rem 2rem}.site-header{padding:1rem .5rem 0}}
 ${HONEYPOT_CSS}
 `;
 
@@ -153,7 +153,7 @@ button{font-size:1.125rem;letter-spacing:.01em}`,
 --input-bg:#ffffff;--input-border:#767676;--input-radius:0;
 --button-bg:#111111;--button-hover:#333333;--button-text:#ffffff;--button-radius:0;--button-width:auto;
 --focus:#111111;--link:#111111;--error:#b3261e;--success:#111111;--success-bg:#f3f3f3}
-.site-header{padding-top:2.5rem}
+.site-header{box-sizing:content-box;padding-top:2.5rem}
 .org{font-size:.875rem;font-weight:600;letter-spacing:.08em;text-transform:uppercase}
 .card{padding-left:0;padding-right:0;padding-top:1.5rem}
 .field input{border-width:0 0 2px;padding-left:0;padding-right:0}
