@@ -234,9 +234,7 @@ describe('sign-up pages in Chromium', () => {
     const pages = [
       { ...STATE, ...ERRORS },
       { ...STATE, done: true },
-    ].map((state) =>
-      renderPastedPage(sanitized.html, CONTENT, state, META),
-    ) as string[];
+    ].map((state) => renderPastedPage(sanitized.html, CONTENT, state, META));
 
     // Act
     const results = [];

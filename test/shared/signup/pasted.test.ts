@@ -405,7 +405,7 @@ describe('pasted HTML, rendered on serve', () => {
         CONTENT,
         { ...STATE, ...state },
         { ...META, ...meta },
-      ) as string,
+      ),
     );
   const formOf = (document: Document): Element =>
     only(document, (e) => e.name === 'form');
@@ -435,7 +435,7 @@ describe('pasted HTML, rendered on serve', () => {
   it('puts a fragment without a main landmark in one', () => {
     // Act
     const document = parse(
-      renderPastedPage(sanitized(FORM), CONTENT, STATE, META) as string,
+      renderPastedPage(sanitized(FORM), CONTENT, STATE, META),
     );
 
     // Assert
@@ -533,7 +533,7 @@ describe('pasted HTML, rendered on serve', () => {
         CONTENT,
         { ...STATE, errors: { email: 'Enter an email address' } },
         META,
-      ) as string,
+      ),
     );
 
     // Assert
