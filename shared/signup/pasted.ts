@@ -273,7 +273,7 @@ const bodyOf = (html: string): string =>
 const neutralizeStyles = (document: Document): void => {
   for (const style of elementsNamed(document, 'style')) {
     for (const node of style.children) {
-      if (node.type === 'text' && 'data' in node) {
+      if (DomUtils.isText(node)) {
         node.data = node.data.replaceAll('<', '\\3c ');
       }
     }
