@@ -22,6 +22,8 @@ import { createHandler as createListsHandler } from './lists/handler.ts';
 import { listBindings, listRoutes } from './lists/routes.ts';
 import { createHandler as createMeHandler } from './me/handler.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
+import { createHandler as createPagesHandler } from './pages/handler.ts';
+import { pageBindings, pageRoutes } from './pages/routes.ts';
 import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
 import { createHandler as createSegmentsHandler } from './segments/handler.ts';
@@ -30,6 +32,8 @@ import { createHandler as createSequencesHandler } from './sequences/handler.ts'
 import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
 import { createHandler as createSettingsHandler } from './settings/handler.ts';
 import { settingsBindings, settingsRoutes } from './settings/routes.ts';
+import { createHandler as createSignupPagesHandler } from './signup-pages/handler.ts';
+import { signupPageBindings, signupPageRoutes } from './signup-pages/routes.ts';
 import { createHandler as createTagsHandler } from './tags/handler.ts';
 import { tagBindings, tagRoutes } from './tags/routes.ts';
 import { createHandler as createTemplatesHandler } from './templates/handler.ts';
@@ -151,6 +155,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     createHandler: createSegmentsHandler,
   }),
   endpointGroup({
+    name: 'signupPages',
+    description:
+      'Hosted sign-up pages: forms from a theme or pasted HTML, each feeding one list through double opt-in.',
+    entry: 'functions/signup-pages/lambda.ts',
+    bindings: signupPageBindings,
+    routes: signupPageRoutes,
+    createHandler: createSignupPagesHandler,
+  }),
+  endpointGroup({
     name: 'campaigns',
     description:
       'Campaigns: drafts, the send (now or at a minute), test sends and stats.',
@@ -195,5 +208,22 @@ export const endpointGroups: readonly EndpointGroup[] = [
     routes: docsRoutes,
     createHandler: (deps) => createDocsHandler(deps, docsRoutes),
     assets: [REDOC_BUNDLE],
+  }),
+];
+
+/**
+ * The groups served on the hosted pages' own origin (on AWS a REST API of
+ * their own, locally the same gateway): customer HTML never shares an
+ * origin with the API. Not part of the API reference.
+ */
+export const pageGroups: readonly EndpointGroup[] = [
+  endpointGroup({
+    name: 'pages',
+    description:
+      'The hosted sign-up pages, public: a published page and its form.',
+    entry: 'functions/pages/lambda.ts',
+    bindings: pageBindings,
+    routes: pageRoutes,
+    createHandler: createPagesHandler,
   }),
 ];

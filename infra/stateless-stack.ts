@@ -25,7 +25,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   CfnConfigurationSet,
   CfnConfigurationSetEventDestination,
@@ -36,7 +36,11 @@ import {
   type ConsumerFunction,
   consumerFunctions,
 } from '../functions/consumers.ts';
-import { type EndpointGroup, endpointGroups } from '../functions/groups.ts';
+import {
+  type EndpointGroup,
+  endpointGroups,
+  pageGroups,
+} from '../functions/groups.ts';
 import {
   type StreamConsumerFunction,
   streamConsumerFunctions,
@@ -48,8 +52,16 @@ import {
 } from '../shared/adapters/aws/ses-email-provider.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
-import { AppFunction, DEFAULT_MEMORY_MB } from './constructs/app-function.ts';
+import {
+  AppFunction,
+  DEFAULT_MEMORY_MB,
+  type SignupFormResources,
+} from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
+import {
+  DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
+  PagesApi,
+} from './constructs/pages-api.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { StreamTrigger } from './constructs/stream-trigger.ts';
 
@@ -61,6 +73,8 @@ export interface StatelessStackProps extends StackProps {
   linkSigningSecret: ISecret;
   /** The endpoint groups to serve; defaults to every group of the API. */
   groups?: readonly EndpointGroup[];
+  /** The groups of the hosted pages' origin; defaults to every one. */
+  pageGroups?: readonly EndpointGroup[];
   /** The consumer groups to run; defaults to every consumer. */
   consumers?: readonly ConsumerFunction[];
   /** The table's stream consumers; defaults to every one. */
@@ -189,6 +203,9 @@ export class StatelessStack extends Stack {
   /** The REST API. */
   readonly api: RestApi;
 
+  /** The hosted sign-up pages' own REST API (none without page groups). */
+  readonly pages: PagesApi | undefined;
+
   /** One function per endpoint group, by group name. */
   readonly functions: ReadonlyMap<string, AppFunction>;
 
@@ -261,6 +278,8 @@ export class StatelessStack extends Stack {
         'must be an email address, e.g. no-reply@example.com',
     });
     const publicApiUrl = this.publicApiUrl();
+    const servedPages = props.pageGroups ?? pageGroups;
+    this.pages = servedPages.length > 0 ? this.pagesApi() : undefined;
 
     // Mail sent outside a tenant (the application's address, test sends)
     // names this configuration set, so SES publishes its events too.
@@ -302,6 +321,10 @@ export class StatelessStack extends Stack {
       table: props.table,
       linkSigningSecret: props.linkSigningSecret,
       publicApiUrl,
+      // Without page groups (a stack of some groups only), nothing shows a
+      // page's address: the API's stands in.
+      pagesUrl: this.pages?.url ?? publicApiUrl,
+      signupForms: this.signupFormResources(),
       appFromAddress: appFromAddress.valueAsString,
       ...(tracking ? { tracking } : {}),
     };
@@ -408,6 +431,15 @@ export class StatelessStack extends Stack {
           });
       }
     }
+    // The hosted pages: their functions on their own origin.
+    for (const group of servedPages) {
+      const fn = new AppFunction(this, pascal(group.name), {
+        entry: group.entry,
+      });
+      fn.bind(group.bindings, boundResources);
+      functions.set(group.name, fn);
+      this.pages?.addRoutes(group.routes, fn.fn);
+    }
     this.functions = functions;
 
     for (const response of GATEWAY_RESPONSES) {
@@ -442,6 +474,94 @@ export class StatelessStack extends Stack {
       ...consumers.values(),
       ...[...streamConsumers.values()].map(({ fn }) => fn),
     ]);
+  }
+
+  /**
+   * The pages' origin: `signupPagesDomain` (with
+   * `signupPagesCertificateArn`) for a custom domain, else the pages API's
+   * execute-api address; `signupRequestsPerIpPerMinute` for its web ACL.
+   */
+  private pagesApi(): PagesApi {
+    const domainName = contextString(this, 'signupPagesDomain');
+    const certificateArn = contextString(this, 'signupPagesCertificateArn');
+    if (domainName !== undefined && !DOMAIN_NAME.test(domainName)) {
+      throw new Error(
+        `The signupPagesDomain context must be a lower-case domain name; got ${domainName}`,
+      );
+    }
+    if ((domainName === undefined) !== (certificateArn === undefined)) {
+      throw new Error(
+        'Give signupPagesDomain and signupPagesCertificateArn together',
+      );
+    }
+    return new PagesApi(this, 'SignupPagesOrigin', {
+      stageName: STAGE_NAME,
+      requestsPerIpPerMinute: contextInteger(
+        this,
+        'signupRequestsPerIpPerMinute',
+        DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
+      ),
+      ...(domainName && certificateArn
+        ? { domain: { name: domainName, certificateArn } }
+        : {}),
+    });
+  }
+
+  /**
+   * The sign-up form's settings from the context: `signupMinFillSeconds`,
+   * `signupMaxPerIpPerHour`, `signupMaxPerEmailPerHour`,
+   * `signupFrameAncestors`, and a CAPTCHA with `signupCaptchaProvider`
+   * (turnstile or hcaptcha), `signupCaptchaSiteKey` and
+   * `signupCaptchaSecretName` (a Secrets Manager secret holding its key).
+   */
+  private signupFormResources(): SignupFormResources {
+    const count = (key: string): number | undefined => {
+      const value: unknown = this.node.tryGetContext(key);
+      if (value === undefined) return undefined;
+      const number = typeof value === 'string' ? Number(value) : value;
+      if (
+        typeof number !== 'number' ||
+        !Number.isInteger(number) ||
+        number < 0
+      ) {
+        throw new Error(`The ${key} context must be a whole number`);
+      }
+      return number;
+    };
+    const provider = contextString(this, 'signupCaptchaProvider');
+    const siteKey = contextString(this, 'signupCaptchaSiteKey');
+    const secretName = contextString(this, 'signupCaptchaSecretName');
+    if (
+      provider !== undefined &&
+      provider !== 'turnstile' &&
+      provider !== 'hcaptcha'
+    ) {
+      throw new Error(
+        'The signupCaptchaProvider context must be turnstile or hcaptcha',
+      );
+    }
+    if (provider && (!siteKey || !secretName)) {
+      throw new Error(
+        'signupCaptchaProvider needs signupCaptchaSiteKey and signupCaptchaSecretName',
+      );
+    }
+    const frameAncestors = contextString(this, 'signupFrameAncestors');
+    const settings: SignupFormResources = {};
+    const minFill = count('signupMinFillSeconds');
+    const perIp = count('signupMaxPerIpPerHour');
+    const perEmail = count('signupMaxPerEmailPerHour');
+    if (minFill !== undefined) settings.minFillSeconds = minFill;
+    if (perIp !== undefined) settings.maxPerIpPerHour = perIp;
+    if (perEmail !== undefined) settings.maxPerEmailPerHour = perEmail;
+    if (frameAncestors !== undefined) settings.frameAncestors = frameAncestors;
+    if (provider && siteKey && secretName) {
+      settings.captcha = {
+        provider,
+        siteKey,
+        secret: Secret.fromSecretNameV2(this, 'CaptchaSecret', secretName),
+      };
+    }
+    return settings;
   }
 
   /**

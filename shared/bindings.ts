@@ -14,6 +14,7 @@ import type { Deps } from './deps.ts';
 import type { QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { AccountReader, TenantStatusReader } from './sending/provider.ts';
+import type { SignupFormSettings } from './signup/ports.ts';
 
 /** DynamoDB actions a function may call on the table. */
 export type TableAction =
@@ -63,6 +64,13 @@ export interface SchedulerBinding {
   kind: 'scheduler';
   queues: readonly string[];
 }
+/**
+ * Takes the public sign-up form: its defences (fill time, limits, frame
+ * ancestors) and the CAPTCHA provider the operator configured, if any.
+ */
+export interface SignupFormsBinding {
+  kind: 'signupForms';
+}
 /** Sends messages to a consumer group's queue. */
 export interface QueueBinding<Q extends string = string> {
   kind: 'queue';
@@ -79,6 +87,7 @@ export type Binding =
   | SendingStatusBinding
   | SendingQuotaBinding
   | SchedulerBinding
+  | SignupFormsBinding
   | QueueBinding;
 
 /** A group's declared list of bindings. */
@@ -101,6 +110,7 @@ export const linkSecret: LinkSecretBinding = { kind: 'linkSecret' };
 export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
 export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
 export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
+export const signupForms: SignupFormsBinding = { kind: 'signupForms' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -126,6 +136,8 @@ export type TableDeps = Pick<
   | 'templates'
   | 'topics'
   | 'segments'
+  | 'signupPages'
+  | 'signupLimits'
   | 'identities'
   | 'domains'
   | 'campaignReferences'
@@ -159,6 +171,7 @@ interface Provided<B extends Binding> {
     providerStatusTtlSeconds: number;
   };
   sendingQuota: { provider: AccountReader };
+  signupForms: { signupForms: SignupFormSettings };
   scheduler: SchedulingDeps & { scheduleMinLeadSeconds: number };
   queue: {
     queues: QueueSenders<B extends QueueBinding<infer Q> ? Q : never>;

@@ -19,6 +19,9 @@ const seconds = (fallback: number) =>
     String(fallback),
   );
 
+/** A whole number of things (same parsing as seconds). */
+const count = seconds;
+
 const Text = v.pipe(v.string(), v.minLength(1));
 
 /** The environment variable naming a consumer group's queue URL. */
@@ -49,6 +52,8 @@ const VARIABLES = {
     ),
     /** The application's own sender address, the fallback From. */
     APP_FROM_ADDRESS: v.pipe(v.string(), v.email()),
+    /** The base URL of the hosted sign-up pages (their own origin on AWS). */
+    PAGES_URL: v.pipe(v.string(), v.url()),
   },
   mail: {
     /** The configuration set of mail sent outside a tenant: its events too. */
@@ -109,6 +114,33 @@ const VARIABLES = {
     /** The least lead time of `scheduledAt`. */
     SCHEDULE_MIN_LEAD_SECONDS: seconds(120),
   },
+  signupForms: {
+    /** A form sent sooner than this after it was shown is a bot's. */
+    SIGNUP_MIN_FILL_SECONDS: seconds(3),
+    /** Sign-ups per source address per hour, across every page. */
+    SIGNUP_MAX_PER_IP_PER_HOUR: count(20),
+    /** Sign-ups per email address per hour, in one organization. */
+    SIGNUP_MAX_PER_EMAIL_PER_HOUR: count(5),
+    /** CSP frame-ancestors of the pages, e.g. "https://www.example.com"; default 'none'. */
+    SIGNUP_FRAME_ANCESTORS: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(
+          /^('none'|'self'|https:\/\/[a-z0-9.*-]+(:\d+)?)( ('self'|https:\/\/[a-z0-9.*-]+(:\d+)?))*$/,
+          "must be 'none', or space-separated https origins and 'self'",
+        ),
+      ),
+      "'none'",
+    ),
+    /** The CAPTCHA provider of every page, if any: turnstile or hcaptcha. */
+    SIGNUP_CAPTCHA_PROVIDER: v.optional(v.picklist(['turnstile', 'hcaptcha'])),
+    /** Its public site key. */
+    SIGNUP_CAPTCHA_SITE_KEY: v.optional(Text),
+    /** Its secret key itself (local stack, tests)… */
+    SIGNUP_CAPTCHA_SECRET: v.optional(Text),
+    /** …or the ARN of the Secrets Manager secret holding it (AWS). */
+    SIGNUP_CAPTCHA_SECRET_ARN: v.optional(Text),
+  },
   queue: {},
 } as const satisfies Record<Binding['kind'], v.ObjectEntries>;
 
@@ -134,6 +166,15 @@ export interface Config {
   SCHEDULER_ROLE_ARN?: string;
   SCHEDULER_DEAD_LETTER_QUEUE_ARN?: string;
   SCHEDULE_MIN_LEAD_SECONDS?: number;
+  PAGES_URL?: string;
+  SIGNUP_MIN_FILL_SECONDS?: number;
+  SIGNUP_MAX_PER_IP_PER_HOUR?: number;
+  SIGNUP_MAX_PER_EMAIL_PER_HOUR?: number;
+  SIGNUP_FRAME_ANCESTORS?: string;
+  SIGNUP_CAPTCHA_PROVIDER?: 'turnstile' | 'hcaptcha';
+  SIGNUP_CAPTCHA_SITE_KEY?: string;
+  SIGNUP_CAPTCHA_SECRET?: string;
+  SIGNUP_CAPTCHA_SECRET_ARN?: string;
   /** Queue URLs and schedule targets, by their derived names. */
   [name: string]: string | number | undefined;
 }
@@ -168,6 +209,15 @@ export const configSchemaOf = (bindings: Bindings) => {
         !linkSecret ||
         Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),
       'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
+    ),
+    v.check(
+      (env: Record<string, unknown>) =>
+        !env.SIGNUP_CAPTCHA_PROVIDER ||
+        Boolean(
+          env.SIGNUP_CAPTCHA_SITE_KEY &&
+            (env.SIGNUP_CAPTCHA_SECRET || env.SIGNUP_CAPTCHA_SECRET_ARN),
+        ),
+      'SIGNUP_CAPTCHA_PROVIDER needs SIGNUP_CAPTCHA_SITE_KEY and SIGNUP_CAPTCHA_SECRET or SIGNUP_CAPTCHA_SECRET_ARN',
     ),
   );
 };

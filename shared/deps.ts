@@ -17,6 +17,11 @@ import type { SegmentsDeps } from './segments/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
 import type { SequencesDeps } from './sequences/ports.ts';
 import type { SettingsDeps } from './settings/ports.ts';
+import type {
+  SignupFormSettings,
+  SignupLimits,
+  SignupPageRepository,
+} from './signup/ports.ts';
 import type { TemplatesDeps } from './templates/ports.ts';
 import type { TopicsDeps } from './topics/ports.ts';
 
@@ -39,6 +44,10 @@ export interface Deps
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
     >,
     Pick<SequencesDeps, 'sequences' | 'enrolments'> {
+  signupPages: SignupPageRepository;
+  signupLimits: SignupLimits;
+  /** How the public sign-up form defends itself (operator settings). */
+  signupForms: SignupFormSettings;
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /** The consumer queues a function may send to, by group name. */

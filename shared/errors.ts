@@ -147,6 +147,19 @@ export const ERROR_CODES = {
     400,
     'The segment filters another list than the one named; `details` names the field',
   ),
+  // Sign-up pages
+  'signupPage.notFound': entry(
+    404,
+    'No sign-up page of the organization has this id (or no published page is at this address)',
+  ),
+  'signupPage.slugTaken': entry(
+    409,
+    'Another sign-up page of the organization has this slug',
+  ),
+  'signupPage.limitReached': entry(
+    400,
+    'The organization has the most sign-up pages it may have (500)',
+  ),
   'message.topicRequired': entry(
     400,
     'A message that uses {{topicUnsubscribeUrl}} needs a topic',

@@ -79,6 +79,12 @@ export interface LinkSigner {
 export interface Endpoints {
   /** Base URL of the API as the public sees it, ending in `/api/v1`. */
   publicApiUrl: string;
+  /**
+   * Base URL of the hosted sign-up pages (`{pagesUrl}/p/{org}/{page}`): an
+   * origin of their own on AWS, so that customer HTML never shares one
+   * with the API.
+   */
+  pagesUrl: string;
   /** The application's own sender address (the fallback `From`). */
   appFromAddress: string;
 }

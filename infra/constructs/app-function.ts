@@ -94,7 +94,11 @@ export interface BindingResources {
   /** Signs the public links; readable only with a `linkSecret` binding. */
   linkSigningSecret: ISecret;
   publicApiUrl: string;
+  /** The base URL of the hosted sign-up pages (their own origin). */
+  pagesUrl: string;
   appFromAddress: string;
+  /** How the public sign-up form defends itself (operator's context). */
+  signupForms?: SignupFormResources;
   /** The consumer groups' queues, by group name. */
   queues?: ReadonlyMap<string, IQueue>;
   /** The configuration set of mail sent outside a tenant (its events). */
@@ -102,6 +106,20 @@ export interface BindingResources {
   /** The operator's open and click tracking domain, if any. */
   tracking?: TrackingDomain;
   scheduling?: Scheduling;
+}
+
+/** The sign-up form's settings, as the operator gave them (context). */
+export interface SignupFormResources {
+  minFillSeconds?: number;
+  maxPerIpPerHour?: number;
+  maxPerEmailPerHour?: number;
+  frameAncestors?: string;
+  captcha?: {
+    provider: 'turnstile' | 'hcaptcha';
+    siteKey: string;
+    /** The Secrets Manager secret holding the provider's secret key. */
+    secret: ISecret;
+  };
 }
 
 /** A function's memory unless it says otherwise, in MB. */
@@ -225,7 +243,32 @@ export class AppFunction extends Construct {
         case 'endpoints':
           this.bindEnvironment('PUBLIC_API_URL', resources.publicApiUrl);
           this.bindEnvironment('APP_FROM_ADDRESS', resources.appFromAddress);
+          this.bindEnvironment('PAGES_URL', resources.pagesUrl);
           break;
+        case 'signupForms': {
+          const forms = resources.signupForms ?? {};
+          const optional: [string, string | number | undefined][] = [
+            ['SIGNUP_MIN_FILL_SECONDS', forms.minFillSeconds],
+            ['SIGNUP_MAX_PER_IP_PER_HOUR', forms.maxPerIpPerHour],
+            ['SIGNUP_MAX_PER_EMAIL_PER_HOUR', forms.maxPerEmailPerHour],
+            ['SIGNUP_FRAME_ANCESTORS', forms.frameAncestors],
+          ];
+          for (const [name, value] of optional) {
+            if (value !== undefined) this.bindEnvironment(name, String(value));
+          }
+          if (forms.captcha) {
+            this.bindEnvironment(
+              'SIGNUP_CAPTCHA_PROVIDER',
+              forms.captcha.provider,
+            );
+            this.bindEnvironment(
+              'SIGNUP_CAPTCHA_SITE_KEY',
+              forms.captcha.siteKey,
+            );
+            this.bindSecret(forms.captcha.secret, 'SIGNUP_CAPTCHA_SECRET_ARN');
+          }
+          break;
+        }
         case 'mail':
           this.bindEmailSending();
           if (resources.configurationSetName) {

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { endpointGroups } from '../../functions/groups.ts';
+import { endpointGroups, pageGroups } from '../../functions/groups.ts';
 import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import {
@@ -158,7 +158,7 @@ const main = async () => {
       failuresFile: streamFailuresFileOf(dataDir),
     });
     stopStreams = () => streams.stop();
-    const server = createGateway(endpointGroups, deps);
+    const server = createGateway([...endpointGroups, ...pageGroups], deps);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', resolve);

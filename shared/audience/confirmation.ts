@@ -156,6 +156,26 @@ export const sendConfirmation = async (
   }
 };
 
+/**
+ * The consent records with this confirmation noted on the latest sign-up
+ * still unconfirmed (the one whose email carried the link).
+ */
+const confirmedConsents = (
+  contact: Contact,
+  now: string,
+): Pick<Contact, 'consents'> => {
+  if (!contact.consents?.length) return {};
+  const consents = [...contact.consents];
+  for (let i = consents.length - 1; i >= 0; i--) {
+    const consent = consents[i];
+    if (consent && !consent.confirmedAt) {
+      consents[i] = { ...consent, confirmedAt: now };
+      break;
+    }
+  }
+  return { consents };
+};
+
 /** How a confirmation link was received. */
 export type ConfirmResult =
   | 'test'
@@ -196,7 +216,13 @@ export const confirmSubscription = async (
       return contact;
     },
     (contact, now) => {
-      if (contact.status !== 'pending') {
+      // An unsubscribed address that signed up again on a hosted page
+      // holds the nonce of that sign-up: its link subscribes it again.
+      const resigned =
+        contact.status === 'unsubscribed' &&
+        contact.confirmationNonce !== undefined &&
+        contact.confirmationNonce === nonce;
+      if (contact.status !== 'pending' && !resigned) {
         result =
           contact.status === 'subscribed' && contact.confirmedAt
             ? 'already_confirmed'
@@ -212,6 +238,7 @@ export const confirmSubscription = async (
         ...withStatus(contact, 'subscribed', now),
         confirmedAt: now,
         ...(ip ? { confirmedIp: ip } : {}),
+        ...confirmedConsents(contact, now),
       };
     },
   );

@@ -14,6 +14,35 @@ const When = (meaning: string) =>
 const SeenAt = (meaning: string) =>
   v.pipe(v.nullable(v.string()), v.description(meaning));
 
+/** One sign-up through a hosted page, as the contact keeps it. */
+export const ConsentView = v.pipe(
+  v.object({
+    pageId: v.pipe(
+      ViewId,
+      v.description('The sign-up page (it may be deleted since)'),
+    ),
+    pageVersion: v.pipe(
+      v.number(),
+      v.description('The version of the page the visitor saw'),
+    ),
+    consentText: v.pipe(
+      v.string(),
+      v.description('The consent wording shown, as shown'),
+    ),
+    ip: SeenAt('The address the form was sent from'),
+    userAgent: v.nullable(v.string()),
+    referrer: v.pipe(
+      v.nullable(v.string()),
+      v.description('The Referer header the browser sent, if any'),
+    ),
+    signedUpAt: Timestamp,
+    confirmedAt: When(
+      'When the confirmation link of this sign-up was followed',
+    ),
+  }),
+  v.title('ConsentRecord'),
+);
+
 /** A contact as the API shows it: every field present, null when unset. */
 export const ContactView = v.pipe(
   v.object({
@@ -55,6 +84,12 @@ export const ContactView = v.pipe(
       'When the contact first became subscribed to the list; set once',
     ),
     unsubscribedAt: When('When the contact last unsubscribed'),
+    consents: v.pipe(
+      v.array(ConsentView),
+      v.description(
+        'Its sign-ups through hosted sign-up pages, oldest first (the last 10): the proof of its consent. Empty for a contact added by the API or imported.',
+      ),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   }),
@@ -83,6 +118,16 @@ export const contactView = (
   confirmedIp: contact.confirmedIp ?? null,
   joinedAt: contact.joinedAt ?? null,
   unsubscribedAt: contact.unsubscribedAt ?? null,
+  consents: (contact.consents ?? []).map((consent) => ({
+    pageId: consent.pageId,
+    pageVersion: consent.pageVersion,
+    consentText: consent.consentText,
+    ip: consent.ip ?? null,
+    userAgent: consent.userAgent ?? null,
+    referrer: consent.referrer ?? null,
+    signedUpAt: consent.signedUpAt,
+    confirmedAt: consent.confirmedAt ?? null,
+  })),
   createdAt: contact.createdAt,
   updatedAt: contact.updatedAt,
 });

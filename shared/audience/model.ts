@@ -15,6 +15,23 @@ export const CONTACT_STATUSES = [
 ] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 
+/** One sign-up through a hosted page: the proof of consent kept on the contact. */
+export interface ConsentRecord {
+  pageId: string;
+  pageVersion: number;
+  /** The consent wording the visitor saw, as shown. */
+  consentText: string;
+  ip?: string;
+  userAgent?: string;
+  referrer?: string;
+  signedUpAt: string;
+  /** Set when the confirmation link of this sign-up is followed. */
+  confirmedAt?: string;
+}
+
+/** How many consent records a contact keeps (the most recent). */
+export const MAX_CONSENT_RECORDS = 10;
+
 /** A contact of one list. The email, normalized, is unique in the list. */
 export interface Contact {
   id: string;
@@ -37,6 +54,8 @@ export interface Contact {
   unsubscribedAt?: string;
   /** The nonce of the one confirmation link that may still confirm. */
   confirmationNonce?: string;
+  /** Its sign-ups through hosted pages, oldest first (at most 10). */
+  consents?: ConsentRecord[];
   createdAt: string;
   updatedAt: string;
   /** Optimistic-lock version; every write checks and bumps it. */

@@ -130,6 +130,44 @@ export const keys = {
     PK: org(orgId),
     skPrefix: 'SEGMENT#',
   }),
+  /** One sign-up page of an organization (its row and content). */
+  signupPage: (orgId: string, pageId: string): Key => ({
+    PK: org(orgId),
+    SK: `SIGNUPPAGE#${pageId}`,
+  }),
+  /** The sanitized HTML of a pasted sign-up page, beside the page. */
+  signupPageHtml: (orgId: string, pageId: string): Key => ({
+    PK: org(orgId),
+    SK: `SIGNUPHTML#${pageId}`,
+  }),
+  /** All sign-up pages of an organization, in id (creation) order. */
+  signupPagesOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'SIGNUPPAGE#',
+  }),
+  /**
+   * The public address of a sign-up page, `/p/{orgSlug}/{pageSlug}`:
+   * reserves the page slug in its organization and, read by the public
+   * function, names the organization and the page in one read.
+   */
+  signupPageSlug: (orgSlug: string, pageSlug: string): Key => ({
+    PK: `SLUG#${orgSlug}`,
+    SK: `PAGE#${pageSlug}`,
+  }),
+  /** One window of a counter bounding the public sign-up form. */
+  signupLimit: (counter: string, windowStart: number): Key => ({
+    PK: `SIGNUPLIMIT#${counter}`,
+    SK: `W#${windowStart}`,
+  }),
+  /** When a page last sent a confirmation email to an address. */
+  signupConfirmationSent: (
+    orgId: string,
+    pageId: string,
+    email: string,
+  ): Key => ({
+    PK: `${org(orgId)}#SIGNUPPAGE#${pageId}#MAIL`,
+    SK: `EMAIL#${email}`,
+  }),
   /** The address book's head: its version and its default identity. */
   identityBook: (orgId: string): Key => ({
     PK: org(orgId),

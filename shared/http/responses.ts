@@ -37,6 +37,22 @@ export interface HtmlResult<S extends number = number> {
    * allows none.
    */
   contentSecurityPolicy?: string;
+  /**
+   * The page may be framed by the origins its CSP's `frame-ancestors`
+   * names (a sign-up page embedded by its owner): no `X-Frame-Options`.
+   */
+  framable?: boolean;
+}
+
+/**
+ * An HTML page answered with an error status: thrown by a public route
+ * whose error is a page of its own (a form shown again with its errors),
+ * and rendered as is by the public pipeline.
+ */
+export class HtmlAnswerError extends Error {
+  constructor(readonly result: HtmlResult<400>) {
+    super('The form has errors');
+  }
 }
 
 /** A file sent as is, with its media type (public routes). */
@@ -89,7 +105,7 @@ export const paginated = <T>(
 export const htmlPage = <S extends number>(
   statusCode: S,
   html: string,
-  options: { contentSecurityPolicy?: string } = {},
+  options: { contentSecurityPolicy?: string; framable?: boolean } = {},
 ): HtmlResult<S> => ({ statusCode, kind: 'html', html, ...options });
 
 /** A file of a media type, sent as is. */

@@ -125,6 +125,8 @@ export interface RouteRequest<
   body: B;
   /** The client's IP address as the gateway saw it. */
   sourceIp?: string;
+  /** What the browser said of itself (public routes). */
+  visitor?: { userAgent?: string; referrer?: string };
 }
 
 /**
@@ -136,6 +138,12 @@ export interface Route<D = never> {
   method: HttpMethod;
   /** Path below `/api/v1`, with `{name}` parameters, e.g. `/lists/{listId}`. */
   path: string;
+  /**
+   * Where the route is served: the API (the default, below `/api/v1`) or
+   * the hosted pages' own origin (from its root; a public form whose body
+   * is `application/x-www-form-urlencoded`).
+   */
+  origin?: 'api' | 'pages';
   role: MinimumRole;
   /** One line: what the operation does. */
   summary: string;
@@ -158,6 +166,7 @@ export interface Route<D = never> {
 type RouteInput<R extends MinimumRole, P, Q, B> = {
   method: HttpMethod;
   path: string;
+  origin?: 'api' | 'pages';
   role: R;
   summary: string;
   params?: P;
@@ -233,8 +242,8 @@ export const errorsOf = (route: Route): ErrorCode[] => {
 };
 
 /** The full path of a route, as API Gateway names its resource. */
-export const resourcePath = (route: Pick<Route, 'path'>): string =>
-  `${API_PREFIX}${route.path}`;
+export const resourcePath = (route: Pick<Route, 'path' | 'origin'>): string =>
+  route.origin === 'pages' ? route.path : `${API_PREFIX}${route.path}`;
 
 /** The key a router dispatches on: method and resource path. */
 export const routeKey = (method: string, resource: string): string =>

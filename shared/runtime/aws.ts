@@ -28,6 +28,7 @@ import {
 import { captureClient } from '../observability.ts';
 import type { DeadLetters } from '../queue/consumer.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
+import { signupFormSettings } from './signup-forms.ts';
 
 /** One client per container, made when first asked for. */
 const once = <T>(make: () => T): (() => T) => {
@@ -62,6 +63,15 @@ const secrets = once(
     }),
 );
 
+/** A Secrets Manager secret, cached by Powertools for an hour. */
+const secretValue = async (arn: string, what: string): Promise<string> => {
+  const value = await secrets().get(arn, { maxAge: 3600 });
+  if (typeof value !== 'string') {
+    throw new Error(`The ${what} secret is not a string`);
+  }
+  return value;
+};
+
 /**
  * The deps of a Lambda function with these bindings; the configuration of
  * exactly those bindings is read and validated first.
@@ -93,24 +103,18 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
     endpoints: () => ({
       publicApiUrl: required(config.PUBLIC_API_URL, 'PUBLIC_API_URL'),
       appFromAddress: required(config.APP_FROM_ADDRESS, 'APP_FROM_ADDRESS'),
+      pagesUrl: required(config.PAGES_URL, 'PAGES_URL'),
     }),
+    signupForms: () => signupFormSettings(config, secretValue),
     mailer: () =>
       new SesMailer(sendingSes(), {
         ...(config.SES_CONFIGURATION_SET
           ? { configurationSet: config.SES_CONFIGURATION_SET }
           : {}),
       }),
-    // Powertools caches the secret for the container's life (maxAge below).
-    linkSecret: () => async () => {
-      if (config.LINK_SIGNING_SECRET) return config.LINK_SIGNING_SECRET;
-      const value = await secrets().get(config.LINK_SIGNING_SECRET_ARN ?? '', {
-        maxAge: 3600,
-      });
-      if (typeof value !== 'string') {
-        throw new Error('The link signing secret is not a string');
-      }
-      return value;
-    },
+    linkSecret: () => async () =>
+      config.LINK_SIGNING_SECRET ??
+      secretValue(config.LINK_SIGNING_SECRET_ARN ?? '', 'link signing'),
     provider,
     dns: () =>
       new NodeDnsResolver(

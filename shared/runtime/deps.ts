@@ -25,6 +25,8 @@ import { DynamoSendPacer } from '../adapters/aws/dynamo-send-pacer.ts';
 import { DynamoSendRepository } from '../adapters/aws/dynamo-send-repository.ts';
 import { DynamoSendWindowRepository } from '../adapters/aws/dynamo-send-window-repository.ts';
 import { DynamoSequenceRepository } from '../adapters/aws/dynamo-sequence-repository.ts';
+import { DynamoSignupLimits } from '../adapters/aws/dynamo-signup-limits.ts';
+import { DynamoSignupPageRepository } from '../adapters/aws/dynamo-signup-page-repository.ts';
 import { DynamoTagRepository } from '../adapters/aws/dynamo-tag-repository.ts';
 import { DynamoTemplateRepository } from '../adapters/aws/dynamo-template-repository.ts';
 import { DynamoTopicRepository } from '../adapters/aws/dynamo-topic-repository.ts';
@@ -42,6 +44,7 @@ import type { Clock, Endpoints, Ids, Mailer, QueueSender } from '../ports.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
+import type { SignupFormSettings } from '../signup/ports.ts';
 
 /** The table and the settings of its stores. */
 export interface TableOptions {
@@ -75,6 +78,8 @@ export interface DepsOptions {
   scheduleMinLeadSeconds?: number;
   /** The sender of one consumer group's queue. */
   queue?: (name: string) => QueueSender;
+  /** The defences of the public sign-up form (operator settings). */
+  signupForms?: () => SignupFormSettings;
 }
 
 const need = <T>(part: (() => T) | undefined, binding: string): T => {
@@ -101,6 +106,8 @@ const tableDeps = (options: TableOptions) => {
     templates: new DynamoTemplateRepository(table),
     topics: new DynamoTopicRepository(table),
     segments: new DynamoSegmentRepository(table),
+    signupPages: new DynamoSignupPageRepository(table),
+    signupLimits: new DynamoSignupLimits(table),
     identities: new DynamoIdentityRepository(table),
     domains: new DynamoDomainRepository(table),
     campaignReferences: new DynamoCampaignReferences(table),
@@ -160,6 +167,8 @@ const provide = (
         scheduler: need(options.scheduler, 'scheduler'),
         scheduleMinLeadSeconds: options.scheduleMinLeadSeconds ?? 120,
       };
+    case 'signupForms':
+      return { signupForms: need(options.signupForms, 'signupForms') };
     case 'queue':
       return {};
   }
@@ -211,6 +220,7 @@ export const ALL_BINDINGS = [
   { kind: 'sendingStatus' },
   { kind: 'sendingQuota' },
   { kind: 'scheduler', queues: [] },
+  { kind: 'signupForms' },
 ] as const satisfies Bindings;
 
 /** The operator's dependencies over a table and an edge key registry. */

@@ -17,15 +17,19 @@ import {
 import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import { systemClock } from '../adapters/system.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
+import { signupForms } from '../bindings.ts';
+import { loadConfig } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
+import type { SignupFormSettings } from '../signup/ports.ts';
 import {
   ALL_BINDINGS,
   buildAdminDeps,
   buildDeps,
   documentClientOptions,
 } from './deps.ts';
+import { signupFormSettings } from './signup-forms.ts';
 
 /** Credentials the embedded engines accept (they check none). */
 export const LOCAL_CREDENTIALS = {
@@ -64,6 +68,13 @@ export interface LocalOptions {
   scheduleMinLeadSeconds?: number;
   /** The consumer queues, by group name. */
   queues?: QueueSenders<string>;
+  /** Base URL of the hosted sign-up pages; default: the API's origin. */
+  pagesUrl?: string;
+  /**
+   * The sign-up form's defences; default: from the `SIGNUP_*` variables
+   * of the environment, as on AWS (tests set them here).
+   */
+  signupForms?: Partial<SignupFormSettings>;
 }
 
 /** A document client for the embedded DynamoDB engine. */
@@ -114,6 +125,15 @@ export const localDeps = (options: LocalOptions): Deps => {
     endpoints: () => ({
       publicApiUrl: options.publicApiUrl,
       appFromAddress: options.appFromAddress ?? LOCAL_APP_FROM_ADDRESS,
+      pagesUrl: options.pagesUrl ?? new URL(options.publicApiUrl).origin,
+    }),
+    signupForms: () => ({
+      ...signupFormSettings(loadConfig([signupForms]), async () => {
+        throw new Error(
+          'Locally, give the CAPTCHA secret itself: SIGNUP_CAPTCHA_SECRET',
+        );
+      }),
+      ...options.signupForms,
     }),
     mailer: () => options.mailer?.(new SesMailer(ses)) ?? new SesMailer(ses),
     linkSecret: () => async () => options.linkSecret,

@@ -62,6 +62,7 @@ const main = async () => {
       endpoints: () => ({
         publicApiUrl: 'http://127.0.0.1/api/v1',
         appFromAddress: 'bench@example.test',
+        pagesUrl: 'http://127.0.0.1',
       }),
       // An import never reaches the provider or DNS.
       provider: () => unreachableProvider,

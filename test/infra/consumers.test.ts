@@ -67,6 +67,7 @@ const build = () => {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
+    pageGroups: [],
     consumers: [reminders, digests],
     streamConsumers: [],
   });

@@ -4,10 +4,15 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { consumerFunctions } from '../../functions/consumers.ts';
-import { type EndpointGroup, endpointGroups } from '../../functions/groups.ts';
+import {
+  type EndpointGroup,
+  endpointGroups,
+  pageGroups,
+} from '../../functions/groups.ts';
 import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
 import { buildApp, type Stacks } from '../../infra/app.ts';
 import type { AppFunction } from '../../infra/constructs/app-function.ts';
+import { DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE } from '../../infra/constructs/pages-api.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
 import {
   DEFAULT_APP_FROM_ADDRESS,
@@ -84,6 +89,7 @@ const stacksWith = (groups: readonly EndpointGroup[]): Built => {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
     groups,
+    pageGroups: [],
   });
   return {
     app,
@@ -342,11 +348,14 @@ describe('StatelessStack', () => {
     // Assert
     expect(Object.keys(functions)).toHaveLength(
       endpointGroups.length +
+        pageGroups.length +
         consumerFunctions.length +
         streamConsumerFunctions.length,
     );
     const all = [
-      ...endpointGroups.map((group) => functionOf(api, group)),
+      ...[...endpointGroups, ...pageGroups].map((group) =>
+        functionOf(api, group),
+      ),
       ...consumerFunctions.map(({ group }) => {
         const fn = api.consumers.get(group.name);
         if (!fn) throw new Error(`No consumer ${group.name}`);
@@ -380,13 +389,13 @@ describe('StatelessStack', () => {
     );
 
     // Assert
-    const routes = endpointGroups.flatMap((g) => g.routes);
+    const routes = [...endpointGroups, ...pageGroups].flatMap((g) => g.routes);
     expect(methods).toHaveLength(routes.length);
     // Both kinds exist, so both branches below are exercised.
     expect(new Set(routes.map((r) => r.role === 'public'))).toEqual(
       new Set([true, false]),
     );
-    for (const group of endpointGroups) {
+    for (const group of [...endpointGroups, ...pageGroups]) {
       const fn = functionOf(api, group);
       const fnId = logicalId(api, fn.fn);
       for (const route of group.routes) {
@@ -462,7 +471,7 @@ describe('StatelessStack', () => {
 
   it('A13: limits each source address on the public routes with a WAF rate rule, far below the shared throttle', () => {
     // Arrange
-    const { apiTemplate } = stacks();
+    const { api, apiTemplate } = stacks();
     // A path with a parameter by its literal start (WAF sees real paths).
     const publicPaths = new Set(
       endpointGroups
@@ -472,7 +481,13 @@ describe('StatelessStack', () => {
     );
 
     // Act
-    const acls = Object.values(apiTemplate.findResources('AWS::WAFv2::WebACL'));
+    const acls = Object.values(
+      apiTemplate.findResources('AWS::WAFv2::WebACL'),
+    ).filter((found) =>
+      found.Properties.Rules.some(
+        (r: Props) => r.Name === 'PublicRoutesPerSourceAddress',
+      ),
+    );
     const [acl] = acls;
     const [rule] = acl?.Properties.Rules ?? [];
     const rate = rule?.Statement.RateBasedStatement;
@@ -499,23 +514,106 @@ describe('StatelessStack', () => {
     );
     // Associated with the API's stage (the ARN refers to the stage, so
     // CloudFormation creates the stage first).
-    const [stageId] = Object.keys(
-      apiTemplate.findResources('AWS::ApiGateway::Stage'),
-    );
+    const aclId = Object.entries(
+      apiTemplate.findResources('AWS::WAFv2::WebACL'),
+    ).find(([, found]) => found === acl)?.[0];
+    const stageId = logicalId(api, api.api.deploymentStage);
     const associations = Object.values(
       apiTemplate.findResources('AWS::WAFv2::WebACLAssociation'),
+    ).filter(
+      (found) =>
+        JSON.stringify(found.Properties.WebACLArn) ===
+        JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }),
     );
     expect(associations).toHaveLength(1);
-    const [association] = associations;
-    expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(
+    expect(JSON.stringify(associations[0]?.Properties.ResourceArn)).toContain(
       `{"Ref":"${stageId}"}`,
     );
-    expect(association?.Properties.WebACLArn).toEqual({
-      'Fn::GetAtt': [
-        Object.keys(apiTemplate.findResources('AWS::WAFv2::WebACL'))[0],
-        'Arn',
-      ],
+  });
+
+  it('serves the sign-up pages on an origin of their own: a keyless REST API with its own web ACL, whose address every function is told', () => {
+    // Arrange
+    const { api, apiTemplate } = stacks();
+    const pages = api.pages;
+    if (!pages) throw new Error('no pages origin');
+    const pagesFn = functionOf(api, pageGroups[0] as EndpointGroup);
+
+    // Act
+    const apis = apiTemplate.findResources('AWS::ApiGateway::RestApi');
+    const acls = Object.values(
+      apiTemplate.findResources('AWS::WAFv2::WebACL'),
+    ).filter((found) =>
+      found.Properties.Rules.some(
+        (r: Props) => r.Name === 'PagesPerSourceAddress',
+      ),
+    );
+    const variables = (fn: AppFunction) =>
+      apiTemplate.toJSON().Resources[logicalId(api, fn.fn)].Properties
+        .Environment.Variables;
+
+    // Assert
+    expect(Object.keys(apis)).toHaveLength(2);
+    expect(acls).toHaveLength(1);
+    expect(
+      acls[0]?.Properties.Rules[0].Statement.RateBasedStatement,
+    ).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
     });
+    expect(JSON.stringify(variables(pagesFn).PAGES_URL)).toContain(
+      logicalId(api, pages.api),
+    );
+    expect(variables(pagesFn)).not.toHaveProperty('SIGNUP_CAPTCHA_PROVIDER');
+    expect(
+      JSON.stringify(
+        variables(
+          functionOf(
+            api,
+            endpointGroups.find(
+              (g) => g.name === 'signupPages',
+            ) as EndpointGroup,
+          ),
+        ).PAGES_URL,
+      ),
+    ).toContain(logicalId(api, pages.api));
+  });
+
+  it('takes the pages domain, the form settings and a CAPTCHA from the context', () => {
+    // Arrange
+    const app = newApp({
+      signupPagesDomain: 'join.example.com',
+      signupPagesCertificateArn:
+        'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+      signupFrameAncestors: 'https://www.example.com',
+      signupMinFillSeconds: '5',
+      signupCaptchaProvider: 'turnstile',
+      signupCaptchaSiteKey: '0x4AAA',
+      signupCaptchaSecretName: 'turnstile-secret',
+    });
+    const { api } = buildApp(app);
+    const template = Template.fromStack(api);
+    const pagesFn = functionOf(api, pageGroups[0] as EndpointGroup);
+
+    // Act
+    const variables =
+      template.toJSON().Resources[logicalId(api, pagesFn.fn)].Properties
+        .Environment.Variables;
+
+    // Assert
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'join.example.com',
+    });
+    expect(variables).toMatchObject({
+      PAGES_URL: 'https://join.example.com',
+      SIGNUP_FRAME_ANCESTORS: 'https://www.example.com',
+      SIGNUP_MIN_FILL_SECONDS: '5',
+      SIGNUP_CAPTCHA_PROVIDER: 'turnstile',
+      SIGNUP_CAPTCHA_SITE_KEY: '0x4AAA',
+    });
+    expect(variables.SIGNUP_CAPTCHA_SECRET_ARN).toBeDefined();
+    expect(() =>
+      buildApp(newApp({ signupPagesDomain: 'join.example.com' })),
+    ).toThrow(/together/);
   });
 
   it('takes the per-address limit of the public routes from the context', () => {

@@ -31,6 +31,7 @@ const build = () => {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
+    pageGroups: [],
     // The queues the stream consumers send to (journeys' steps), and the
     // ones the steps consumer sends to, in turn (a series step's campaign).
     consumers: consumerFunctions.filter((c) =>

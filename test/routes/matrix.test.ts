@@ -53,6 +53,8 @@ const REFUSED_BY_SEED: Record<string, string> = {
 
 const FILTER_IDS: Record<string, string[]> = {
   'GET /contacts': ['tagId'],
+  // The spec: "an id from another organization matches nothing".
+  'GET /signup-pages': ['listId'],
 };
 
 /** Every id-valued field of an example, where it sits. */

@@ -7,6 +7,7 @@ import {
   queue,
   scheduler,
   sendingStatus,
+  signupForms,
   table,
 } from '../../shared/bindings.ts';
 import { configNamesOf, loadConfig } from '../../shared/config.ts';
@@ -17,6 +18,7 @@ const valid = {
   TABLE_NAME: 'table',
   PUBLIC_API_URL: 'https://api.example.test/prod/api/v1',
   APP_FROM_ADDRESS: 'no-reply@example.test',
+  PAGES_URL: 'https://pages.example.test',
   LINK_SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:links',
 };
 
@@ -50,16 +52,48 @@ describe('configuration, derived from the bindings', () => {
   it('tells a function only what it uses: the docs need no table, no secret, no account', () => {
     expect(configNamesOf(docsBindings)).toEqual([
       'APP_FROM_ADDRESS',
+      'PAGES_URL',
       'PUBLIC_API_URL',
     ]);
     expect(
       loadConfig(docsBindings, {
         PUBLIC_API_URL: valid.PUBLIC_API_URL,
         APP_FROM_ADDRESS: valid.APP_FROM_ADDRESS,
+        PAGES_URL: valid.PAGES_URL,
       }),
     ).toEqual({
       PUBLIC_API_URL: valid.PUBLIC_API_URL,
       APP_FROM_ADDRESS: valid.APP_FROM_ADDRESS,
+      PAGES_URL: valid.PAGES_URL,
+    });
+  });
+
+  it('reads the sign-up form settings with their defaults, and a CAPTCHA only with its site key and secret', () => {
+    expect(loadConfig([signupForms], {})).toEqual({
+      SIGNUP_MIN_FILL_SECONDS: 3,
+      SIGNUP_MAX_PER_IP_PER_HOUR: 20,
+      SIGNUP_MAX_PER_EMAIL_PER_HOUR: 5,
+      SIGNUP_FRAME_ANCESTORS: "'none'",
+    });
+    expect(() =>
+      loadConfig([signupForms], { SIGNUP_CAPTCHA_PROVIDER: 'turnstile' }),
+    ).toThrow(/SIGNUP_CAPTCHA_SITE_KEY/);
+    expect(() =>
+      loadConfig([signupForms], {
+        SIGNUP_FRAME_ANCESTORS: 'javascript:alert(1)',
+      }),
+    ).toThrow(/SIGNUP_FRAME_ANCESTORS/);
+    expect(
+      loadConfig([signupForms], {
+        SIGNUP_FRAME_ANCESTORS: "'self' https://www.example.com",
+        SIGNUP_CAPTCHA_PROVIDER: 'hcaptcha',
+        SIGNUP_CAPTCHA_SITE_KEY: 'site',
+        SIGNUP_CAPTCHA_SECRET_ARN:
+          'arn:aws:secretsmanager:eu-west-1:1:secret:c',
+      }),
+    ).toMatchObject({
+      SIGNUP_FRAME_ANCESTORS: "'self' https://www.example.com",
+      SIGNUP_CAPTCHA_PROVIDER: 'hcaptcha',
     });
   });
 

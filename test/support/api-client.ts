@@ -22,6 +22,7 @@ import {
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { type Route, resourcePath, routeKey } from '../../shared/http/route.ts';
+import type { SignupFormSettings } from '../../shared/signup/ports.ts';
 import { contractProblems } from './contract.ts';
 import {
   createTestDeps,
@@ -51,6 +52,8 @@ export interface CallOptions {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   sourceIp?: string;
+  /** `pages`: a path of the hosted pages' origin (no `/api/v1`). */
+  origin?: 'api' | 'pages';
 }
 
 /** The in-process client of one test table. */
@@ -215,6 +218,8 @@ export const createApiClient = async (
   options: {
     clock?: ReturnType<typeof fixedClock>;
     groups?: readonly EndpointGroup[];
+    /** The sign-up form's defences (default: the shipped defaults). */
+    signupForms?: Partial<SignupFormSettings>;
     providerStatusTtlSeconds?: number;
     /**
      * The asynchronous half (`prepareLocalAsync`): its queues, scheduler
@@ -231,6 +236,7 @@ export const createApiClient = async (
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
       : {}),
     ...(options.asyncHalf ? { asyncHalf: options.asyncHalf } : {}),
+    ...(options.signupForms ? { signupForms: options.signupForms } : {}),
   });
   const { admin, tableName } = created;
   const scheduler = options.asyncHalf?.scheduler;
@@ -251,7 +257,8 @@ export const createApiClient = async (
     // The request as a client puts it on the wire: the query encoded by
     // URLSearchParams, the body as UTF-8 (a lone surrogate becomes U+FFFD).
     const search = o.query ? new URLSearchParams(o.query).toString() : '';
-    const target = `/api/v1${path}${search ? `?${search}` : ''}`;
+    const base = o.origin === 'pages' ? '' : '/api/v1';
+    const target = `${base}${path}${search ? `?${search}` : ''}`;
     const text =
       o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
     const bytes = Buffer.from(text ?? '', 'utf8');

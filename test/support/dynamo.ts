@@ -25,6 +25,7 @@ import {
   noEdgeKeyRegistry,
 } from '../../shared/runtime/local.ts';
 import type { Scheduler } from '../../shared/scheduling/ports.ts';
+import type { SignupFormSettings } from '../../shared/signup/ports.ts';
 
 /** The link secret of tests. */
 export const TEST_LINK_SECRET = 'test-link-signing-secret-of-at-least-32-chars';
@@ -112,6 +113,8 @@ export const createTestDeps = async (
     scheduler?: Scheduler;
     queues?: QueueSenders<string>;
     mailer?: Mailer;
+    /** The sign-up form's defences (default: the shipped defaults). */
+    signupForms?: Partial<SignupFormSettings>;
   } = {},
 ): Promise<{
   deps: Deps;
@@ -152,6 +155,7 @@ export const createTestDeps = async (
     ...(options.queues ? { queues: options.queues } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.mailer ? { mailer: () => options.mailer as Mailer } : {}),
+    ...(options.signupForms ? { signupForms: options.signupForms } : {}),
   });
   const checkpoints = new Map<string, CheckpointStore>();
   events.settleWith(() =>

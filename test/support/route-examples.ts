@@ -38,6 +38,8 @@ export interface Seeded extends TestOrganization {
   seriesNodeId: string;
   /** A contact awaiting its confirmation (double opt-in). */
   pendingContactId: string;
+  /** A sign-up page of the list, a draft drawn with a theme. */
+  pageId: string;
   /**
    * Valid signed tokens of the public links: confirm for the pending
    * contact, the others for the subscribed one.
@@ -146,6 +148,31 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     },
   }),
   'GET /segments': () => ({ query: { page: '1', limit: '20' } }),
+  'GET /signup-pages': (s) => ({
+    query: { page: '1', limit: '20', status: 'draft', listId: s.listId },
+  }),
+  'GET /signup-pages/themes': () => ({}),
+  'POST /signup-pages': (s) => ({
+    body: {
+      name: 'Matrix page',
+      listId: s.listId,
+      theme: 'bold',
+      headline: 'Join the matrix',
+      fields: { lastName: true },
+    },
+  }),
+  'GET /signup-pages/{pageId}': (s) => ({ params: { pageId: s.pageId } }),
+  'PATCH /signup-pages/{pageId}': (s) => ({
+    params: { pageId: s.pageId },
+    body: { name: 'Renamed page', submitLabel: 'Join' },
+  }),
+  'DELETE /signup-pages/{pageId}': (s) => ({ params: { pageId: s.pageId } }),
+  'POST /signup-pages/{pageId}/publish': (s) => ({
+    params: { pageId: s.pageId },
+  }),
+  'POST /signup-pages/{pageId}/unpublish': (s) => ({
+    params: { pageId: s.pageId },
+  }),
   'GET /segments/{segmentId}': (s) => ({
     params: { segmentId: s.segmentId },
   }),
@@ -471,6 +498,12 @@ export const seedOrganization = async (
     org.orgId,
     pendingContactId,
   );
+  const pageId = idOf(
+    await client.post('/signup-pages', {
+      key,
+      body: { name: `${label} page`, listId, theme: 'classic' },
+    }),
+  );
   const domainId = idOf(
     await client.post('/domains', {
       key,
@@ -516,6 +549,7 @@ export const seedOrganization = async (
     spareIdentityId,
     domainId,
     pendingContactId,
+    pageId,
     ...journeys,
   };
 };
@@ -600,4 +634,5 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   seriesId: s.seriesId,
   seriesDraftId: s.seriesDraftId,
   seriesNodeId: s.seriesNodeId,
+  pageId: s.pageId,
 });

@@ -90,6 +90,7 @@ const toItem = (
       contact[field] === undefined ? [] : [[field, contact[field]]],
     ),
   ),
+  ...(contact.consents?.length ? { consents: contact.consents } : {}),
 });
 
 const optionalText = v.optional(v.string());
@@ -118,6 +119,20 @@ const ContactItem = itemSchema('Contact', {
   updatedAt: v.string(),
   version: v.number(),
   ...optionalFields,
+  consents: v.optional(
+    v.array(
+      v.object({
+        pageId: v.string(),
+        pageVersion: v.number(),
+        consentText: v.string(),
+        ip: optionalText,
+        userAgent: optionalText,
+        referrer: optionalText,
+        signedUpAt: v.string(),
+        confirmedAt: optionalText,
+      }),
+    ),
+  ),
   [WRITTEN_BY]: v.optional(v.literal('import')),
 });
 
@@ -129,9 +144,19 @@ const ContactPointerItem = itemSchema('ContactPointer', {
 
 /** A contact item parsed, with the origin of its last write. */
 const readContact = (item: Record<string, unknown>) => {
-  const { tagIds, writtenBy, ...contact } = parseItem(ContactItem, item);
+  const { tagIds, writtenBy, consents, ...contact } = parseItem(
+    ContactItem,
+    item,
+  );
   const origin: ContactWriteOrigin = writtenBy ?? 'change';
-  return { contact: { ...contact, tagIds: [...tagIds].sort() }, origin };
+  return {
+    contact: {
+      ...contact,
+      tagIds: [...tagIds].sort(),
+      ...(consents ? { consents } : {}),
+    },
+    origin,
+  };
 };
 
 /** A stored contact item as the domain sees it. */

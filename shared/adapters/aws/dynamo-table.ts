@@ -67,6 +67,7 @@ const OrganizationCounters = itemSchema('Organization', {
   sequenceCount: Counter,
   seriesCount: Counter,
   segmentCount: Counter,
+  signupPageCount: Counter,
 });
 
 /** The collection counters kept on the organization item. */

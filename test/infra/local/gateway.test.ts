@@ -100,6 +100,14 @@ const CONTRACT_ROUTES = [
   'GET /domains/{domainId}',
   'DELETE /domains/{domainId}',
   'POST /domains/{domainId}/verify',
+  'GET /signup-pages',
+  'GET /signup-pages/themes',
+  'POST /signup-pages',
+  'GET /signup-pages/{pageId}',
+  'PATCH /signup-pages/{pageId}',
+  'DELETE /signup-pages/{pageId}',
+  'POST /signup-pages/{pageId}/publish',
+  'POST /signup-pages/{pageId}/unpublish',
   'GET /public/confirm',
   'GET /public/unsubscribe',
   'POST /public/unsubscribe',
@@ -126,7 +134,10 @@ describe('local gateway routing', () => {
       }),
     );
     // Assert
-    expect(served.sort()).toEqual(
+    // (A literal path beside a parameter, `/signup-pages/themes` beside
+    // `/signup-pages/{pageId}`, reaches the parameter's route with the
+    // other methods: each route counts once.)
+    expect([...new Set(served)].sort()).toEqual(
       CONTRACT_ROUTES.map((route) => route.replace(' ', ' /api/v1')).sort(),
     );
     expect(table).toHaveLength(CONTRACT_ROUTES.length);

@@ -49,6 +49,7 @@ const handlerOf = (group: string, clock = fixedClock()) => {
     endpoints: () => ({
       publicApiUrl: 'https://api.example.test/api/v1',
       appFromAddress: 'no-reply@example.test',
+      pagesUrl: 'https://pages.example.test',
     }),
   });
   return found.createHandler(deps as Parameters<typeof found.createHandler>[0]);

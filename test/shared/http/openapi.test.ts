@@ -489,6 +489,7 @@ const SPEC_OPERATIONS_BUILT = [
   'POST /series',
   'PATCH /series/{seriesId}',
   'DELETE /series/{seriesId}',
+  'GET /signup-pages',
 ];
 
 /**
@@ -497,7 +498,7 @@ const SPEC_OPERATIONS_BUILT = [
  * as the API will declare them. One that gets built moves to the list
  * above: this test fails until it does.
  */
-const SPEC_OPERATIONS_TO_COME = ['GET /signup-pages'];
+const SPEC_OPERATIONS_TO_COME: string[] = [];
 
 const operationByKey = (key: string) => {
   const [method = '', path = ''] = key.split(' ');

@@ -13,6 +13,7 @@ const deps = {
   endpoints: {
     publicApiUrl: 'https://mail.example.test/api/v1',
     appFromAddress: 'no-reply@example.test',
+    pagesUrl: 'https://pages.example.test',
   },
 };
 const contact = {

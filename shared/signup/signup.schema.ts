@@ -1,0 +1,185 @@
+/**
+ * Schemas of the sign-up page endpoints: creation, change, the list's query.
+ */
+import * as v from 'valibot';
+import {
+  Id,
+  lineText,
+  multilineText,
+  PageQuery,
+  requiredName,
+} from '../validation.ts';
+import { SIGNUP_PAGE_STATUSES } from './model.ts';
+import { THEMES } from './themes.ts';
+
+/** Longest pasted HTML, in UTF-8 bytes (before sanitizing). */
+export const MAX_PASTED_HTML_BYTES = 100_000;
+
+/** Slugs no page may take: they name, or may one day name, our own paths. */
+export const RESERVED_SLUGS = [
+  'admin',
+  'api',
+  'assets',
+  'confirm',
+  'favicon.ico',
+  'health',
+  'login',
+  'p',
+  'preview',
+  'public',
+  'robots.txt',
+  'signup',
+  'static',
+  'unsubscribe',
+  'www',
+] as const;
+
+/** 1 to 64 characters: lower-case letters, digits and inner hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+/** A page's slug as a client sends it. */
+export const Slug = v.pipe(
+  v.string('must be a string'),
+  v.regex(
+    SLUG_PATTERN,
+    'must be 1 to 64 lower-case letters, digits or hyphens, starting and ending with a letter or digit',
+  ),
+  v.check(
+    (slug) => !slug.includes('--'),
+    'must not contain two hyphens in a row',
+  ),
+  v.check(
+    (slug) => !(RESERVED_SLUGS as readonly string[]).includes(slug),
+    `is reserved (${RESERVED_SLUGS.join(', ')})`,
+  ),
+);
+
+const themeNames = THEMES.map((theme) => theme.name);
+
+const Theme = v.picklist(
+  themeNames,
+  `must be one of ${themeNames.join(', ')} (GET /signup-pages/themes)`,
+);
+
+const PastedHtml = v.pipe(
+  multilineText(MAX_PASTED_HTML_BYTES),
+  v.minLength(1, 'must not be empty'),
+);
+
+const Headline = v.pipe(
+  lineText(800),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+);
+const Intro = v.pipe(
+  multilineText(8_000),
+  v.maxLength(2_000, 'must be at most 2000 characters'),
+);
+const ConsentText = v.pipe(
+  multilineText(4_000),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(1_000, 'must be at most 1000 characters'),
+);
+const SubmitLabel = v.pipe(
+  lineText(160),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(40, 'must be at most 40 characters'),
+);
+const SuccessMessage = v.pipe(
+  multilineText(2_000),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(500, 'must be at most 500 characters'),
+);
+
+const Fields = v.strictObject(
+  {
+    firstName: v.optional(v.boolean('must be true or false')),
+    lastName: v.optional(v.boolean('must be true or false')),
+  },
+  'only firstName and lastName can be asked besides the email (always asked)',
+);
+
+/** What a page says and asks; every part optional (defaults apply). */
+const ContentEntries = {
+  headline: v.optional(Headline),
+  intro: v.optional(Intro),
+  fields: v.optional(Fields),
+  consentText: v.optional(ConsentText),
+  submitLabel: v.optional(SubmitLabel),
+  successMessage: v.optional(SuccessMessage),
+};
+
+/** POST /signup-pages. */
+export const CreateSignupPageBody = v.pipe(
+  v.object({
+    name: requiredName(100),
+    listId: Id,
+    slug: v.optional(Slug),
+    theme: v.optional(Theme),
+    html: v.optional(PastedHtml),
+    ...ContentEntries,
+  }),
+  v.forward(
+    v.check(
+      (body) => body.theme === undefined || body.html === undefined,
+      'give either theme or html, not both',
+    ),
+    ['html'],
+  ),
+  v.forward(
+    v.check(
+      (body) => body.theme !== undefined || body.html !== undefined,
+      'give a theme (GET /signup-pages/themes) or your own html',
+    ),
+    ['theme'],
+  ),
+);
+export type CreateSignupPageInput = v.InferOutput<typeof CreateSignupPageBody>;
+
+/** PATCH /signup-pages/{pageId}: at least one field. */
+export const UpdateSignupPageBody = v.pipe(
+  v.object({
+    name: v.optional(requiredName(100)),
+    listId: v.optional(Id),
+    slug: v.optional(Slug),
+    theme: v.optional(Theme),
+    html: v.optional(PastedHtml),
+    ...ContentEntries,
+  }),
+  v.forward(
+    v.check(
+      (body) => body.theme === undefined || body.html === undefined,
+      'give either theme or html, not both',
+    ),
+    ['html'],
+  ),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'give at least one field to change',
+  ),
+);
+export type UpdateSignupPageInput = v.InferOutput<typeof UpdateSignupPageBody>;
+
+/** GET /signup-pages. */
+export const SignupPageQuery = v.object({
+  ...PageQuery.entries,
+  search: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.maxLength(100, 'search must be at most 100 characters'),
+    ),
+  ),
+  status: v.optional(
+    v.picklist(
+      SIGNUP_PAGE_STATUSES,
+      `status must be one of ${SIGNUP_PAGE_STATUSES.join(', ')}`,
+    ),
+  ),
+  listId: v.optional(Id),
+});
+export type SignupPageQueryInput = v.InferOutput<typeof SignupPageQuery>;

@@ -1,0 +1,408 @@
+/**
+ * The public side of sign-up pages: showing a published page, and taking
+ * its form. Every sign-up goes through double opt-in, whatever the
+ * organization's `optin.required`: the contact is pending (or stays
+ * unsubscribed) until it follows the link of the confirmation email.
+ *
+ * The answer never tells what happened to the address (no enumeration):
+ * a new, pending, subscribed, unsubscribed or suppressed address, a bot
+ * caught by a defence, or a limit reached — all get the same success
+ * message. Only mistakes a person can fix (a malformed email, a name too
+ * long) are answered, on the form, naming the field.
+ */
+import * as v from 'valibot';
+import { sendConfirmation } from '../audience/confirmation.ts';
+import {
+  type ConsentRecord,
+  type Contact,
+  MAX_CONSENT_RECORDS,
+} from '../audience/model.ts';
+import type { AudienceDeps } from '../audience/ports.ts';
+import { suppressedStatuses } from '../audience/suppressed.ts';
+import {
+  ExpiredLinkError,
+  InvalidLinkError,
+  NotFoundError,
+} from '../errors.ts';
+import { logger } from '../observability.ts';
+import { retryOnConflict } from '../retry.ts';
+import type { ReadinessDeps } from '../sending/readiness.ts';
+import { EmailAddress, lineText } from '../validation.ts';
+import { CAPTCHA_RESPONSE_FIELDS } from './markup.ts';
+import type { SignupPage } from './model.ts';
+import type {
+  PublishedPage,
+  SignupFormSettings,
+  SignupLimits,
+  SignupPageRepository,
+} from './ports.ts';
+import type { FormState, SignupField } from './themes.ts';
+
+/** What the public form needs. */
+export type SubmissionDeps = Omit<AudienceDeps, 'provider' | 'dns'> &
+  ReadinessDeps & {
+    signupPages: SignupPageRepository;
+    signupLimits: SignupLimits;
+    signupForms: SignupFormSettings;
+  };
+
+/** The link purpose of the form's fill-time token. */
+export const FORM_TOKEN_PURPOSE = 'signup-form';
+/** The hidden input carrying the fill-time token. */
+export const FORM_TOKEN_FIELD = 'form_token';
+/** The honeypot: a text input people never see; bots fill it. */
+export const HONEYPOT_FIELD = 'website';
+/** A form token lasts a day: a tab left open longer is asked to send again. */
+const FORM_TOKEN_TTL_SECONDS = 24 * 3600;
+/** At most one confirmation email per address per page in this time. */
+export const CONFIRMATION_SPACING_SECONDS = 24 * 3600;
+const HOUR = 3600;
+
+/** The browser and network facts of a submission. */
+export interface Visitor {
+  ip?: string;
+  userAgent?: string;
+  referrer?: string;
+}
+
+/** A page to draw: what it is, and the state of its form. */
+export interface ShownPage {
+  published: PublishedPage;
+  organizationName: string;
+  state: FormState;
+  /** 200 for the page, 400 when the form is shown again with errors. */
+  statusCode: 200 | 400;
+}
+
+const notFound = () => new NotFoundError('signupPage.notFound', 'No such page');
+
+const findPage = async (
+  deps: Pick<SubmissionDeps, 'signupPages' | 'organizations'>,
+  orgSlug: string,
+  pageSlug: string,
+) => {
+  const published = await deps.signupPages.published(orgSlug, pageSlug);
+  if (!published) throw notFound();
+  const org = await deps.organizations.get(published.orgId);
+  if (!org) throw notFound();
+  return { published, org };
+};
+
+/** A fresh form: empty, with a token saying when it was shown. */
+const freshState = async (
+  deps: Pick<SubmissionDeps, 'links' | 'clock' | 'signupForms'>,
+  page: SignupPage,
+  values: FormState['values'] = {},
+  errors: FormState['errors'] = {},
+): Promise<FormState> => ({
+  values,
+  errors,
+  hidden: {
+    [FORM_TOKEN_FIELD]: await deps.links.sign(
+      FORM_TOKEN_PURPOSE,
+      { p: page.id, t: String(deps.clock.now().getTime()) },
+      FORM_TOKEN_TTL_SECONDS,
+    ),
+  },
+  honeypot: HONEYPOT_FIELD,
+  ...(deps.signupForms.captcha
+    ? {
+        captcha: {
+          provider: deps.signupForms.captcha.provider,
+          siteKey: deps.signupForms.captcha.siteKey,
+        },
+      }
+    : {}),
+  done: false,
+});
+
+/** The published page at `/p/{orgSlug}/{pageSlug}`, with an empty form. */
+export const showSignupPage = async (
+  deps: Pick<
+    SubmissionDeps,
+    'signupPages' | 'organizations' | 'links' | 'clock' | 'signupForms'
+  >,
+  orgSlug: string,
+  pageSlug: string,
+): Promise<ShownPage> => {
+  const { published, org } = await findPage(deps, orgSlug, pageSlug);
+  return {
+    published,
+    organizationName: org.name,
+    state: await freshState(deps, published.page),
+    statusCode: 200,
+  };
+};
+
+const NameField = v.pipe(
+  lineText(400),
+  v.trim(),
+  v.maxLength(100, 'must be at most 100 characters'),
+);
+
+/** The fields a person fills, checked; messages written for people. */
+const checkFields = (
+  page: SignupPage,
+  form: Record<string, string>,
+): {
+  values: Partial<Record<SignupField, string>>;
+  errors: Partial<Record<SignupField, string>>;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+} => {
+  const values: Partial<Record<SignupField, string>> = {
+    email: (form.email ?? '').slice(0, 320),
+    ...(page.content.fields.firstName
+      ? { firstName: (form.firstName ?? '').slice(0, 200) }
+      : {}),
+    ...(page.content.fields.lastName
+      ? { lastName: (form.lastName ?? '').slice(0, 200) }
+      : {}),
+  };
+  const errors: Partial<Record<SignupField, string>> = {};
+  const email = v.safeParse(EmailAddress, form.email ?? '');
+  if ((form.email ?? '').trim() === '') {
+    errors.email = 'Enter your email address.';
+  } else if (!email.success) {
+    errors.email = 'Enter an email address in the form name@example.com.';
+  }
+  const names: Record<string, string | undefined> = {};
+  for (const field of ['firstName', 'lastName'] as const) {
+    if (!page.content.fields[field]) continue;
+    const parsed = v.safeParse(NameField, form[field] ?? '');
+    if (!parsed.success) {
+      errors[field] = `Use at most 100 characters, on one line.`;
+    } else if (parsed.output) {
+      names[field] = parsed.output;
+    }
+  }
+  return {
+    values,
+    errors,
+    ...(email.success ? { email: email.output } : {}),
+    ...(names.firstName ? { firstName: names.firstName } : {}),
+    ...(names.lastName ? { lastName: names.lastName } : {}),
+  };
+};
+
+/** Why a submission was dropped without a word (logged, never shown). */
+type Dropped =
+  | 'honeypot'
+  | 'token'
+  | 'too_fast'
+  | 'captcha'
+  | 'ip_limit'
+  | 'email_limit';
+
+/** How old the form is, from its token; undefined for a forged token. */
+const formAge = async (
+  deps: Pick<SubmissionDeps, 'links' | 'clock'>,
+  page: SignupPage,
+  token: string | undefined,
+): Promise<number | 'expired' | undefined> => {
+  if (!token) return undefined;
+  try {
+    const claims = await deps.links.verify(FORM_TOKEN_PURPOSE, token);
+    const shownAt = Number(claims.t);
+    if (claims.p !== page.id || !Number.isFinite(shownAt)) return undefined;
+    return (deps.clock.now().getTime() - shownAt) / 1000;
+  } catch (error) {
+    if (error instanceof ExpiredLinkError) return 'expired';
+    if (error instanceof InvalidLinkError) return undefined;
+    throw error;
+  }
+};
+
+/** The hour window a counter counts in (epoch seconds). */
+const hourOf = (now: Date) => Math.floor(now.getTime() / 1000 / HOUR) * HOUR;
+
+/**
+ * Takes a submission of a published page's form. Answers the page with
+ * errors (400) for a mistake a person can fix, and otherwise the success
+ * message (200), whatever happened to the address.
+ */
+export const submitSignup = async (
+  deps: SubmissionDeps,
+  orgSlug: string,
+  pageSlug: string,
+  form: Record<string, string>,
+  visitor: Visitor,
+): Promise<ShownPage> => {
+  const { published, org } = await findPage(deps, orgSlug, pageSlug);
+  const { page, orgId } = published;
+  const settings = deps.signupForms;
+  const shown = (state: FormState, statusCode: 200 | 400): ShownPage => ({
+    published,
+    organizationName: org.name,
+    state,
+    statusCode,
+  });
+  const success = async () =>
+    shown({ ...(await freshState(deps, page)), done: true }, 200);
+  const drop = async (reason: Dropped) => {
+    logger.info('Sign-up dropped', { reason, orgId, pageId: page.id });
+    return success();
+  };
+
+  // 1. The honeypot and the token: bots are told nothing.
+  if ((form[HONEYPOT_FIELD] ?? '') !== '') return drop('honeypot');
+  const age = await formAge(deps, page, form[FORM_TOKEN_FIELD]);
+  if (age === undefined) return drop('token');
+
+  // 2. What a person can fix is said, on the form.
+  const checked = checkFields(page, form);
+  if (age === 'expired' && Object.keys(checked.errors).length === 0) {
+    checked.errors.email =
+      'This form was open for more than a day: please send it again.';
+  }
+  if (Object.keys(checked.errors).length > 0 || !checked.email) {
+    return shown(
+      await freshState(deps, page, checked.values, checked.errors),
+      400,
+    );
+  }
+  const email = checked.email;
+  if (typeof age === 'number' && age < settings.minFillSeconds) {
+    return drop('too_fast');
+  }
+
+  // 3. The CAPTCHA, when the operator set one up.
+  if (settings.captcha) {
+    const answer =
+      form[CAPTCHA_RESPONSE_FIELDS[settings.captcha.provider]] ?? '';
+    if (!answer || !(await settings.captcha.verify(answer, visitor.ip))) {
+      return drop('captcha');
+    }
+  }
+
+  // 4. Limits per source address (all pages) and per email address.
+  const window = hourOf(deps.clock.now());
+  if (
+    !(await deps.signupLimits.take(
+      `IP#${visitor.ip ?? 'unknown'}`,
+      window,
+      HOUR,
+      settings.maxPerIpPerHour,
+    ))
+  ) {
+    return drop('ip_limit');
+  }
+  if (
+    !(await deps.signupLimits.take(
+      `ORG#${orgId}#EMAIL#${email}`,
+      window,
+      HOUR,
+      settings.maxPerEmailPerHour,
+    ))
+  ) {
+    return drop('email_limit');
+  }
+
+  // 5. The sign-up itself; its outcome is not told.
+  await signUp(deps, orgId, page, {
+    email,
+    ...(checked.firstName ? { firstName: checked.firstName } : {}),
+    ...(checked.lastName ? { lastName: checked.lastName } : {}),
+    visitor,
+  });
+  return success();
+};
+
+/** Statuses a sign-up may (re)start a confirmation for. */
+const signsUp = (contact: Contact | undefined) =>
+  !contact || contact.status === 'pending' || contact.status === 'unsubscribed';
+
+/**
+ * Records a sign-up in the page's list and sends its confirmation:
+ * - a new address joins as pending, with its names;
+ * - a pending one gets a fresh link (the older one is superseded);
+ * - an unsubscribed one stays unsubscribed until it follows its link;
+ * - a subscribed, bounced or complained one, or a suppressed address, is
+ *   left as it is, and nothing is sent.
+ * At most one confirmation email per address per page in 24 hours: a
+ * sign-up within that time changes nothing. Names are taken from the form
+ * for a new contact only (an unconfirmed form never overwrites a contact).
+ */
+const signUp = async (
+  deps: SubmissionDeps,
+  orgId: string,
+  page: SignupPage,
+  input: {
+    email: string;
+    firstName?: string;
+    lastName?: string;
+    visitor: Visitor;
+  },
+): Promise<void> => {
+  const { email, visitor } = input;
+  const existing = await deps.contacts.get(orgId, page.listId, email);
+  if (!signsUp(existing)) return;
+  if ((await suppressedStatuses(deps, orgId, [email])).size > 0) return;
+  const now = deps.clock.now();
+  if (
+    !(await deps.signupLimits.claimConfirmation(
+      orgId,
+      page.id,
+      email,
+      now,
+      CONFIRMATION_SPACING_SECONDS,
+    ))
+  ) {
+    return;
+  }
+  const at = now.toISOString();
+  const consent: ConsentRecord = {
+    pageId: page.id,
+    pageVersion: page.version,
+    consentText: page.content.consentText,
+    ...(visitor.ip ? { ip: visitor.ip } : {}),
+    ...(visitor.userAgent
+      ? { userAgent: visitor.userAgent.slice(0, 512) }
+      : {}),
+    ...(visitor.referrer ? { referrer: visitor.referrer.slice(0, 2048) } : {}),
+    signedUpAt: at,
+  };
+  const after = await retryOnConflict(async (retryable) => {
+    const before = await deps.contacts.get(orgId, page.listId, email);
+    if (!signsUp(before)) return undefined;
+    const next: Contact = before
+      ? {
+          ...before,
+          confirmationNonce: deps.ids.id(),
+          consents: [...(before.consents ?? []), consent].slice(
+            -MAX_CONSENT_RECORDS,
+          ),
+          updatedAt: at,
+        }
+      : {
+          id: deps.ids.id(),
+          listId: page.listId,
+          email,
+          ...(input.firstName ? { firstName: input.firstName } : {}),
+          ...(input.lastName ? { lastName: input.lastName } : {}),
+          status: 'pending',
+          tagIds: [],
+          optinAt: at,
+          ...(visitor.ip ? { optinIp: visitor.ip } : {}),
+          confirmationNonce: deps.ids.id(),
+          consents: [consent],
+          createdAt: at,
+          updatedAt: at,
+          version: 0,
+        };
+    await deps.contacts
+      .save(orgId, [{ ...(before ? { before } : {}), after: next }])
+      .catch(retryable);
+    return next;
+  });
+  if (!after) return;
+  const outcome = await sendConfirmation(deps, orgId, after);
+  if (outcome.status !== 'sent') {
+    logger.warn('Sign-up confirmation not sent', {
+      orgId,
+      pageId: page.id,
+      outcome,
+    });
+  }
+};

@@ -1,0 +1,377 @@
+/**
+ * The hosted sign-up form through the pipeline (in process): always double
+ * opt-in, the same answer whatever the address (no enumeration), the
+ * consent record, and the defences (honeypot, fill time, CAPTCHA, limits
+ * per address and per email, one confirmation per address per page a day).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { endpointGroups, pageGroups } from '../../functions/groups.ts';
+import type { CaptchaVerifier } from '../../shared/signup/ports.ts';
+import {
+  type ApiClient,
+  createApiClient,
+  createOrganizationWithKeys,
+  type TestOrganization,
+} from '../support/api-client.ts';
+import { uniqueEmail } from '../support/audience.ts';
+import { fixedClock } from '../support/dynamo.ts';
+import { confirmationLinkOf, mailTo, tokenOf } from '../support/mailbox.ts';
+
+/** The value of a named input of a page. */
+const inputValue = (html: string, name: string): string => {
+  const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0];
+  const value = input && /value="([^"]*)"/.exec(input)?.[1];
+  if (value === undefined) throw new Error(`no input ${name} in the page`);
+  return value.replaceAll('&amp;', '&');
+};
+
+/** A page's body without what differs on every view (the form token). */
+const stable = (html: string) =>
+  html.replace(
+    /(name="form_token"[^>]*value=")[^"]*"|(value=")[^"]*("[^>]*name="form_token")/g,
+    '$1$2…"$3',
+  );
+
+interface Harness {
+  client: ApiClient;
+  clock: ReturnType<typeof fixedClock>;
+  org: TestOrganization;
+  listId: string;
+  path: string;
+  pageId: string;
+}
+
+const harness = async (
+  options: {
+    captcha?: CaptchaVerifier;
+    maxPerIpPerHour?: number;
+    maxPerEmailPerHour?: number;
+  } = {},
+): Promise<Harness> => {
+  const clock = fixedClock('2026-11-23T10:00:00.000Z');
+  const client = await createApiClient({
+    clock,
+    groups: [...endpointGroups, ...pageGroups],
+    signupForms: {
+      minFillSeconds: 3,
+      maxPerIpPerHour: options.maxPerIpPerHour ?? 1000,
+      maxPerEmailPerHour: options.maxPerEmailPerHour ?? 1000,
+      ...(options.captcha ? { captcha: options.captcha } : {}),
+    },
+  });
+  const org = await createOrganizationWithKeys(client, 'Forms');
+  const listId = (
+    await client.post('/lists', { key: org.ownerKey, body: { name: 'News' } })
+  ).json.data.id;
+  const page = (
+    await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: {
+        name: 'Newsletter',
+        listId,
+        theme: 'classic',
+        fields: { firstName: true, lastName: true },
+        consentText: 'Yes, send me the monthly letter.',
+      },
+    })
+  ).json.data;
+  await client.post(`/signup-pages/${page.id}/publish`, { key: org.ownerKey });
+  return {
+    client,
+    clock,
+    org,
+    listId,
+    path: new URL(page.publicUrl).pathname,
+    pageId: page.id,
+  };
+};
+
+/** Opens the form, waits `seconds` like a person, and sends it. */
+const signUp = async (
+  h: Harness,
+  fields: Record<string, string>,
+  options: { seconds?: number; ip?: string; token?: string } = {},
+) => {
+  const shown = await h.client.get(h.path, { origin: 'pages' });
+  h.clock.advance((options.seconds ?? 8) * 1000);
+  const form = new URLSearchParams({
+    form_token: options.token ?? inputValue(shown.body, 'form_token'),
+    website: '',
+    ...fields,
+  });
+  return h.client.post(h.path, {
+    origin: 'pages',
+    rawBody: form.toString(),
+    contentType: 'application/x-www-form-urlencoded',
+    sourceIp: options.ip ?? '198.51.100.20',
+    headers: {
+      'user-agent': 'Mozilla/5.0 (test)',
+      referer: 'https://blog.example.test/post',
+    },
+  });
+};
+
+const contactOf = async (h: Harness, email: string) => {
+  const found = await h.client.get('/contacts', {
+    key: h.org.ownerKey,
+    query: { listId: h.listId, search: email },
+  });
+  return found.json.data[0];
+};
+
+describe('the hosted sign-up form', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await harness();
+  });
+
+  it('a sign-up is pending with its consent record and gets the confirmation email; following it subscribes (and records the confirmation)', async () => {
+    // Arrange
+    const email = uniqueEmail('signup');
+    // Act
+    const answer = await signUp(h, {
+      email: email.toUpperCase(),
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+    });
+    const pending = await contactOf(h, email);
+    const [mail] = await mailTo(email);
+    const confirmed = await h.client.get('/public/confirm', {
+      query: { token: tokenOf(confirmationLinkOf(mail)) },
+    });
+    const after = (
+      await h.client.get(`/contacts/${pending.id}`, { key: h.org.memberKey })
+    ).json.data;
+    // Assert
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('role="status"');
+    expect(pending).toMatchObject({
+      email,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      status: 'pending',
+      optinIp: '198.51.100.20',
+    });
+    expect(pending.consents).toEqual([
+      {
+        pageId: h.pageId,
+        pageVersion: 1,
+        consentText: 'Yes, send me the monthly letter.',
+        ip: '198.51.100.20',
+        userAgent: 'Mozilla/5.0 (test)',
+        referrer: 'https://blog.example.test/post',
+        signedUpAt: '2026-11-23T10:00:08.000Z',
+        confirmedAt: null,
+      },
+    ]);
+    expect(confirmed.status).toBe(200);
+    expect(after.status).toBe('subscribed');
+    expect(after.consents[0].confirmedAt).toBe(after.confirmedAt);
+    expect(after.confirmedAt).not.toBeNull();
+  });
+
+  it('always double opt-in: with optin.required false the contact is still pending', async () => {
+    // Arrange
+    await h.client.patch('/settings/optin', {
+      key: h.org.ownerKey,
+      body: { required: false },
+    });
+    const email = uniqueEmail('optional');
+    // Act
+    await signUp(h, { email });
+    // Assert
+    expect((await contactOf(h, email)).status).toBe('pending');
+    expect(await mailTo(email)).toHaveLength(1);
+  });
+
+  it('answers a new, pending, subscribed and unsubscribed address alike (no enumeration); an unsubscribed one stays unsubscribed until it confirms', async () => {
+    // Arrange: one address of each state.
+    const fresh = uniqueEmail('fresh');
+    const pending = uniqueEmail('pending');
+    const subscribed = uniqueEmail('subscribed');
+    const unsubscribed = uniqueEmail('unsubscribed');
+    await h.client.post(`/lists/${h.listId}/contacts/bulk`, {
+      key: h.org.ownerKey,
+      body: {
+        contacts: [
+          { email: pending, status: 'pending' },
+          { email: subscribed, status: 'subscribed', firstName: 'Sub' },
+          { email: unsubscribed, status: 'unsubscribed' },
+        ],
+      },
+    });
+    // Act
+    const answers = [];
+    for (const email of [fresh, pending, subscribed, unsubscribed]) {
+      answers.push(await signUp(h, { email, firstName: 'Eve', lastName: 'X' }));
+    }
+    // Assert
+    const bodies = answers.map((a) => stable(a.body));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(bodies).size).toBe(1);
+    expect((await contactOf(h, subscribed)).firstName).toBe('Sub');
+    expect(await mailTo(subscribed)).toEqual([]);
+    const stillOut = await contactOf(h, unsubscribed);
+    expect(stillOut.status).toBe('unsubscribed');
+    const [mail] = await mailTo(unsubscribed);
+    await h.client.get('/public/confirm', {
+      query: { token: tokenOf(confirmationLinkOf(mail)) },
+    });
+    expect((await contactOf(h, unsubscribed)).status).toBe('subscribed');
+    expect(await mailTo(pending)).toHaveLength(1);
+  });
+
+  it('a mistake a person can fix answers 400 with the form, the error beside its field and the values kept; nothing is written', async () => {
+    // Arrange
+    const before = await h.client.scan();
+    // Act
+    const answer = await signUp(h, {
+      email: 'not-an-address',
+      firstName: 'Bo',
+    });
+    const tooLong = await signUp(h, {
+      email: uniqueEmail(),
+      firstName: 'x'.repeat(101),
+    });
+    // Assert
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('aria-invalid="true"');
+    expect(answer.body).toContain('value="not-an-address"');
+    expect(answer.body).toContain('value="Bo"');
+    expect(tooLong.status).toBe(400);
+    const writes = (await h.client.scan()).filter(
+      (item) => !before.some((b) => b.PK === item.PK && b.SK === item.SK),
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it('bots are told the same as people and change nothing: a filled honeypot, a form sent too fast, a missing or forged token', async () => {
+    // Arrange
+    const emails = [
+      uniqueEmail('pot'),
+      uniqueEmail('fast'),
+      uniqueEmail('none'),
+      uniqueEmail('forged'),
+    ];
+    const reference = stable(
+      (await signUp(h, { email: uniqueEmail('ref') })).body,
+    );
+    const before = await h.client.scan();
+    // Act
+    const answers = [
+      await signUp(h, {
+        email: emails[0] as string,
+        website: 'http://spam.example',
+      }),
+      await signUp(h, { email: emails[1] as string }, { seconds: 1 }),
+      await signUp(h, { email: emails[2] as string }, { token: '' }),
+      await signUp(
+        h,
+        { email: emails[3] as string },
+        { token: 'eyJhbGciOiJIUzI1NiJ9.e30.forged' },
+      ),
+    ];
+    // Assert
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(stable(answer.body)).toBe(reference);
+    }
+    const added = (await h.client.scan()).filter(
+      (item) => !before.some((b) => b.PK === item.PK && b.SK === item.SK),
+    );
+    expect(added).toEqual([]);
+    for (const email of emails) expect(await mailTo(email)).toEqual([]);
+  });
+
+  it('at most one confirmation email per address per page in 24 hours; the next day a new one, and only the newest link confirms', async () => {
+    // Arrange
+    const email = uniqueEmail('repeat');
+    // Act
+    await signUp(h, { email });
+    await signUp(h, { email });
+    await signUp(h, { email });
+    const sameDay = await mailTo(email);
+    h.clock.advance(24 * 3600 * 1000);
+    await signUp(h, { email });
+    const [first, second] = await mailTo(email);
+    const old = await h.client.get('/public/confirm', {
+      query: { token: tokenOf(confirmationLinkOf(first)) },
+    });
+    const fresh = await h.client.get('/public/confirm', {
+      query: { token: tokenOf(confirmationLinkOf(second)) },
+    });
+    // Assert
+    expect(sameDay).toHaveLength(1);
+    expect(old.body).toContain('A newer link was sent');
+    expect(fresh.body).toContain('Subscription confirmed');
+    expect((await contactOf(h, email)).consents).toHaveLength(2);
+  });
+});
+
+describe('the hosted sign-up form: limits and CAPTCHA', () => {
+  it('limits sign-ups per source address per hour, across addresses, then admits again the next hour', async () => {
+    // Arrange
+    const h = await harness({ maxPerIpPerHour: 2 });
+    const emails = [uniqueEmail('ip1'), uniqueEmail('ip2'), uniqueEmail('ip3')];
+    // Act
+    for (const email of emails) await signUp(h, { email }, { ip: '192.0.2.9' });
+    const otherSource = uniqueEmail('ip-other');
+    await signUp(h, { email: otherSource }, { ip: '192.0.2.10' });
+    h.clock.advance(3600 * 1000);
+    const nextHour = uniqueEmail('ip-later');
+    await signUp(h, { email: nextHour }, { ip: '192.0.2.9' });
+    // Assert
+    expect((await contactOf(h, emails[0] as string)).status).toBe('pending');
+    expect((await contactOf(h, emails[1] as string)).status).toBe('pending');
+    expect(await contactOf(h, emails[2] as string)).toBeUndefined();
+    expect(await contactOf(h, otherSource)).toBeDefined();
+    expect(await contactOf(h, nextHour)).toBeDefined();
+  });
+
+  it('limits sign-ups per email address per hour in the organization', async () => {
+    // Arrange
+    const h = await harness({ maxPerEmailPerHour: 1 });
+    const email = uniqueEmail('bombed');
+    // Act: the first passes, the second is dropped before anything is read.
+    await signUp(h, { email }, { ip: '192.0.2.1' });
+    h.clock.advance(25 * 3600 * 1000);
+    await signUp(h, { email }, { ip: '192.0.2.2' });
+    await signUp(h, { email }, { ip: '192.0.2.3' });
+    // Assert: the day-later sign-up sent a second email, the third none.
+    expect(await mailTo(email)).toHaveLength(2);
+  });
+
+  it('asks the configured CAPTCHA: the widget and its sources are on the page, and a refused or missing answer changes nothing', async () => {
+    // Arrange
+    const checked: string[] = [];
+    const captcha: CaptchaVerifier = {
+      provider: 'turnstile',
+      siteKey: 'site-key-123',
+      verify: async (response, ip) => {
+        checked.push(`${response}@${ip}`);
+        return response === 'human';
+      },
+    };
+    const h = await harness({ captcha });
+    const [robot, nobody, human] = [
+      uniqueEmail('robot'),
+      uniqueEmail('nobody'),
+      uniqueEmail('human'),
+    ];
+    // Act
+    const page = await h.client.get(h.path, { origin: 'pages' });
+    await signUp(h, { email: robot, 'cf-turnstile-response': 'bot' });
+    await signUp(h, { email: nobody });
+    await signUp(h, { email: human, 'cf-turnstile-response': 'human' });
+    // Assert
+    expect(page.body).toContain('site-key-123');
+    expect(page.headers['content-security-policy']).toContain(
+      'challenges.cloudflare.com',
+    );
+    expect(checked).toEqual(['bot@198.51.100.20', 'human@198.51.100.20']);
+    expect(await contactOf(h, robot)).toBeUndefined();
+    expect(await contactOf(h, nobody)).toBeUndefined();
+    expect((await contactOf(h, human)).status).toBe('pending');
+  });
+});

