@@ -1,7 +1,7 @@
 /**
  * Driven adapter: checks a CAPTCHA answer with its provider's siteverify
- * endpoint (Cloudflare Turnstile or hCaptcha; both take the same form
- * fields and answer `{ success }`). A provider that cannot be reached or
+ * endpoint (Cloudflare Turnstile or hCaptcha; both take `secret`,
+ * `response` and `remoteip` as a form, and answer `{ success }`). A provider that cannot be reached or
  * answers something else counts as a refusal: the form's answer is the
  * same either way, and nothing is written.
  */
@@ -36,7 +36,8 @@ export class HttpCaptchaVerifier implements CaptchaVerifier {
     const body = new URLSearchParams({
       secret: await this.secret(),
       response,
-      sitekey: this.siteKey,
+      // hCaptcha checks the answer was given to this site key.
+      ...(this.provider === 'hcaptcha' ? { sitekey: this.siteKey } : {}),
       ...(remoteIp ? { remoteip: remoteIp } : {}),
     });
     try {

@@ -143,6 +143,7 @@ describe('the hosted sign-up form', () => {
     const after = (
       await h.client.get(`/contacts/${pending.id}`, { key: h.org.memberKey })
     ).json.data;
+    const facts = await h.client.events.settle();
     // Assert
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('role="status"');
@@ -168,6 +169,13 @@ describe('the hosted sign-up form', () => {
     expect(confirmed.status).toBe(200);
     expect(after.status).toBe('subscribed');
     expect(after.consents[0].confirmedAt).toBe(after.confirmedAt);
+    // Confirmed: it joined the list, the fact sequences enrol on.
+    expect(
+      facts.filter(
+        (fact) =>
+          fact.type === 'contact.joinedList' && fact.contactId === pending.id,
+      ),
+    ).toHaveLength(1);
     expect(after.confirmedAt).not.toBeNull();
   });
 
