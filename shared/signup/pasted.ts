@@ -390,6 +390,11 @@ const fieldInputsOf = (form: Element): [SignupField, Element][] =>
  * the CAPTCHA widget.
  */
 const prepareForm = (form: Element, state: FormState): void => {
+  // The server checks the fields and answers its errors in text beside
+  // them; a browser's own check (a `required` or `type="email"` input)
+  // would stop the post with a transient bubble instead, as in the themes.
+  form.attribs.novalidate = '';
+
   // 1. Our hidden inputs win over the page's of the same name.
   const ours = new Set([
     ...Object.keys(state.hidden),

@@ -228,6 +228,9 @@ export const createApiClient = async (
     asyncHalf?: Pick<LocalAsync, 'mailerWith' | 'senders' | 'scheduler'> & {
       sentLogFile?: string;
     };
+    /** Links' base URLs, when a test serves the gateway over HTTP. */
+    publicApiUrl?: string;
+    pagesUrl?: string;
   } = {},
 ): Promise<ApiClient> => {
   const created = await createTestDeps({
@@ -237,6 +240,8 @@ export const createApiClient = async (
       : {}),
     ...(options.asyncHalf ? { asyncHalf: options.asyncHalf } : {}),
     ...(options.signupForms ? { signupForms: options.signupForms } : {}),
+    ...(options.publicApiUrl ? { publicApiUrl: options.publicApiUrl } : {}),
+    ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
   });
   const { admin, tableName } = created;
   const scheduler = options.asyncHalf?.scheduler;

@@ -115,6 +115,13 @@ export const createTestDeps = async (
     mailer?: Mailer;
     /** The sign-up form's defences (default: the shipped defaults). */
     signupForms?: Partial<SignupFormSettings>;
+    /**
+     * The API's base URL in links (default `TEST_PUBLIC_API_URL`): a test
+     * serving the gateway over HTTP gives its own, so links work.
+     */
+    publicApiUrl?: string;
+    /** Base URL of the hosted sign-up pages (default: the API's origin). */
+    pagesUrl?: string;
   } = {},
 ): Promise<{
   deps: Deps;
@@ -138,7 +145,8 @@ export const createTestDeps = async (
     mailbox: inject('mailboxUrl'),
     dnsServer: inject('dnsServer'),
     providerStateFile,
-    publicApiUrl: TEST_PUBLIC_API_URL,
+    publicApiUrl: options.publicApiUrl ?? TEST_PUBLIC_API_URL,
+    ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
     linkSecret: TEST_LINK_SECRET,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 0,
     ...(options.providerStatusTtlSeconds !== undefined

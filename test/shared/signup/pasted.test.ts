@@ -475,7 +475,26 @@ describe('pasted HTML, rendered on serve', () => {
     expect(textOf(wrapper)).toBe('Leave this field empty');
     expect(only(form.parent as Element, (e) => e === form).attribs).toEqual({
       method: 'post',
+      novalidate: '',
     });
+  });
+
+  it('turns the browser’s own checks off, so a malformed address reaches the server and its errors', () => {
+    // Arrange
+    const page = sanitized(
+      '<form><label for="e">Email</label><input id="e" type="email" name="email" required><button>Subscribe</button></form>',
+    );
+
+    // Act
+    const document = parse(renderPastedPage(page, CONTENT, STATE, META));
+
+    // Assert
+    const form = only(document, (e) => e.name === 'form');
+    expect(form.attribs.novalidate).toBe('');
+    expect(
+      only(document, (e) => e.name === 'input' && e.attribs.name === 'email')
+        .attribs,
+    ).toMatchObject({ type: 'email', required: '' });
   });
 
   it('ties each error to its field, focuses the first in page order and lists them in an alert', () => {
