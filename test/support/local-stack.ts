@@ -50,9 +50,13 @@ export const startStack = async (
     LOCAL_DATA_DIR: dataDir,
     ...options.env,
   };
+  // One process, as \`npm start\` runs it (node with tsx's loader): a signal
+  // reaches the stack itself. Through the \`tsx\` binary, a relay process
+  // gives the stack 30 ms to acknowledge a signal before it kills it, which
+  // a loaded machine can miss (the stop then exits 143).
   const child: ChildProcess = spawn(
-    'node_modules/.bin/tsx',
-    ['infra/local/start.ts'],
+    process.execPath,
+    ['--import', 'tsx', 'infra/local/start.ts'],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
