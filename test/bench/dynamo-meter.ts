@@ -35,6 +35,8 @@ export interface DynamoCall {
   rcu: number;
   /** Refused by its condition (or a transaction cancelled). */
   refused: boolean;
+  /** Items the call read (a Query's scanned items, a batch's found ones). */
+  items: number;
   /** Who made it (see {@link meterDynamo}'s `label`). */
   label: string;
 }
@@ -113,6 +115,20 @@ export const batchGetMisses = (
   }, 0);
 };
 
+/** How many items a read's answer says it read. */
+const itemsOf = (output: Record<string, unknown>): number => {
+  if (typeof output.ScannedCount === 'number') return output.ScannedCount;
+  if ('Item' in output) return output.Item ? 1 : 0;
+  const found = output.Responses;
+  if (found && typeof found === 'object' && !Array.isArray(found)) {
+    return Object.values(found as Record<string, unknown[]>).reduce(
+      (sum, items) => sum + items.length,
+      0,
+    );
+  }
+  return 0;
+};
+
 const isRefusal = (error: unknown) =>
   error instanceof Error &&
   (error.name === 'ConditionalCheckFailedException' ||
@@ -135,7 +151,7 @@ export const meterDynamo = (
       const write = WRITE_COMMANDS.has(command);
       const who = label();
       const start = performance.now();
-      const record = (capacity: number, refused: boolean) => {
+      const record = (capacity: number, refused: boolean, items = 0) => {
         const charged =
           command === 'TransactWriteItemsCommand'
             ? transactionWcu(input)
@@ -148,6 +164,7 @@ export const meterDynamo = (
           wcu: write ? charged : 0,
           rcu: write ? 0 : capacity,
           refused,
+          items,
           label: who,
         });
       };
@@ -160,6 +177,7 @@ export const meterDynamo = (
               ? batchGetMisses(input, output)
               : 0),
           false,
+          itemsOf(output),
         );
         return result;
       } catch (error) {

@@ -1,0 +1,328 @@
+/**
+ * `npm run bench:requests`: what each API call costs in DynamoDB, as AWS
+ * would bill it. A local stack is seeded in process (an organization with a
+ * 5,000-contact list, tags, templates, topics, identities, domains, a
+ * segment, a campaign, a sequence and a sign-up page), then every GET and
+ * the main writes go through the same handlers as `npm start`, over HTTP,
+ * each twice: with a cold key cache (a fresh container) and warm. Every
+ * DynamoDB call goes through the benchmarks' meter (`dynamo-meter.ts`) on
+ * the real document client; the table prints requests, operations, items
+ * read and capacity per call.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { endpointGroups } from '../../functions/groups.ts';
+import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
+import { ensureTable } from '../../infra/local/dynamodb.ts';
+import { localEngines, startEngines } from '../../infra/local/engines.ts';
+import { createGateway } from '../../infra/local/gateway.ts';
+import { addMember, createApiKey } from '../../shared/access/admin.ts';
+import { importContacts } from '../../shared/audience/bulk-import.ts';
+import { tableDefinition } from '../../shared/db/table.ts';
+import type { Deps } from '../../shared/deps.ts';
+import {
+  createOrganization,
+  setSendingAllowed,
+} from '../../shared/organizations/organizations.ts';
+import { buildAdminDeps } from '../../shared/runtime/deps.ts';
+import {
+  localDeps,
+  localDynamo,
+  noEdgeKeyRegistry,
+} from '../../shared/runtime/local.ts';
+import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
+
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 5_000);
+const TAGS = ['vip', 'beta', 'press', 'partner', 'staff'];
+
+const calls: DynamoCall[] = [];
+
+/** A JSON call over HTTP to the gateway. */
+const caller =
+  (origin: string, key: string) =>
+  async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${origin}/api/v1${path}`, {
+      method,
+      headers: {
+        'x-api-key': key,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await response.json()) as { data?: unknown };
+    if (response.status >= 400) {
+      throw new Error(
+        `${method} ${path}: ${response.status} ${JSON.stringify(json)}`,
+      );
+    }
+    return json.data as Record<string, unknown> & { id: string };
+  };
+
+/** A gateway over the deps: a fresh one has cold key caches. */
+const serve = async (deps: Deps) => {
+  const server: Server = createGateway(endpointGroups, deps);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, close: () => new Promise((done) => server.close(done)) };
+};
+
+interface Figures {
+  requests: number;
+  operations: string;
+  items: number;
+  rcu: number;
+  wcu: number;
+  writes: number;
+}
+
+/** The DynamoDB calls `act` made. */
+const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
+  const from = calls.length;
+  await act();
+  const made = calls.slice(from);
+  const counts = new Map<string, number>();
+  for (const call of made) {
+    const name = call.command.replace(/Command$/, '').replace(/Item(s)?$/, '');
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return {
+    requests: made.length,
+    operations: [...counts]
+      .map(([name, n]) => (n > 1 ? `${name}×${n}` : name))
+      .join(' '),
+    items: made.reduce((sum, call) => sum + call.items, 0),
+    rcu: made.reduce((sum, call) => sum + call.rcu, 0),
+    wcu: made.reduce((sum, call) => sum + call.wcu, 0),
+    writes: made.filter(
+      (call) => call.wcu > 0 && !call.label.startsWith('rate'),
+    ).length,
+  };
+};
+
+const round = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+const main = async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-requests-'));
+  const providerStateFile = join(dataDir, 'provider.json');
+  const dnsRecordsFile = join(dataDir, 'dns.json');
+  await ensureDnsRecordsFile(dnsRecordsFile);
+  const running = await startEngines(
+    localEngines({ providerStateFile, dnsRecordsFile }),
+  );
+  try {
+    const { dynamodb, mailbox, dns } = running.engines;
+    const dynamo = localDynamo(dynamodb.endpoint);
+    meterDynamo(dynamo, calls);
+    const tableName = 'bench-requests';
+    await ensureTable(dynamo, tableName, tableDefinition);
+    // A new container's deps: every in-memory cache cold.
+    const containerDeps = () =>
+      localDeps({
+        dynamodb: dynamodb.endpoint,
+        dynamo,
+        tableName,
+        mailbox: mailbox.url,
+        dnsServer: dns.address,
+        providerStateFile,
+        publicApiUrl: 'http://127.0.0.1:3000/api/v1',
+        linkSecret: 'bench-link-secret-bench-link-secret-0123',
+        apiKeyCacheTtlSeconds: 600,
+        queues: { steps: { send: async () => {} } },
+      });
+    const deps = containerDeps();
+    const admin = {
+      ...buildAdminDeps({ dynamo, tableName, gatewayKeys: noEdgeKeyRegistry }),
+    };
+
+    // Seed: an organization allowed to send, an owner and its key.
+    console.error(`Seeding an organization with a ${CONTACTS}-contact list…`);
+    const org = await createOrganization(deps, { name: 'Bench Co' });
+    await setSendingAllowed(deps, { orgId: org.id }, true);
+    await addMember(admin, {
+      orgId: org.id,
+      email: 'owner@bench.test',
+      role: 'owner',
+    });
+    const { apiKey } = await createApiKey(admin, {
+      orgId: org.id,
+      email: 'owner@bench.test',
+    });
+    const seeding = await serve(deps);
+    const call = caller(seeding.origin, apiKey);
+    const list = await call('POST', '/lists', { name: 'Readers' });
+    for (let from = 0; from < CONTACTS; from += 500) {
+      const lines = Array.from(
+        { length: Math.min(500, CONTACTS - from) },
+        (_, i) => ({
+          email: `reader${String(from + i).padStart(5, '0')}@bench.example`,
+          firstName: `Reader ${from + i}`,
+          // One contact in ten carries a tag, in turn.
+          ...((from + i) % 10 === 0
+            ? { tags: [TAGS[((from + i) / 10) % TAGS.length]] }
+            : {}),
+        }),
+      );
+      const report = await importContacts(deps, org.id, list.id, lines);
+      if (report.rejected) throw new Error(JSON.stringify(report.errors));
+    }
+    const tags = (await call('GET', '/tags')) as unknown as {
+      id: string;
+      name: string;
+    }[];
+    const vip = tags.find((tag) => tag.name === 'vip')?.id ?? '';
+    const contacts = (await call(
+      'GET',
+      `/contacts?listId=${list.id}&limit=1`,
+    )) as unknown as { id: string }[];
+    const contactId = contacts[0]?.id ?? '';
+    const template = await call('POST', '/templates', {
+      name: 'News',
+      defaultSubject: 'News for {{firstName}}',
+      content:
+        '<p>Hello {{firstName}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+    });
+    for (let i = 0; i < 4; i++) {
+      await call('POST', '/templates', {
+        name: `Template ${i}`,
+        defaultSubject: 'Hi',
+        content: '<p>Hi</p><a href="{{unsubscribeUrl}}">x</a>',
+      });
+    }
+    const topic = await call('POST', '/topics', { name: 'Product news' });
+    await call('POST', '/settings/identities', {
+      senderEmail: 'news@bench.example',
+      senderName: 'Bench',
+    });
+    await call('POST', '/settings/identities', {
+      senderEmail: 'team@bench.example',
+      isDefault: false,
+    });
+    const domain = await call('POST', '/domains', { domain: 'bench.example' });
+    await call('POST', '/domains', { domain: 'mail.bench.example' });
+    const segment = await call('POST', '/segments', {
+      name: 'VIPs',
+      listId: list.id,
+      match: 'all',
+      conditions: [{ field: 'tag', operator: 'has', value: vip }],
+    });
+    const campaign = await call('POST', '/campaigns', {
+      name: 'November',
+      templateId: template.id,
+      listId: list.id,
+    });
+    await call('POST', '/sequences', {
+      name: 'Welcome',
+      triggerType: 'list_joined',
+      triggerTargetId: list.id,
+    });
+    await call('POST', '/signup-pages', {
+      name: 'Join',
+      listId: list.id,
+      theme: 'classic',
+    });
+    await seeding.close();
+
+    const gets: [string, string][] = [
+      ['GET /me', '/me'],
+      ['GET /settings', '/settings'],
+      ['GET /settings/identities', '/settings/identities'],
+      ['GET /lists', '/lists'],
+      ['GET /lists/{id}', `/lists/${list.id}`],
+      ['GET /contacts (page 1)', `/contacts?listId=${list.id}`],
+      ['GET /contacts (page 250)', `/contacts?listId=${list.id}&page=250`],
+      ['GET /contacts?tagId', `/contacts?listId=${list.id}&tagId=${vip}`],
+      ['GET /contacts?search', `/contacts?listId=${list.id}&search=reader0042`],
+      ['GET /contacts/{id}', `/contacts/${contactId}`],
+      ['GET /tags', '/tags'],
+      ['GET /templates', '/templates'],
+      ['GET /templates/{id}', `/templates/${template.id}`],
+      ['GET /topics', '/topics'],
+      ['GET /topics/{id}', `/topics/${topic.id}`],
+      ['GET /domains', '/domains'],
+      ['GET /domains/{id}', `/domains/${domain.id}`],
+      ['GET /segments', '/segments'],
+      ['GET /segments/{id}', `/segments/${segment.id}`],
+      ['GET /campaigns', '/campaigns'],
+      ['GET /campaigns/{id}', `/campaigns/${campaign.id}`],
+      ['GET /sequences', '/sequences'],
+      ['GET /signup-pages', '/signup-pages'],
+    ];
+    const rows: { what: string; cold: Figures; warm: Figures }[] = [];
+    for (const [what, path] of gets) {
+      // A new container: its key cache and every other cache cold.
+      const fresh = await serve(containerDeps());
+      const get = caller(fresh.origin, apiKey);
+      const cold = await measure(() => get('GET', path));
+      const warm = await measure(() => get('GET', path));
+      await fresh.close();
+      rows.push({ what, cold, warm });
+    }
+    const warmGateway = await serve(containerDeps());
+    const write = caller(warmGateway.origin, apiKey);
+    await write('GET', '/me');
+    let n = 0;
+    const writes: [string, () => Promise<unknown>][] = [
+      [
+        'POST /lists/{id}/contacts',
+        () =>
+          write('POST', `/lists/${list.id}/contacts`, {
+            email: `new${n++}@bench.example`,
+            tags: ['vip'],
+          }),
+      ],
+      [
+        'PATCH /contacts/{id}',
+        () =>
+          write('PATCH', `/contacts/${contactId}`, {
+            firstName: `Renamed ${n++}`,
+          }),
+      ],
+      [
+        'POST /contacts/{id}/tags',
+        () =>
+          write('POST', `/contacts/${contactId}/tags`, { name: `tag-${n++}` }),
+      ],
+      [
+        'POST /templates',
+        () =>
+          write('POST', '/templates', {
+            name: `T ${n++}`,
+            defaultSubject: 'Hi',
+            content: '<p>Hi</p><a href="{{unsubscribeUrl}}">x</a>',
+          }),
+      ],
+      [
+        'POST /campaigns',
+        () =>
+          write('POST', '/campaigns', {
+            name: `C ${n++}`,
+            templateId: template.id,
+            listId: list.id,
+          }),
+      ],
+    ];
+    for (const [what, act] of writes) {
+      const warm = await measure(act);
+      rows.push({ what, cold: warm, warm });
+    }
+    await warmGateway.close();
+
+    const header =
+      '| call | requests cold / warm | operations (warm) | items read | RCU | WCU | writes besides the rate counter |';
+    console.log(header);
+    console.log('|---|---|---|---|---|---|---|');
+    for (const { what, cold, warm } of rows) {
+      console.log(
+        `| ${what} | ${cold.requests} / ${warm.requests} | ${warm.operations} | ${warm.items} | ${round(warm.rcu)} | ${round(warm.wcu)} | ${Math.max(0, warm.writes - 1)} |`,
+      );
+    }
+  } finally {
+    await running.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+await main();
