@@ -22,6 +22,13 @@ export interface Ids {
 export interface Page<T> {
   items: T[];
   total: number;
+  /**
+   * Where the next page starts, for a listing that takes a cursor: null
+   * on the last page; absent where the listing takes none.
+   */
+  nextCursor?: string | null;
+  /** The page's number when a cursor chose it (not the query's `page`). */
+  page?: number;
 }
 
 /** Page number (from 1) and page size. */

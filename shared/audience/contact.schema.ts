@@ -110,6 +110,13 @@ export const ContactQuery = v.object({
       v.maxLength(100, 'must be at most 100 characters'),
     ),
   ),
+  cursor: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(1024, 'is not a cursor this API gave'),
+    ),
+  ),
 });
 export type ContactQueryInput = v.InferOutput<typeof ContactQuery>;
 

@@ -15,6 +15,11 @@ import type {
   UpdateContactInput,
 } from './contact.schema.ts';
 import { changeContact, requestStatus, withStatus } from './contact-changes.ts';
+import {
+  type ContactListing,
+  decodeCursor,
+  encodeCursor,
+} from './contact-cursor.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
 import type { Contact } from './model.ts';
@@ -195,6 +200,10 @@ export const listContacts = async (
   orgId: string,
   query: ContactQueryInput,
 ): Promise<Page<ContactView>> => {
+  const listing = listingOfQuery(query);
+  const position = query.cursor
+    ? decodeCursor(listing, query.cursor)
+    : undefined;
   const list = await requireList(deps, orgId, query.listId);
   const countable = !query.tagId && !query.search;
   const knownTotal = countable
@@ -212,11 +221,45 @@ export const listContacts = async (
     },
     { page: query.page, limit: query.limit },
     knownTotal,
+    position?.after,
   );
+  const number = position?.page ?? query.page;
   return {
     total: page.total,
     items: await contactViews(deps, orgId, page.items),
+    page: number,
+    nextCursor: nextCursorOf(listing, page.items, number, page.total),
   };
+};
+
+/** What a cursor of this query must belong to. */
+export const listingOfQuery = (query: {
+  listId?: string | undefined;
+  segmentId?: string | undefined;
+  status?: string | undefined;
+  tagId?: string | undefined;
+  search?: string | undefined;
+  limit: number;
+}): ContactListing => ({
+  limit: query.limit,
+  ...(query.listId ? { listId: query.listId } : {}),
+  ...(query.segmentId ? { segmentId: query.segmentId } : {}),
+  ...(query.status ? { status: query.status } : {}),
+  ...(query.tagId ? { tagId: query.tagId } : {}),
+  ...(query.search ? { search: query.search } : {}),
+});
+
+/** The cursor after a page, or null when it is the last. */
+export const nextCursorOf = (
+  listing: ContactListing,
+  items: readonly Contact[],
+  page: number,
+  total: number,
+): string | null => {
+  const last = items.at(-1);
+  return last && page * listing.limit < total
+    ? encodeCursor(listing, last.email, page + 1)
+    : null;
 };
 
 /** Changes a contact's names (null clears) or status (per `withStatus`). */

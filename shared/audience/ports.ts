@@ -84,6 +84,8 @@ export interface ContactRepository {
     filter: ContactFilter,
     request: PageRequest,
     knownTotal?: number,
+    /** Start after this email (a cursor): the offset is not read. */
+    after?: string,
   ): Promise<Page<Contact>>;
 }
 

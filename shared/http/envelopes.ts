@@ -14,6 +14,12 @@ export const Pagination = v.pipe(
     page: v.pipe(v.number(), v.integer(), v.minValue(1)),
     limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
     totalPages: v.pipe(Count, v.description('ceil(total / limit)')),
+    nextCursor: v.pipe(
+      v.optional(v.nullable(v.string())),
+      v.description(
+        'On listings that take a cursor (GET /contacts): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
+      ),
+    ),
   }),
   v.title('Pagination'),
 );

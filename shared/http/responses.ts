@@ -95,9 +95,10 @@ export const paginated = <T>(
   items: page.items,
   pagination: {
     total: page.total,
-    page: number,
+    page: page.page ?? number,
     limit,
     totalPages: Math.ceil(page.total / limit),
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   },
 });
 

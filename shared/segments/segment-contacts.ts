@@ -9,8 +9,13 @@ import {
   ContactQuery,
   type ContactQueryInput,
 } from '../audience/contact.schema.ts';
+import { decodeCursor } from '../audience/contact-cursor.ts';
 import { type ContactView, contactViews } from '../audience/contact-view.ts';
-import { listContacts } from '../audience/contacts.ts';
+import {
+  listContacts,
+  listingOfQuery,
+  nextCursorOf,
+} from '../audience/contacts.ts';
 import { requireList } from '../audience/lists.ts';
 import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
@@ -92,8 +97,13 @@ export const listContactsOf = async (
     listId === undefined
       ? await requireSegment(deps, orgId, segmentId)
       : await requireSegmentOfList(deps, orgId, segmentId, listId);
-  // 2. Walk the list: keep the page, count every match.
-  const offset = (query.page - 1) * query.limit;
+  // 2. Walk the list (in email order): keep the page, count every match.
+  const listing = listingOfQuery(query);
+  const position = query.cursor
+    ? decodeCursor(listing, query.cursor)
+    : undefined;
+  const number = position?.page ?? query.page;
+  let offset = position ? 0 : (query.page - 1) * query.limit;
   const items: Contact[] = [];
   let total = 0;
   for await (const contacts of deps.segments.contactsOfList(
@@ -103,9 +113,16 @@ export const listContactsOf = async (
     for (const contact of contacts) {
       if (!matchesSegment(segment, contact)) continue;
       if (!passesFilters(query, contact)) continue;
+      // After a cursor, the page starts at the first match past its email.
+      if (position && contact.email <= position.after) offset = total + 1;
       if (total >= offset && total < offset + query.limit) items.push(contact);
       total++;
     }
   }
-  return { total, items: await contactViews(deps, orgId, items) };
+  return {
+    total,
+    items: await contactViews(deps, orgId, items),
+    page: number,
+    nextCursor: nextCursorOf(listing, items, number, total),
+  };
 };

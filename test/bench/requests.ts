@@ -21,6 +21,7 @@ import { localEngines, startEngines } from '../../infra/local/engines.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
 import { importContacts } from '../../shared/audience/bulk-import.ts';
+import { encodeCursor } from '../../shared/audience/contact-cursor.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
 import {
@@ -250,6 +251,21 @@ const main = async () => {
       ['GET /sequences', '/sequences'],
       ['GET /signup-pages', '/signup-pages'],
     ];
+    // The cursor the API gives for page 250 (walking there would take 249
+    // calls, past the key's rate limit): after the 4,980th email.
+    const cursor = encodeCursor(
+      { listId: list.id, limit: 20 },
+      `reader${String(249 * 20 - 1).padStart(5, '0')}@bench.example`,
+      250,
+    );
+    gets.splice(
+      gets.findIndex(([what]) => what === 'GET /contacts (page 250)') + 1,
+      0,
+      [
+        'GET /contacts (cursor of page 250)',
+        `/contacts?listId=${list.id}&cursor=${cursor}`,
+      ],
+    );
     const rows: { what: string; cold: Figures; warm: Figures }[] = [];
     for (const [what, path] of gets) {
       // A new container: its key cache and every other cache cold.

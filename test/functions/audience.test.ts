@@ -254,6 +254,8 @@ describe('audience through the pipeline (in process)', () => {
         page: 2,
         limit: 2,
         totalPages: 2,
+        // The last page: no cursor to follow.
+        nextCursor: null,
       });
       expect(page.json.data.map((c: { email: string }) => c.email)).toEqual([
         'c@f.test',

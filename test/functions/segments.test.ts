@@ -230,6 +230,7 @@ describe('segments through the pipeline (in process)', () => {
       limit: 1,
       total: 2,
       totalPages: 2,
+      nextCursor: null,
     });
     expect(withList.json.data[0].email).toBe('cy@analytical.example');
     expect(mismatch.status).toBe(400);

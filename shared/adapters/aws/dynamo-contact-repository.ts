@@ -309,11 +309,15 @@ export class DynamoContactRepository implements ContactRepository {
     filter: ContactFilter,
     { page, limit }: PageRequest,
     knownTotal?: number,
+    after?: string,
   ): Promise<Page<Contact>> {
-    const offset = (page - 1) * limit;
+    // After a cursor's email the page starts at once; a page number needs
+    // the items before it.
+    const offset = after === undefined ? (page - 1) * limit : 0;
     if (knownTotal !== undefined && offset >= knownTotal) {
       return { items: [], total: knownTotal };
     }
+    const query = keys.contactsOfList(orgId, listId);
     const conditions: string[] = [];
     const values: Record<string, unknown> = {};
     const names: Record<string, string> = {};
@@ -333,10 +337,16 @@ export class DynamoContactRepository implements ContactRepository {
     }
 
     // With a known total, stop at the page's end; otherwise count matches.
-    const query = keys.contactsOfList(orgId, listId);
     const matches: Record<string, unknown>[] = [];
+    // Without a filter, a page reads exactly the items up to its end (the
+    // offset's, then its own); a filter reads on, a page of 1 MB at a time.
     const pages = paginateQuery(
-      { client: this.table.client },
+      {
+        client: this.table.client,
+        ...(conditions.length === 0 && knownTotal !== undefined
+          ? { pageSize: offset + limit }
+          : {}),
+      },
       {
         TableName: this.table.tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -351,15 +361,36 @@ export class DynamoContactRepository implements ContactRepository {
         ...(Object.keys(names).length
           ? { ExpressionAttributeNames: names }
           : {}),
+        // A counted listing reads from the start (the total counts every
+        // match) and slices after the cursor; a known total reads from it.
+        ...(after !== undefined && knownTotal !== undefined
+          ? {
+              ExclusiveStartKey: {
+                ...keys.contact(orgId, listId, after),
+              },
+            }
+          : {}),
       },
     );
+    let before = 0;
     for await (const result of pages) {
-      matches.push(...(result.Items ?? []));
+      for (const item of result.Items ?? []) {
+        // A counted listing with a cursor: the matches up to it are counted.
+        if (
+          after !== undefined &&
+          knownTotal === undefined &&
+          String(item.email) <= after
+        ) {
+          before++;
+          continue;
+        }
+        matches.push(item);
+      }
       if (knownTotal !== undefined && matches.length >= offset + limit) break;
     }
     return {
       items: matches.slice(offset, offset + limit).map(contactFromItem),
-      total: knownTotal ?? matches.length,
+      total: knownTotal ?? before + matches.length,
     };
   }
 
