@@ -3,7 +3,7 @@
  * A page is made from one of our themes or from pasted (sanitized) HTML,
  * and is served publicly only while it is published.
  */
-import type { PageContent, ThemeName } from './themes.ts';
+import type { PageContent, ThemeName } from './page-model.ts';
 
 /** Where a page stands: only a published page answers at its address. */
 export const SIGNUP_PAGE_STATUSES = ['draft', 'published'] as const;

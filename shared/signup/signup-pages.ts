@@ -21,7 +21,7 @@ import {
   SLUG_PATTERN,
   type UpdateSignupPageInput,
 } from './signup.schema.ts';
-import { type PageContent, THEMES } from './themes.ts';
+import { type PageContent, THEMES } from './page-model.ts';
 
 /** What sign-up pages need. */
 export interface SignupPagesDeps

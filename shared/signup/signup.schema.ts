@@ -10,7 +10,7 @@ import {
   requiredName,
 } from '../validation.ts';
 import { SIGNUP_PAGE_STATUSES } from './model.ts';
-import { THEMES } from './themes.ts';
+import { THEMES } from './page-model.ts';
 
 /** Longest pasted HTML, in UTF-8 bytes (before sanitizing). */
 export const MAX_PASTED_HTML_BYTES = 100_000;

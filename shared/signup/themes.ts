@@ -29,6 +29,7 @@ import type {
   PageContent,
   PageMeta,
   SignupField,
+  ThemeName,
 } from './page-model.ts';
 
 export type {
@@ -36,41 +37,10 @@ export type {
   PageContent,
   PageMeta,
   SignupField,
+  ThemeName,
 } from './page-model.ts';
+export { isThemeName, THEMES } from './page-model.ts';
 export { captchaSources };
-
-/** The names of our themes. */
-export type ThemeName = 'classic' | 'bold' | 'minimal';
-
-/** Our themes, as an organization picks one. */
-export const THEMES: readonly {
-  name: ThemeName;
-  label: string;
-  description: string;
-}[] = [
-  {
-    name: 'classic',
-    label: 'Classic',
-    description:
-      'A white card on warm paper, serif headline, navy button: calm and editorial.',
-  },
-  {
-    name: 'bold',
-    label: 'Bold',
-    description:
-      'A white card on deep indigo with an amber edge, large headline and a full-width button.',
-  },
-  {
-    name: 'minimal',
-    label: 'Minimal',
-    description:
-      'Black on white, square corners, no card: the words do the work.',
-  },
-];
-
-/** Whether `name` is one of our themes. */
-export const isThemeName = (name: string): name is ThemeName =>
-  THEMES.some((theme) => theme.name === name);
 
 // One stylesheet for the shared markup, driven by each theme's variables.
 const BASE_CSS = `

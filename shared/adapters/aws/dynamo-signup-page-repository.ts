@@ -16,11 +16,11 @@ import {
   SIGNUP_PAGE_STATUSES,
   type SignupPage,
 } from '../../signup/model.ts';
+import { isThemeName, type ThemeName } from '../../signup/page-model.ts';
 import type {
   PublishedPage,
   SignupPageRepository,
 } from '../../signup/ports.ts';
-import { isThemeName, type ThemeName } from '../../signup/themes.ts';
 import {
   batchGet,
   type DynamoTable,

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench:cold`: what each function costs at a cold start. Every
+ * function is built as CDK builds it (esbuild: ESM, minified, node22, the
+ * AWS SDK left to the runtime, the `require` banner), and its bundle size
+ * printed. Its init — loading the bundle, which builds its deps from its
+ * configuration — is timed against a baseline that loads only the SDK
+ * packages the bundle imports (read from esbuild's metafile): each pair in
+ * turn, in fresh Node processes, several times, the median of each. The
+ * ratio says what our own code adds to the SDK's part of a cold start.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { consumerFunctions } from '../../functions/consumers.ts';
+import { endpointGroups, pageGroups } from '../../functions/groups.ts';
+import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
+import type { Bindings } from '../../shared/bindings.ts';
+import { configNamesOf, deadLetterQueueEnv } from '../../shared/config.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+// Under the repository, so that the SDK resolves from its node_modules.
+const outRoot = join(root, 'node_modules', '.cache', 'bench-cold');
+
+/** Plausible values for every variable a function's cold start checks. */
+const SAMPLE: Record<string, string> = {
+  TABLE_NAME: 'table',
+  PUBLIC_API_URL: 'https://api.example.com/prod/api/v1',
+  APP_FROM_ADDRESS: 'no-reply@example.com',
+  PAGES_URL: 'https://join.example.com',
+  LINK_SIGNING_SECRET_ARN:
+    'arn:aws:secretsmanager:us-east-1:123456789012:secret:links',
+  AWS_ACCOUNT_ID: '123456789012',
+  AWS_REGION: 'us-east-1',
+  SCHEDULE_GROUP_NAME: 'schedules',
+  SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+  SCHEDULER_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:123456789012:dlq',
+};
+const sample = (name: string): string | undefined => {
+  if (SAMPLE[name]) return SAMPLE[name];
+  if (
+    name.startsWith('QUEUE_URL_') ||
+    name.startsWith('DEAD_LETTER_QUEUE_URL_')
+  ) {
+    return 'https://sqs.us-east-1.amazonaws.com/123456789012/queue';
+  }
+  if (name.startsWith('SCHEDULE_TARGET_QUEUE_ARN_')) {
+    return 'arn:aws:sqs:us-east-1:123456789012:queue';
+  }
+  return undefined;
+};
+
+const envOf = (
+  bindings: Bindings,
+  extra: Record<string, string> = {},
+): Record<string, string> => ({
+  ...extra,
+  ...Object.fromEntries(
+    configNamesOf(bindings).flatMap((name) => {
+      const value = sample(name);
+      return value === undefined ? [] : [[name, value]];
+    }),
+  ),
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+});
+
+/** Builds an entry as CDK's NodejsFunction does; its size and SDK imports. */
+const bundle = async (name: string, entry: string) => {
+  const outdir = join(outRoot, name);
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const outfile = join(outdir, 'index.mjs');
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    minify: true,
+    sourcemap: true,
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    banner: {
+      js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+    },
+    outfile,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const sdk = new Set<string>();
+  for (const input of Object.values(result.metafile.inputs)) {
+    for (const imported of input.imports) {
+      if (imported.external && imported.path.startsWith('@aws-sdk/')) {
+        sdk.add(imported.path);
+      }
+    }
+  }
+  const baseline = join(outdir, 'baseline.mjs');
+  writeFileSync(baseline, [...sdk].map((p) => `import '${p}';`).join('\n'));
+  return {
+    outfile,
+    baseline,
+    bytes: statSync(outfile).size,
+    mapBytes: statSync(`${outfile}.map`).size,
+    sdk: [...sdk],
+  };
+};
+
+/** Milliseconds to import a module in a fresh Node process. */
+const initMs = (
+  file: string,
+  env: Record<string, string>,
+  flags: string[] = [],
+) => {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  const out = execFileSync(
+    process.execPath,
+    [...flags, '--input-type=module', '-e', script],
+    { env: { PATH: process.env.PATH ?? '', ...env }, cwd: root },
+  );
+  return Number(out.toString());
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+const main = async () => {
+  const functions = [
+    ...[...endpointGroups, ...pageGroups].map((g) => ({
+      name: g.name,
+      entry: g.entry,
+      bindings: g.bindings,
+      extra: {},
+    })),
+    // A queue consumer is also told its dead-letter queue.
+    ...consumerFunctions.map((c) => ({
+      name: `${c.group.name} (queue consumer)`,
+      entry: c.group.entry,
+      bindings: c.bindings,
+      extra: {
+        [deadLetterQueueEnv(c.group.name)]:
+          'https://sqs.us-east-1.amazonaws.com/123456789012/dlq',
+      },
+    })),
+    ...streamConsumerFunctions.map((c) => ({
+      name: `${c.group.name} (stream consumer)`,
+      entry: c.group.entry,
+      bindings: c.bindings,
+      extra: {},
+    })),
+  ];
+  console.log(
+    `| function | bundle KB (minified) | map KB | init ms | SDK-only ms | ratio | ratio with --enable-source-maps |`,
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const fn of functions) {
+    const built = await bundle(fn.name.replace(/\W+/g, '-'), fn.entry);
+    const env = envOf(fn.bindings, fn.extra);
+    const own: number[] = [];
+    const base: number[] = [];
+    const mapped: number[] = [];
+    // One warm-up each (the file system cache), then the pairs in turn.
+    initMs(built.outfile, env);
+    initMs(built.baseline, env);
+    for (let run = 0; run < RUNS; run++) {
+      own.push(initMs(built.outfile, env));
+      base.push(initMs(built.baseline, env));
+      mapped.push(initMs(built.outfile, env, ['--enable-source-maps']));
+    }
+    const [ownMs, baseMs, mappedMs] = [
+      median(own),
+      median(base),
+      median(mapped),
+    ];
+    console.log(
+      `| ${fn.name} | ${(built.bytes / 1024).toFixed(0)} | ${(built.mapBytes / 1024).toFixed(0)} | ${ownMs.toFixed(0)} | ${baseMs.toFixed(0)} | ${(ownMs / baseMs).toFixed(2)} | ${(mappedMs / baseMs).toFixed(2)} |`,
+    );
+  }
+  rmSync(outRoot, { recursive: true, force: true });
+};
+
+await main();
