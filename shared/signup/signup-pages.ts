@@ -12,6 +12,7 @@ import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { CoreDeps, Page } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import type { SignupPage } from './model.ts';
+import { type PageContent, THEMES } from './page-model.ts';
 import { sanitizePastedHtml } from './pasted.ts';
 import type { SignupPageRepository } from './ports.ts';
 import {
@@ -21,7 +22,6 @@ import {
   SLUG_PATTERN,
   type UpdateSignupPageInput,
 } from './signup.schema.ts';
-import { type PageContent, THEMES } from './page-model.ts';
 
 /** What sign-up pages need. */
 export interface SignupPagesDeps
