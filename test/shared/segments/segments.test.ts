@@ -477,7 +477,10 @@ describe('contacts of a segment (GET /contacts?segmentId=)', () => {
     expect(second.items.map((c) => c.email)).toEqual([
       'charles@engine.example',
     ]);
-    expect(past).toEqual({ total: 2, items: [] });
+    expect(past).toEqual({ total: 2, items: [], page: 3, nextCursor: null });
+    // The first page's cursor leads to the second.
+    expect(first.nextCursor).toEqual(expect.any(String));
+    expect(second.nextCursor).toBeNull();
   });
 
   it('combines the segment with status, tagId and search (AND)', async () => {
