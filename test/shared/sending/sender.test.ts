@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import libmime from 'libmime';
 import { describe, expect, it } from 'vitest';
 import { settingsRoutes } from '../../../functions/settings/routes.ts';
@@ -67,6 +68,31 @@ describe('A11: display names that SES accepts', () => {
     expect(words.length).toBeGreaterThan(1);
     for (const word of words) expect(word.length).toBeLessThanOrEqual(75);
     expect(libmime.decodeWords(displayName(name))).toBe(name);
+  });
+
+  it('A11: any name beyond ASCII (astral characters, combining marks, emoji) becomes printable encoded words of at most 75 characters that decode to it', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 120 }),
+        (raw) => {
+          // Names are one line: controls never reach here (lineText).
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: this regex removes them
+          const name = `é${raw.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')}`;
+          fc.pre(
+            !/[\uD800-\uDFFF]/.test(
+              name.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''),
+            ),
+          );
+          const encoded = displayName(name);
+          for (const word of encoded.split(' ')) {
+            expect(word).toMatch(/^=\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=$/);
+            expect(word.length).toBeLessThanOrEqual(75);
+          }
+          expect(libmime.decodeWords(encoded)).toBe(name);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('A11: an ASCII name is quoted, with " and \\ escaped (RFC 5322)', () => {
