@@ -94,13 +94,15 @@ const freshState = async (
   page: SignupPage,
   values: FormState['values'] = {},
   errors: FormState['errors'] = {},
+  /** When the person first saw the form (a form shown again keeps it). */
+  shownAt: number = deps.clock.now().getTime(),
 ): Promise<FormState> => ({
   values,
   errors,
   hidden: {
     [FORM_TOKEN_FIELD]: await deps.links.sign(
       FORM_TOKEN_PURPOSE,
-      { p: page.id, t: String(deps.clock.now().getTime()) },
+      { p: page.id, t: String(shownAt) },
       FORM_TOKEN_TTL_SECONDS,
     ),
   },
@@ -257,8 +259,14 @@ export const submitSignup = async (
       'This form was open for more than a day: please send it again.';
   }
   if (Object.keys(checked.errors).length > 0 || !checked.email) {
+    // The form shown again keeps the time it was first shown: a person
+    // fixing a typo quickly is not taken for a bot.
+    const shownAt =
+      typeof age === 'number'
+        ? deps.clock.now().getTime() - age * 1000
+        : deps.clock.now().getTime();
     return shown(
-      await freshState(deps, page, checked.values, checked.errors),
+      await freshState(deps, page, checked.values, checked.errors, shownAt),
       400,
     );
   }

@@ -254,6 +254,28 @@ describe('the hosted sign-up form', () => {
     expect(writes).toEqual([]);
   });
 
+  it('a form shown again with its errors keeps the time it was first shown: fixing a typo within a second is accepted', async () => {
+    // Arrange: a typo sent after 8 s.
+    const email = uniqueEmail('typo');
+    const first = await signUp(h, { email: email.replace('@', '') });
+    expect(first.status).toBe(400);
+    // Act: fixed and sent again half a second later.
+    h.clock.advance(500);
+    const again = await h.client.post(h.path, {
+      origin: 'pages',
+      rawBody: new URLSearchParams({
+        form_token: inputValue(first.body, 'form_token'),
+        website: '',
+        email,
+      }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      sourceIp: '198.51.100.20',
+    });
+    // Assert
+    expect(again.status).toBe(200);
+    expect((await contactOf(h, email))?.status).toBe('pending');
+  });
+
   it('bots are told the same as people and change nothing: a filled honeypot, a form sent too fast, a missing or forged token', async () => {
     // Arrange
     const emails = [
