@@ -80,6 +80,15 @@ export interface SignupLimits {
     now: Date,
     seconds: number,
   ): Promise<boolean>;
+  /**
+   * Lets a mark go (the email did not go out after all): the next sign-up
+   * of the address on the page may send one at once.
+   */
+  releaseConfirmation(
+    orgId: string,
+    pageId: string,
+    email: string,
+  ): Promise<void>;
 }
 
 /** Checks the answer of a CAPTCHA widget with its provider. */

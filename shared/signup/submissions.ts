@@ -404,9 +404,15 @@ const signUp = async (
       .catch(retryable);
     return next;
   });
-  if (!after) return;
+  if (!after) {
+    await deps.signupLimits.releaseConfirmation(orgId, page.id, email);
+    return;
+  }
   const outcome = await sendConfirmation(deps, orgId, after);
   if (outcome.status !== 'sent') {
+    // Nothing went out (the organization cannot send now, the provider
+    // refused): the next sign-up may try again at once.
+    await deps.signupLimits.releaseConfirmation(orgId, page.id, email);
     logger.warn('Sign-up confirmation not sent', {
       orgId,
       pageId: page.id,

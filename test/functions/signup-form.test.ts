@@ -276,6 +276,25 @@ describe('the hosted sign-up form', () => {
     expect((await contactOf(h, email))?.status).toBe('pending');
   });
 
+  it('a confirmation that could not go out (the organization cannot send) does not hold the next one back for a day', async () => {
+    // Arrange: the organization taken off the sending allowlist.
+    const email = uniqueEmail('blocked');
+    await h.client.admin('org', 'disallow', '--org', h.org.orgId);
+    try {
+      // Act: a sign-up while it cannot send, then one after it can again.
+      await signUp(h, { email });
+      const whileBlocked = await mailTo(email);
+      await h.client.admin('org', 'allow', '--org', h.org.orgId);
+      await signUp(h, { email });
+      // Assert
+      expect(whileBlocked).toEqual([]);
+      expect(await mailTo(email)).toHaveLength(1);
+      expect((await contactOf(h, email)).status).toBe('pending');
+    } finally {
+      await h.client.admin('org', 'allow', '--org', h.org.orgId);
+    }
+  });
+
   it('bots are told the same as people and change nothing: a filled honeypot, a form sent too fast, a missing or forged token', async () => {
     // Arrange
     const emails = [

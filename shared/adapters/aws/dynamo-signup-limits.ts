@@ -81,4 +81,23 @@ export class DynamoSignupLimits implements SignupLimits {
       throw error;
     }
   }
+
+  async releaseConfirmation(
+    orgId: string,
+    pageId: string,
+    email: string,
+  ): Promise<void> {
+    // A mark of no time at all: the next claim passes its condition.
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.signupConfirmationSent(orgId, pageId, email),
+          ...entityType('SignupConfirmationSent'),
+          sentAt: 0,
+          [attr.ttl]: epochSeconds(new Date()) + GRACE_SECONDS,
+        },
+      }),
+    );
+  }
 }
