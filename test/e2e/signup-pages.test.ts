@@ -100,7 +100,7 @@ const focused = (page: Page) =>
 
 /**
  * Presses Enter; answers the status of the form's post and the fields it
- * sent, once the answer (a new document, autofocus applied) has loaded.
+ * sent, once the answer (a new document) has loaded and been rendered.
  */
 const submitWithEnter = async (
   page: Page,
@@ -112,6 +112,11 @@ const submitWithEnter = async (
   await page.keyboard.press('Enter');
   const response = await posted;
   await loaded;
+  // Browsers apply `autofocus` while updating the rendering, which may come
+  // after `load`: two animation frames later it has surely run.
+  await page.evaluate(
+    'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))',
+  );
   return {
     status: response.status(),
     sent: Object.fromEntries(
