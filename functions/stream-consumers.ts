@@ -9,6 +9,7 @@ import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { StreamConsumerGroup } from '../shared/streams/consumer.ts';
 import { factsBindings, factsConsumer } from './facts/consumer.ts';
 import { journeysBindings, journeysConsumer } from './journeys/consumer.ts';
+import { tagIndexBindings, tagIndexConsumer } from './tag-index/consumer.ts';
 
 /** One stream consumer and what its function may use. */
 export interface StreamConsumerFunction<B extends Bindings = Bindings> {
@@ -35,6 +36,12 @@ export const streamConsumerFunctions: readonly StreamConsumerFunction[] = [
       'Audience facts: each committed contact write becomes the events it implies (a first join, a new tag), none for a bulk import.',
     bindings: factsBindings,
     group: factsConsumer,
+  }),
+  streamConsumerFunction({
+    description:
+      "The tag index: each committed contact write adds an entry per tag gained and removes one per tag lost, so a tag filter reads only the tag's contacts.",
+    bindings: tagIndexBindings,
+    group: tagIndexConsumer,
   }),
   streamConsumerFunction({
     description:

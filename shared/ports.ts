@@ -29,6 +29,11 @@ export interface Page<T> {
   nextCursor?: string | null;
   /** The page's number when a cursor chose it (not the query's `page`). */
   page?: number;
+  /**
+   * For a listing that counts its matches within a read budget: whether
+   * `total` is the whole count (absent where totals are always exact).
+   */
+  totalExact?: boolean;
 }
 
 /** Page number (from 1) and page size. */

@@ -22,8 +22,8 @@ import {
 } from './contact-cursor.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
-import type { Contact } from './model.ts';
-import type { AudienceDeps as Deps } from './ports.ts';
+import type { Contact, List } from './model.ts';
+import type { ContactPage, AudienceDeps as Deps } from './ports.ts';
 import { suppressedStatuses } from './suppressed.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
@@ -192,8 +192,11 @@ export const getContact = async (
 
 /**
  * A page of a list's contacts, by email, filtered by status, tag and a
- * search in email and names. Totals come from the list's counters unless a
- * tag or search filter needs the matches counted.
+ * search in email and names. Totals come from counters where they can: the
+ * list's (no filter, a status), the tag's per list (a tag alone, read
+ * through the tag index). A search, or a tag with a status, counts its
+ * matches, reading at most `CONTACT_SCAN_BUDGET` contacts per call; when it
+ * stops there, `totalExact` is false and the cursor resumes the reading.
  */
 export const listContacts = async (
   deps: Pick<Deps, 'contacts' | 'tags' | 'lists'>,
@@ -205,13 +208,14 @@ export const listContacts = async (
     ? decodeCursor(listing, query.cursor)
     : undefined;
   const list = await requireList(deps, orgId, query.listId);
-  const countable = !query.tagId && !query.search;
-  const knownTotal = countable
-    ? query.status
-      ? list.statusCounts[query.status]
-      : list.contactCount
-    : undefined;
-  const page = await deps.contacts.page(
+  const number = position?.page ?? query.page;
+  const knownTotal = await countedTotal(deps, orgId, list, query);
+  // A tag of another organization (or none) matches nothing.
+  if (knownTotal === null) {
+    return { total: 0, items: [], page: number, nextCursor: null };
+  }
+  const request = { page: query.page, limit: query.limit };
+  const found = await deps.contacts.page(
     orgId,
     query.listId,
     {
@@ -219,17 +223,62 @@ export const listContacts = async (
       ...(query.tagId ? { tagId: query.tagId } : {}),
       ...(query.search ? { search: query.search } : {}),
     },
-    { page: query.page, limit: query.limit },
+    request,
     knownTotal,
-    position?.after,
+    position,
   );
-  const number = position?.page ?? query.page;
+  // The matches ahead of this page's first item.
+  const ahead = position ? position.before : (query.page - 1) * query.limit;
   return {
-    total: page.total,
-    items: await contactViews(deps, orgId, page.items),
+    total: found.total,
+    items: await contactViews(deps, orgId, found.items),
     page: number,
-    nextCursor: nextCursorOf(listing, page.items, number, page.total),
+    nextCursor: nextCursorAfter(listing, found, number, ahead),
+    ...(knownTotal === undefined ? { totalExact: found.exact } : {}),
   };
+};
+
+/**
+ * The total a counter gives for this query: the list's (no filter, a
+ * status), the tag's in the list (a tag alone; null when the organization
+ * has no such tag), or undefined when the matches must be counted.
+ */
+const countedTotal = async (
+  deps: Pick<Deps, 'tags'>,
+  orgId: string,
+  list: List,
+  query: ContactQueryInput,
+): Promise<number | null | undefined> => {
+  if (query.search) return undefined;
+  if (query.tagId) {
+    if (query.status) return undefined;
+    return (await deps.tags.countInList(orgId, query.tagId, list.id)) ?? null;
+  }
+  return query.status ? list.statusCounts[query.status] : list.contactCount;
+};
+
+/**
+ * The cursor after a page: after its last item while matches remain; after
+ * the last email read when a counted listing stopped at its budget with
+ * the page unfilled; null at the end.
+ */
+const nextCursorAfter = (
+  listing: ContactListing,
+  found: ContactPage,
+  page: number,
+  ahead: number,
+): string | null => {
+  const last = found.items.at(-1);
+  const through = ahead + found.items.length;
+  if (last && found.items.length === listing.limit) {
+    if (through < found.total || !found.exact) {
+      return encodeCursor(listing, last.email, page + 1, through);
+    }
+    return null;
+  }
+  return found.scannedThrough === undefined
+    ? null
+    : encodeCursor(listing, found.scannedThrough, page + 1, found.total);
 };
 
 /** What a cursor of this query must belong to. */

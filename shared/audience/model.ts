@@ -98,3 +98,10 @@ export type TagRef = v.InferOutput<typeof TagRef>;
 
 /** Normalizes a tag or topic name for uniqueness (case-insensitive). */
 export const tagNameKey = (name: string): string => name.trim().toLowerCase();
+
+/**
+ * Most contacts (or tag index entries) one counted listing reads in a call
+ * (about 2.5 MB): a search, or a tag with a status, stops there and says
+ * so, so that a call costs the same whatever the list's size.
+ */
+export const CONTACT_SCAN_BUDGET = 5000;

@@ -38,6 +38,22 @@ export interface ContactChange {
   origin?: ContactWriteOrigin;
 }
 
+/** Where a listing resumes: after this email, that many matches before. */
+export interface ContactPosition {
+  after: string;
+  before: number;
+}
+
+/** A page of contacts, and whether its total is the whole count. */
+export interface ContactPage extends Page<Contact> {
+  /**
+   * False when a counted listing stopped at the read budget: `total` then
+   * counts the matches up to `scannedThrough`, the last email read.
+   */
+  exact: boolean;
+  scannedThrough?: string;
+}
+
 /** Filters of a contact listing. */
 export interface ContactFilter {
   status?: ContactStatus;
@@ -75,8 +91,9 @@ export interface ContactRepository {
   saveMany(orgId: string, changes: ContactChange[]): Promise<ContactChange[]>;
   /**
    * A page of a list's contacts, by email. With `knownTotal` (from the
-   * list's counters) it reads only up to the page's end; without, it counts
-   * every match for the total.
+   * list's or the tag's counters) it reads only up to the page's end: a tag
+   * filter through the tag index. Without, it counts the matches, reading
+   * at most `CONTACT_SCAN_BUDGET` (model.ts) contacts (or tag index entries) per call.
    */
   page(
     orgId: string,
@@ -84,9 +101,18 @@ export interface ContactRepository {
     filter: ContactFilter,
     request: PageRequest,
     knownTotal?: number,
-    /** Start after this email (a cursor): the offset is not read. */
-    after?: string,
-  ): Promise<Page<Contact>>;
+    /** Start after this position (a cursor): the offset is not read. */
+    position?: ContactPosition,
+  ): Promise<ContactPage>;
+  /**
+   * Brings the tag index in line with a committed write of a contact: an
+   * entry for each tag it gained, none for each it lost. Idempotent.
+   */
+  indexTags(
+    orgId: string,
+    before: Contact | undefined,
+    after: Contact,
+  ): Promise<void>;
 }
 
 /** The organization's tags. */
@@ -96,6 +122,15 @@ export interface TagRepository {
   get(orgId: string, tagId: string): Promise<Tag | undefined>;
   /** Tags by id; unknown ids are left out. */
   getMany(orgId: string, tagIds: string[]): Promise<Tag[]>;
+  /**
+   * How many contacts of a list carry a tag, exact at once; undefined when
+   * the organization has no such tag.
+   */
+  countInList(
+    orgId: string,
+    tagId: string,
+    listId: string,
+  ): Promise<number | undefined>;
   /** Tags by name, keyed by the normalized name; unknown names are left out. */
   findByNames(orgId: string, names: string[]): Promise<Map<string, TagRef>>;
   /** Newest first, with contact counts. */

@@ -40,6 +40,7 @@ export const ENTITY_TYPES = [
   'Suppression',
   'Tag',
   'TagName',
+  'TaggedContact',
   'Template',
   'Topic',
   'TopicName',

@@ -65,6 +65,28 @@ export const keys = {
     PK: `${org(orgId)}#LIST#${listId}`,
     skPrefix: 'CONTACT#',
   }),
+  /**
+   * A contact of a list carrying a tag: the tag filter's index, one item per
+   * list × tag × contact, written from the table's change stream.
+   */
+  taggedContact: (
+    orgId: string,
+    listId: string,
+    tagId: string,
+    email: string,
+  ): Key => ({
+    PK: `${org(orgId)}#LIST#${listId}#TAG#${tagId}`,
+    SK: `CONTACT#${email}`,
+  }),
+  /** The contacts of a list carrying a tag, by email. */
+  taggedContactsOfList: (
+    orgId: string,
+    listId: string,
+    tagId: string,
+  ): QueryKey => ({
+    PK: `${org(orgId)}#LIST#${listId}#TAG#${tagId}`,
+    skPrefix: 'CONTACT#',
+  }),
   /** Where a contact id points: its list and email (one item per contact). */
   contactById: (orgId: string, contactId: string): Key => ({
     PK: `${org(orgId)}#CONTACT#${contactId}`,

@@ -99,6 +99,7 @@ export const paginated = <T>(
     limit,
     totalPages: Math.ceil(page.total / limit),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    ...(page.totalExact !== undefined ? { totalExact: page.totalExact } : {}),
   },
 });
 

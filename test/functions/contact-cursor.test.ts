@@ -32,6 +32,8 @@ describe('GET /contacts with a cursor', () => {
       key,
       body: { contacts },
     });
+    // The tag index follows the table's change stream.
+    await client.events.settle();
     const tags = await client.get('/tags', { key });
     const vip = tags.json.data.find((t: { name: string }) => t.name === 'vip');
     vipSegmentId = (
@@ -82,8 +84,13 @@ describe('GET /contacts with a cursor', () => {
   it.each([
     ['the whole list', {}],
     ['a status (counted by the list)', { status: 'subscribed' }],
-    ['a tag (matches counted)', { tag: 'vip' }],
+    ['a tag (through the tag index, counted by the tag)', { tag: 'vip' }],
+    [
+      'a tag and a status (matches counted)',
+      { tag: 'vip', status: 'subscribed' },
+    ],
     ['a search', { search: 'walker1' }],
+    ['a search and a tag', { search: 'walker', tag: 'vip' }],
     ['a segment', { segment: 'vip' }],
   ])(
     'walks %s page by page: the same contacts as the page numbers, numbered, ending with nextCursor null',

@@ -71,9 +71,10 @@ const actionsOf = (statements: Props[]) =>
   );
 
 describe('stream consumers in the stack', () => {
-  it('declares the audience facts and the journeys consumers', () => {
+  it('declares the audience facts, the tag index and the journeys consumers', () => {
     expect(streamConsumerFunctions.map(({ group }) => group.name)).toEqual([
       'facts',
+      'tagIndex',
       'journeys',
     ]);
   });

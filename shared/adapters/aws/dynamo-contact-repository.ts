@@ -11,14 +11,17 @@
 import {
   GetCommand,
   paginateQuery,
+  QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
-import { CONTACT_STATUSES } from '../../audience/model.ts';
+import { CONTACT_SCAN_BUDGET, CONTACT_STATUSES } from '../../audience/model.ts';
 import type {
   ContactChange,
   ContactFilter,
+  ContactPage,
+  ContactPosition,
   ContactRepository,
 } from '../../audience/ports.ts';
 import {
@@ -29,16 +32,18 @@ import {
 } from '../../db/items.ts';
 import { keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest } from '../../ports.ts';
+import type { PageRequest } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
 import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   batchGet,
+  batchWrite,
   type DynamoTable,
   failedConditions,
   isTransactionConflict,
   type TransactItem,
 } from './dynamo-table.ts';
+import { tagListCountAttribute } from './dynamo-tag-repository.ts';
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -81,10 +86,7 @@ const toItem = (
   // DynamoDB stores no empty set: leave the attribute out instead.
   ...(contact.tagIds.length ? { tagIds: new Set(contact.tagIds) } : {}),
   // Lower-cased haystack of the search filter.
-  search: [contact.email, contact.firstName, contact.lastName]
-    .filter(Boolean)
-    .join(' ')
-    .toLowerCase(),
+  search: searchHaystack(contact),
   ...Object.fromEntries(
     OPTIONAL_FIELDS.flatMap((field) =>
       contact[field] === undefined ? [] : [[field, contact[field]]],
@@ -191,6 +193,35 @@ export const contactImageOf = (item: Record<string, unknown>): ContactImage => {
 };
 
 /**
+ * How the carrier counters of each tag move, per list: a tag gained adds
+ * one in the contact's list, a tag lost takes one off. Tags whose counters
+ * all stay put are left out.
+ */
+const movedTagCounters = (
+  changes: ContactChange[],
+): Map<string, Map<string, number>> => {
+  const moved = new Map<string, Map<string, number>>();
+  const bump = (tagId: string, listId: string, by: number) => {
+    const perList = moved.get(tagId) ?? new Map<string, number>();
+    perList.set(listId, (perList.get(listId) ?? 0) + by);
+    moved.set(tagId, perList);
+  };
+  for (const { before, after } of changes) {
+    for (const tagId of after.tagIds) {
+      if (!before?.tagIds.includes(tagId)) bump(tagId, after.listId, 1);
+    }
+    for (const tagId of before?.tagIds ?? []) {
+      if (!after.tagIds.includes(tagId)) bump(tagId, after.listId, -1);
+    }
+  }
+  for (const [tagId, perList] of moved) {
+    for (const [listId, by] of perList) if (by === 0) perList.delete(listId);
+    if (perList.size === 0) moved.delete(tagId);
+  }
+  return moved;
+};
+
+/**
  * How many transaction items a group of changes writes: each contact (and
  * the id pointer of a new one), one counter item per list, and one per tag
  * whose carrier count really moves. Tags a contact keeps write nothing, so
@@ -198,27 +229,39 @@ export const contactImageOf = (item: Record<string, unknown>): ContactImage => {
  */
 const itemsNeeded = (changes: ContactChange[]) => {
   const lists = new Set(changes.map((c) => c.after.listId));
-  const tagDeltas = new Map<string, number>();
-  for (const { before, after } of changes) {
-    for (const tagId of after.tagIds) {
-      if (!before?.tagIds.includes(tagId)) {
-        tagDeltas.set(tagId, (tagDeltas.get(tagId) ?? 0) + 1);
-      }
-    }
-    for (const tagId of before?.tagIds ?? []) {
-      if (!after.tagIds.includes(tagId)) {
-        tagDeltas.set(tagId, (tagDeltas.get(tagId) ?? 0) - 1);
-      }
-    }
-  }
-  const tags = [...tagDeltas.values()].filter((by) => by !== 0).length;
+  const tags = movedTagCounters(changes).size;
   const contacts = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
   return contacts + lists.size + tags;
 };
 
+/** The lower-cased text a search looks in: email, first and last name. */
+const searchHaystack = (contact: Contact): string =>
+  [contact.email, contact.firstName, contact.lastName]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
+
+/** Whether a contact passes a listing's filters (read in memory). */
+const matchesFilter = (contact: Contact, filter: ContactFilter): boolean =>
+  (!filter.status || contact.status === filter.status) &&
+  (!filter.tagId || contact.tagIds.includes(filter.tagId)) &&
+  (!filter.search ||
+    searchHaystack(contact).includes(filter.search.toLowerCase()));
+
+const byEmail = (a: Contact, b: Contact) =>
+  a.email < b.email ? -1 : a.email > b.email ? 1 : 0;
+
+/** The email of a contact's sort key (`CONTACT#<email>`). */
+const emailOfContactKey = (sk: unknown): string =>
+  String(sk).slice('CONTACT#'.length);
+
 /** Contacts, their id pointers, and the counters they move. */
 export class DynamoContactRepository implements ContactRepository {
-  constructor(private readonly table: DynamoTable) {}
+  constructor(
+    private readonly table: DynamoTable,
+    /** Most items a counted listing reads in a call (tests lower it). */
+    private readonly scanBudget = CONTACT_SCAN_BUDGET,
+  ) {}
 
   async get(
     orgId: string,
@@ -309,14 +352,193 @@ export class DynamoContactRepository implements ContactRepository {
     filter: ContactFilter,
     { page, limit }: PageRequest,
     knownTotal?: number,
-    after?: string,
-  ): Promise<Page<Contact>> {
-    // After a cursor's email the page starts at once; a page number needs
-    // the items before it.
-    const offset = after === undefined ? (page - 1) * limit : 0;
-    if (knownTotal !== undefined && offset >= knownTotal) {
-      return { items: [], total: knownTotal };
+    position?: ContactPosition,
+  ): Promise<ContactPage> {
+    // After a cursor the page starts at once; a page number needs the
+    // matches before it.
+    const offset = position === undefined ? (page - 1) * limit : 0;
+    if (knownTotal !== undefined) {
+      if (offset >= knownTotal) {
+        return { items: [], total: knownTotal, exact: true };
+      }
+      const items = filter.tagId
+        ? await this.tagged(
+            orgId,
+            listId,
+            filter.tagId,
+            offset,
+            limit,
+            position,
+          )
+        : await this.listed(orgId, listId, filter, offset, limit, position);
+      return { items, total: knownTotal, exact: true };
     }
+    return this.counted(orgId, listId, filter, offset, limit, position);
+  }
+
+  async indexTags(
+    orgId: string,
+    before: Contact | undefined,
+    after: Contact,
+  ): Promise<void> {
+    const entry = (tagId: string) =>
+      keys.taggedContact(orgId, after.listId, tagId, after.email);
+    await batchWrite(this.table, [
+      ...after.tagIds
+        .filter((tagId) => !before?.tagIds.includes(tagId))
+        .map((tagId) => ({
+          PutRequest: {
+            Item: {
+              ...entry(tagId),
+              ...entityType('TaggedContact'),
+              email: after.email,
+            },
+          },
+        })),
+      ...(before?.tagIds ?? [])
+        .filter((tagId) => !after.tagIds.includes(tagId))
+        .map((tagId) => ({ DeleteRequest: { Key: entry(tagId) } })),
+    ]);
+  }
+
+  /**
+   * A page of the list's partition with a known total: without a filter it
+   * reads exactly the items up to the page's end; a status filter reads on
+   * until the page is full.
+   */
+  private async listed(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    offset: number,
+    limit: number,
+    position: ContactPosition | undefined,
+  ): Promise<Contact[]> {
+    const matches: Record<string, unknown>[] = [];
+    const pages = paginateQuery(
+      {
+        client: this.table.client,
+        ...(filter.status ? {} : { pageSize: offset + limit }),
+      },
+      this.listQuery(orgId, listId, filter, position),
+    );
+    for await (const result of pages) {
+      matches.push(...(result.Items ?? []));
+      if (matches.length >= offset + limit) break;
+    }
+    return matches.slice(offset, offset + limit).map(contactFromItem);
+  }
+
+  /**
+   * A page of a tag's contacts through the tag index: the entries up to the
+   * page's end, then the contacts themselves. An entry whose contact no
+   * longer carries the tag (the index follows the stream) is left out.
+   */
+  private async tagged(
+    orgId: string,
+    listId: string,
+    tagId: string,
+    offset: number,
+    limit: number,
+    position: ContactPosition | undefined,
+  ): Promise<Contact[]> {
+    const emails: string[] = [];
+    const pages = paginateQuery(
+      { client: this.table.client, pageSize: offset + limit },
+      this.indexQuery(orgId, listId, tagId, position),
+    );
+    for await (const result of pages) {
+      emails.push(...(result.Items ?? []).map((item) => String(item.email)));
+      if (emails.length >= offset + limit) break;
+    }
+    const contacts = await this.getMany(
+      orgId,
+      listId,
+      emails.slice(offset, offset + limit),
+    );
+    return [...contacts.values()]
+      .filter((contact) => contact.tagIds.includes(tagId))
+      .sort(byEmail);
+  }
+
+  /**
+   * A counted listing (a search, or a tag with a status): reads the list's
+   * partition (or the tag's index entries and their contacts) from the
+   * position on, counting every match, and stops at the end or at
+   * `CONTACT_SCAN_BUDGET` items read, whichever comes first.
+   */
+  private async counted(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    offset: number,
+    limit: number,
+    position: ContactPosition | undefined,
+  ): Promise<ContactPage> {
+    const kept: Contact[] = [];
+    let count = 0;
+    let read = 0;
+    let lastRead: string | undefined;
+    let finished = false;
+    const take = (contacts: Contact[]) => {
+      for (const contact of contacts) {
+        if (count >= offset && kept.length < limit) kept.push(contact);
+        count++;
+      }
+    };
+    while (!finished && read < this.scanBudget) {
+      const start = lastRead ?? position?.after;
+      const from =
+        start === undefined ? undefined : { after: start, before: 0 };
+      const budget = this.scanBudget - read;
+      if (filter.tagId) {
+        const found = await this.table.client.send(
+          new QueryCommand({
+            ...this.indexQuery(orgId, listId, filter.tagId, from),
+            Limit: Math.min(budget, 100),
+          }),
+        );
+        const emails = (found.Items ?? []).map((item) => String(item.email));
+        read += emails.length;
+        lastRead = emails.at(-1) ?? lastRead;
+        finished = !found.LastEvaluatedKey;
+        const contacts = await this.getMany(orgId, listId, emails);
+        take(
+          [...contacts.values()]
+            .filter((contact) => matchesFilter(contact, filter))
+            .sort(byEmail),
+        );
+      } else {
+        const found = await this.table.client.send(
+          new QueryCommand({
+            ...this.listQuery(orgId, listId, filter, from),
+            Limit: budget,
+          }),
+        );
+        read += found.ScannedCount ?? 0;
+        const last = found.LastEvaluatedKey;
+        lastRead = last ? emailOfContactKey(last.SK) : lastRead;
+        finished = !last;
+        take((found.Items ?? []).map(contactFromItem));
+      }
+    }
+    return {
+      items: kept,
+      total: (position?.before ?? 0) + count,
+      exact: finished,
+      ...(finished || lastRead === undefined
+        ? {}
+        : { scannedThrough: lastRead }),
+    };
+  }
+
+  /** The Query of a list's contacts, filtered, after a position. */
+  private listQuery(
+    orgId: string,
+    listId: string,
+    filter: ContactFilter,
+    position: ContactPosition | undefined,
+  ) {
     const query = keys.contactsOfList(orgId, listId);
     const conditions: string[] = [];
     const values: Record<string, unknown> = {};
@@ -326,71 +548,51 @@ export class DynamoContactRepository implements ContactRepository {
       names['#status'] = 'status';
       values[':status'] = filter.status;
     }
-    if (filter.tagId) {
-      conditions.push('contains(tagIds, :tagId)');
-      values[':tagId'] = filter.tagId;
-    }
     if (filter.search) {
       conditions.push('contains(#search, :search)');
       names['#search'] = 'search';
       values[':search'] = filter.search.toLowerCase();
     }
-
-    // With a known total, stop at the page's end; otherwise count matches.
-    const matches: Record<string, unknown>[] = [];
-    // Without a filter, a page reads exactly the items up to its end (the
-    // offset's, then its own); a filter reads on, a page of 1 MB at a time.
-    const pages = paginateQuery(
-      {
-        client: this.table.client,
-        ...(conditions.length === 0 && knownTotal !== undefined
-          ? { pageSize: offset + limit }
-          : {}),
-      },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ...(conditions.length
-          ? { FilterExpression: conditions.join(' AND ') }
-          : {}),
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-          ...values,
-        },
-        ...(Object.keys(names).length
-          ? { ExpressionAttributeNames: names }
-          : {}),
-        // A counted listing reads from the start (the total counts every
-        // match) and slices after the cursor; a known total reads from it.
-        ...(after !== undefined && knownTotal !== undefined
-          ? {
-              ExclusiveStartKey: {
-                ...keys.contact(orgId, listId, after),
-              },
-            }
-          : {}),
-      },
-    );
-    let before = 0;
-    for await (const result of pages) {
-      for (const item of result.Items ?? []) {
-        // A counted listing with a cursor: the matches up to it are counted.
-        if (
-          after !== undefined &&
-          knownTotal === undefined &&
-          String(item.email) <= after
-        ) {
-          before++;
-          continue;
-        }
-        matches.push(item);
-      }
-      if (knownTotal !== undefined && matches.length >= offset + limit) break;
-    }
     return {
-      items: matches.slice(offset, offset + limit).map(contactFromItem),
-      total: knownTotal ?? before + matches.length,
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ...(conditions.length
+        ? { FilterExpression: conditions.join(' AND ') }
+        : {}),
+      ExpressionAttributeValues: {
+        ':pk': query.PK,
+        ':prefix': query.skPrefix,
+        ...values,
+      },
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ...(position
+        ? { ExclusiveStartKey: keys.contact(orgId, listId, position.after) }
+        : {}),
+    };
+  }
+
+  /** The Query of a tag's index entries in a list, after a position. */
+  private indexQuery(
+    orgId: string,
+    listId: string,
+    tagId: string,
+    position: ContactPosition | undefined,
+  ) {
+    const query = keys.taggedContactsOfList(orgId, listId, tagId);
+    return {
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': query.PK, ':prefix': query.skPrefix },
+      ...(position
+        ? {
+            ExclusiveStartKey: keys.taggedContact(
+              orgId,
+              listId,
+              tagId,
+              position.after,
+            ),
+          }
+        : {}),
     };
   }
 
@@ -432,7 +634,6 @@ export class DynamoContactRepository implements ContactRepository {
     const { tableName: TableName } = this.table;
     const contactWrites: TransactItem[] = [];
     const listDeltas = new Map<string, Map<string, number>>();
-    const tagDeltas = new Map<string, number>();
     const bump = (map: Map<string, number>, key: string, by: number) =>
       map.set(key, (map.get(key) ?? 0) + by);
 
@@ -475,12 +676,6 @@ export class DynamoContactRepository implements ContactRepository {
         if (before) bump(list, statusCountAttribute(before.status), -1);
         bump(list, statusCountAttribute(after.status), 1);
       }
-      for (const tagId of after.tagIds) {
-        if (!before?.tagIds.includes(tagId)) bump(tagDeltas, tagId, 1);
-      }
-      for (const tagId of before?.tagIds ?? []) {
-        if (!after.tagIds.includes(tagId)) bump(tagDeltas, tagId, -1);
-      }
     }
 
     const counterWrites: TransactItem[] = [];
@@ -511,15 +706,27 @@ export class DynamoContactRepository implements ContactRepository {
             },
       );
     }
-    for (const [tagId, by] of tagDeltas) {
-      if (by === 0) continue;
+    // Each tag's counters: its carriers in the organization, and in each
+    // list (what `GET /contacts?tagId=` gives as its total).
+    for (const [tagId, perList] of movedTagCounters(changes)) {
+      const inLists = [...perList];
+      const total = inLists.reduce((sum, [, by]) => sum + by, 0);
       counterWrites.push({
         Update: {
           TableName,
           Key: keys.tag(orgId, tagId),
-          UpdateExpression: 'ADD contactCount :by',
+          UpdateExpression: `ADD contactCount :by, ${inLists.map((_, i) => `#l${i} :l${i}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':by': by },
+          ExpressionAttributeNames: Object.fromEntries(
+            inLists.map(([listId], i) => [
+              `#l${i}`,
+              tagListCountAttribute(listId),
+            ]),
+          ),
+          ExpressionAttributeValues: {
+            ':by': total,
+            ...Object.fromEntries(inLists.map(([, by], i) => [`:l${i}`, by])),
+          },
         },
       });
     }

@@ -309,26 +309,47 @@ export const deleteByPrefix = async (
   }
 };
 
+/** One request of a BatchWriteItem: a put or a delete. */
+export type BatchWriteRequest =
+  | { PutRequest: { Item: Record<string, unknown> } }
+  | { DeleteRequest: { Key: Key } };
+
+/**
+ * Writes puts and deletes, 25 per request, retrying unprocessed ones with
+ * backoff. Not atomic, unconditional: each request is idempotent.
+ */
+export const batchWrite = async (
+  table: DynamoTable,
+  all: readonly BatchWriteRequest[],
+): Promise<void> => {
+  const { tableName: TableName } = table;
+  for (let i = 0; i < all.length; i += BATCH_WRITE_LIMIT) {
+    let requests = all.slice(i, i + BATCH_WRITE_LIMIT);
+    for (let round = 0; requests.length; round++) {
+      if (round) await sleep(Math.min(1000, 50 * 2 ** round));
+      if (round > 9) {
+        throw new Error('DynamoDB left writes unprocessed after 10 attempts');
+      }
+      const written = await table.client.send(
+        new BatchWriteCommand({ RequestItems: { [TableName]: [...requests] } }),
+      );
+      requests = (written.UnprocessedItems?.[TableName] ??
+        []) as BatchWriteRequest[];
+    }
+  }
+};
+
 /**
  * Deletes items by key, 25 per request, retrying unprocessed keys. Not
  * atomic, unconditional: a missing item is no error.
  */
-export const deleteKeys = async (
+export const deleteKeys = (
   table: DynamoTable,
   found: readonly Key[],
-): Promise<void> => {
-  const { tableName: TableName } = table;
-  for (let i = 0; i < found.length; i += BATCH_WRITE_LIMIT) {
-    let requests = found
-      .slice(i, i + BATCH_WRITE_LIMIT)
-      .map((Key) => ({ DeleteRequest: { Key } }));
-    for (let round = 0; requests.length; round++) {
-      if (round) await sleep(Math.min(1000, 50 * 2 ** round));
-      const written = await table.client.send(
-        new BatchWriteCommand({ RequestItems: { [TableName]: requests } }),
-      );
-      requests = (written.UnprocessedItems?.[TableName] ??
-        []) as typeof requests;
-    }
-  }
-};
+): Promise<void> =>
+  batchWrite(
+    table,
+    found.map((Key) => ({
+      DeleteRequest: { Key: { PK: Key.PK, SK: Key.SK } },
+    })),
+  );

@@ -32,6 +32,13 @@ const TagNameItem = itemSchema('TagName', {
   name: v.string(),
 });
 
+/**
+ * The attribute of a tag item counting its carriers in one list, moved by
+ * the same transactions as the contacts (so it is exact at once).
+ */
+export const tagListCountAttribute = (listId: string): string =>
+  `inList#${listId}`;
+
 const fromItem = (item: Record<string, unknown>): Tag =>
   parseItem(TagItem, item);
 
@@ -75,6 +82,28 @@ export class DynamoTagRepository implements TagRepository {
       }),
     );
     return Item ? fromItem(Item) : undefined;
+  }
+
+  async countInList(
+    orgId: string,
+    tagId: string,
+    listId: string,
+  ): Promise<number | undefined> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.tag(orgId, tagId),
+        ProjectionExpression: '#id, #count',
+        ExpressionAttributeNames: {
+          '#id': 'id',
+          '#count': tagListCountAttribute(listId),
+        },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) return undefined;
+    // Absent until the tag's first carrier in the list.
+    return v.parse(Counter, Item[tagListCountAttribute(listId)]);
   }
 
   async getMany(orgId: string, tagIds: string[]): Promise<Tag[]> {
