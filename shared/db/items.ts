@@ -16,6 +16,7 @@ export const ENTITY_TYPE = attr.type;
 export const ENTITY_TYPES = [
   'ApiKey',
   'AppSettings',
+  'CollectionCounter',
   'Contact',
   'ContactPointer',
   'DeliveryEvent',

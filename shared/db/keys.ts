@@ -254,10 +254,14 @@ export const keys = {
     PK: org(orgId),
     SK: `SERIESSTEP#${seriesId}#${versionId}#${step}`,
   }),
-  /** How many campaigns of an organization are in each status. */
+  /**
+   * How many campaigns of an organization are in each status: the counter
+   * of the campaigns collection, just past its `CAMPAIGN#` items (see
+   * `collectionCounterKey`), so a page reads it in the same Query.
+   */
   campaignCounts: (orgId: string): Key => ({
     PK: org(orgId),
-    SK: 'CAMPAIGNCOUNTS',
+    SK: 'CAMPAIGN$counts',
   }),
   /**
    * The running send of a campaign: the dispatcher's cursor, the batches in

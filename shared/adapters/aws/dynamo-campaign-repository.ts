@@ -4,7 +4,7 @@
  * HTML's size), and one item counting the organization's campaigns per
  * status (the totals of GET /campaigns).
  */
-import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import {
   CAMPAIGN_STATUSES,
@@ -25,6 +25,7 @@ import {
   Counter,
   type DynamoTable,
   failedConditions,
+  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -97,6 +98,15 @@ const CountsItem = itemSchema(
   'CampaignCounts',
   Object.fromEntries(CAMPAIGN_STATUSES.map((status) => [status, Counter])),
 );
+
+/** The per-status counts of a counts item (all 0 before the first). */
+const countsOf = (
+  item: Record<string, unknown> | undefined,
+): Record<CampaignStatus, number> =>
+  parseItem(CountsItem, item ?? { ...entityType('CampaignCounts') }) as Record<
+    CampaignStatus,
+    number
+  >;
 
 const toItem = (orgId: string, campaign: Campaign) => ({
   ...keys.campaign(orgId, campaign.id),
@@ -219,43 +229,33 @@ export class DynamoCampaignRepository implements CampaignRepository {
     filter: { status?: CampaignStatus },
     { page, limit }: PageRequest,
   ): Promise<Page<Campaign>> {
-    const counts = await this.counts(orgId);
-    const total = filter.status
-      ? counts[filter.status]
-      : Object.values(counts).reduce((sum, n) => sum + n, 0);
-    const offset = (page - 1) * limit;
-    if (offset >= total) return { items: [], total };
-    const query = keys.campaignsOfOrganization(orgId);
-    const items: Record<string, unknown>[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client, pageSize: offset + limit },
+    // The counts item sits just past the campaigns: read in the same Query.
+    const found = await pageOfCollection(
+      this.table,
+      keys.campaignsOfOrganization(orgId),
+      { page, limit },
       {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-          ...(filter.status ? { ':status': filter.status } : {}),
-        },
         ...(filter.status
           ? {
-              FilterExpression: '#status = :status',
-              ExpressionAttributeNames: { '#status': 'status' },
+              filter: {
+                expression: '#status = :status',
+                names: { '#status': 'status' },
+                values: { ':status': filter.status },
+              },
             }
           : {}),
-        // Ids are time-ordered: newest first.
-        ScanIndexForward: false,
+        counterType: 'CampaignCounts',
+        total: (counters) => {
+          const counts = countsOf(counters.get('counts'));
+          return filter.status
+            ? counts[filter.status]
+            : Object.values(counts).reduce((sum, n) => sum + n, 0);
+        },
       },
     );
-    for await (const result of pages) {
-      items.push(...(result.Items ?? []));
-      if (items.length >= offset + limit) break;
-    }
     return {
-      items: items
-        .slice(offset, offset + limit)
-        .map((item) => parseItem(CampaignItem, item)),
-      total,
+      items: found.items.map((item) => parseItem(CampaignItem, item)),
+      total: found.total,
     };
   }
 
@@ -316,20 +316,6 @@ export class DynamoCampaignRepository implements CampaignRepository {
       if (failedConditions(error)?.includes(0)) throw changed(before.id, error);
       throw error;
     }
-  }
-
-  private async counts(orgId: string): Promise<Record<CampaignStatus, number>> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.campaignCounts(orgId),
-      }),
-    );
-    const key = keys.campaignCounts(orgId);
-    return parseItem(
-      CountsItem,
-      Item ?? { ...key, ...entityType('CampaignCounts') },
-    ) as Record<CampaignStatus, number>;
   }
 
   /** Moves the per-status counters by these amounts. */

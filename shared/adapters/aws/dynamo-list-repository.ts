@@ -17,8 +17,7 @@ import type { Page, PageRequest } from '../../ports.ts';
 import {
   Counter,
   type DynamoTable,
-  organizationCounter,
-  pageByPrefix,
+  pageOfCollection,
   putWithReservation,
 } from './dynamo-table.ts';
 
@@ -84,7 +83,7 @@ export class DynamoListRepository implements ListRepository {
         listId: list.id,
       },
       item: toItem(orgId, list),
-      counter: { key: keys.organization(orgId), attribute: 'listCount' },
+      counted: keys.listsOfOrganization(orgId),
       onTaken: (cause) =>
         new ConflictError(
           'list.nameTaken',
@@ -105,17 +104,11 @@ export class DynamoListRepository implements ListRepository {
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<List>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'listCount',
-    );
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.listsOfOrganization(orgId),
-      total,
       request,
     );
-    return { items: page.items.map(fromItem), total };
+    return { items: page.items.map(fromItem), total: page.total };
   }
 }

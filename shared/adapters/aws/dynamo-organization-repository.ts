@@ -25,7 +25,6 @@ const toItem = (org: Organization) => ({
   slug: org.slug,
   sendingAllowed: org.sendingAllowed,
   createdAt: org.createdAt,
-  listCount: 0,
   ...(org.sendQuota24h !== undefined ? { sendQuota24h: org.sendQuota24h } : {}),
 });
 

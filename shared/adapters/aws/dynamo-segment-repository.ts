@@ -29,8 +29,8 @@ import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
-  organizationCounter,
-  pageByPrefix,
+  moveCollectionCounter,
+  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -150,15 +150,11 @@ export class DynamoSegmentRepository implements SegmentRepository {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(orgId),
-            UpdateExpression: 'ADD segmentCount :one',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':one': 1 },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.segmentsOfOrganization(orgId),
+          1,
+        ),
       ]);
     } catch (error) {
       if (failedConditions(error)?.includes(0)) {
@@ -182,18 +178,12 @@ export class DynamoSegmentRepository implements SegmentRepository {
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<Segment>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'segmentCount',
-    );
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.segmentsOfOrganization(orgId),
-      total,
       request,
     );
-    return { items: page.items.map(fromItem), total };
+    return { items: page.items.map(fromItem), total: page.total };
   }
 
   async update(orgId: string, segment: Segment): Promise<void> {
@@ -234,14 +224,11 @@ export class DynamoSegmentRepository implements SegmentRepository {
             ExpressionAttributeValues: { ':none': 0 },
           },
         },
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(orgId),
-            UpdateExpression: 'ADD segmentCount :minusOne',
-            ExpressionAttributeValues: { ':minusOne': -1 },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.segmentsOfOrganization(orgId),
+          -1,
+        ),
       ]);
       return true;
     } catch (error) {

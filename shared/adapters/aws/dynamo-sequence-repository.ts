@@ -34,11 +34,13 @@ import {
 } from '../../sequences/ports.ts';
 import { releaseSegment, useSegment } from './dynamo-segment-repository.ts';
 import {
+  Counter,
+  collectionCount,
   type DynamoTable,
   deleteByPrefix,
   failedConditions,
-  organizationCounter,
-  pageByPrefix,
+  moveCollectionCounter,
+  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -169,9 +171,8 @@ const nodeItem = (orgId: string, sequenceId: string, node: SequenceNode) => ({
   ...node,
 });
 
-/** The organization counter of a kind. */
-const counterOf = (kind: SequenceKind) =>
-  kind === 'sequence' ? 'sequenceCount' : 'seriesCount';
+/** The collection counter of a kind (sequences and series share keys). */
+const counterOf = (kind: SequenceKind) => kind;
 
 const changed = (what: string, cause: unknown) =>
   new ConflictError(
@@ -196,22 +197,12 @@ export class DynamoSequenceRepository implements SequenceRepository {
     const counter = counterOf(sequence.kind);
     try {
       await this.write(orgId, sequence.id, segments, [
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(orgId),
-            UpdateExpression: 'ADD #counter :one',
-            ConditionExpression:
-              cap === undefined
-                ? 'attribute_exists(PK)'
-                : 'attribute_exists(PK) AND ((attribute_not_exists(#counter) AND :zero < :cap) OR #counter < :cap)',
-            ExpressionAttributeNames: { '#counter': counter },
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ...(cap === undefined ? {} : { ':cap': cap, ':zero': 0 }),
-            },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.sequencesOfOrganization(orgId),
+          1,
+          { counter, ...(cap === undefined ? {} : { cap }) },
+        ),
         {
           Put: {
             TableName,
@@ -241,9 +232,9 @@ export class DynamoSequenceRepository implements SequenceRepository {
   }
 
   count(orgId: string, kind: SequenceKind): Promise<number> {
-    return organizationCounter(
+    return collectionCount(
       this.table,
-      keys.organization(orgId),
+      keys.sequencesOfOrganization(orgId),
       counterOf(kind),
     );
   }
@@ -253,11 +244,9 @@ export class DynamoSequenceRepository implements SequenceRepository {
     kind: SequenceKind,
     request: PageRequest,
   ): Promise<Page<Sequence>> {
-    const total = await this.count(orgId, kind);
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.sequencesOfOrganization(orgId),
-      total,
       request,
       {
         filter: {
@@ -265,9 +254,13 @@ export class DynamoSequenceRepository implements SequenceRepository {
           names: { '#kind': 'kind' },
           values: { ':kind': kind },
         },
+        total: (counters) => {
+          const item = counters.get(counterOf(kind));
+          return item ? v.parse(Counter, item.count) : 0;
+        },
       },
     );
-    return { items: page.items.map(sequenceFromItem), total };
+    return { items: page.items.map(sequenceFromItem), total: page.total };
   }
 
   async update(
@@ -305,15 +298,12 @@ export class DynamoSequenceRepository implements SequenceRepository {
             ExpressionAttributeValues: { ':version': before.version },
           },
         },
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(orgId),
-            UpdateExpression: 'ADD #counter :minusOne',
-            ExpressionAttributeNames: { '#counter': counterOf(before.kind) },
-            ExpressionAttributeValues: { ':minusOne': -1 },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.sequencesOfOrganization(orgId),
+          -1,
+          { counter: counterOf(before.kind) },
+        ),
       ]);
     } catch (error) {
       if (failedConditions(error)?.includes(0)) {

@@ -26,8 +26,8 @@ import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
-  organizationCounter,
-  pageByPrefix,
+  moveCollectionCounter,
+  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -118,16 +118,12 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
             ConditionExpression: absent,
           },
         },
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(org.id),
-            UpdateExpression: 'ADD signupPageCount :one',
-            ConditionExpression:
-              'attribute_exists(PK) AND (attribute_not_exists(signupPageCount) OR signupPageCount < :max)',
-            ExpressionAttributeValues: { ':one': 1, ':max': MAX_SIGNUP_PAGES },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.signupPagesOfOrganization(org.id),
+          1,
+          { cap: MAX_SIGNUP_PAGES },
+        ),
         {
           Put: {
             TableName,
@@ -187,18 +183,12 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<SignupPage>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'signupPageCount',
-    );
-    const found = await pageByPrefix(
+    const found = await pageOfCollection(
       this.table,
       keys.signupPagesOfOrganization(orgId),
-      total,
       request,
     );
-    return { items: found.items.map(fromItem), total };
+    return { items: found.items.map(fromItem), total: found.total };
   }
 
   async all(orgId: string): Promise<SignupPage[]> {
@@ -311,14 +301,11 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
             ExpressionAttributeValues: { ':pageId': page.id },
           },
         },
-        {
-          Update: {
-            TableName,
-            Key: keys.organization(org.id),
-            UpdateExpression: 'ADD signupPageCount :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        },
+        moveCollectionCounter(
+          this.table,
+          keys.signupPagesOfOrganization(org.id),
+          -1,
+        ),
       ]);
       return true;
     } catch (error) {

@@ -17,7 +17,12 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { itemSchema, parseItem } from '../../db/items.ts';
+import {
+  ENTITY_TYPE,
+  type EntityType,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
 import type { Key, QueryKey } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
@@ -57,23 +62,6 @@ export const epochSeconds = (date: Date): number =>
  * counted, so it reads as 0.
  */
 export const Counter = v.optional(v.number(), 0);
-
-/** The organization item as the counter reads project it. */
-const OrganizationCounters = itemSchema('Organization', {
-  listCount: Counter,
-  tagCount: Counter,
-  templateCount: Counter,
-  topicCount: Counter,
-  sequenceCount: Counter,
-  seriesCount: Counter,
-  segmentCount: Counter,
-  signupPageCount: Counter,
-});
-
-/** The collection counters kept on the organization item. */
-export type OrganizationCounter = keyof v.InferOutput<
-  typeof OrganizationCounters.schema
->;
 
 /** True when a transaction was cancelled by a concurrent transaction. */
 export const isTransactionConflict = (error: unknown): boolean =>
@@ -203,35 +191,182 @@ export const pageByPrefix = async (
   return { items: items.slice(offset, offset + limit), total };
 };
 
-/** Reads one numeric counter of the organization item (0 when absent). */
-export const organizationCounter = async (
+/**
+ * Where a collection's counters live: at `<NAME>$<counter>`, just past its
+ * `<NAME>#<id>` items ('$' follows '#'), so that a newest-first Query from
+ * the counters down reads the total first, in the same request as the page.
+ * Readers of `begins_with(SK, '<NAME>#')` never see them.
+ */
+const counterBase = (collection: QueryKey): string => {
+  if (!collection.skPrefix.endsWith('#')) {
+    throw new Error(
+      `A counted collection's prefix ends with '#': ${collection.skPrefix}`,
+    );
+  }
+  return `${collection.skPrefix.slice(0, -1)}$`;
+};
+
+/** The key of one counter of a collection (default `count`). */
+export const collectionCounterKey = (
+  collection: QueryKey,
+  counter = 'count',
+): Key => ({ PK: collection.PK, SK: `${counterBase(collection)}${counter}` });
+
+/** A collection counter item as its readers project it. */
+const CollectionCounterItem = itemSchema('CollectionCounter', {
+  count: Counter,
+});
+
+/**
+ * The transaction item moving a collection's counter by `by`, creating it
+ * at its first use; with `cap`, refused (a failed condition) when the count
+ * has reached it.
+ */
+export const moveCollectionCounter = (
   table: DynamoTable,
-  orgKey: Key,
-  counter: OrganizationCounter,
+  collection: QueryKey,
+  by: number,
+  { counter, cap }: { counter?: string; cap?: number } = {},
+): TransactItem => ({
+  Update: {
+    TableName: table.tableName,
+    Key: collectionCounterKey(collection, counter),
+    UpdateExpression: 'SET #type = :type ADD #count :by',
+    ...(cap === undefined
+      ? {}
+      : {
+          ConditionExpression:
+            '(attribute_not_exists(#count) AND :zero < :cap) OR #count < :cap',
+        }),
+    ExpressionAttributeNames: { '#type': ENTITY_TYPE, '#count': 'count' },
+    ExpressionAttributeValues: {
+      ':type': 'CollectionCounter',
+      ':by': by,
+      ...(cap === undefined ? {} : { ':cap': cap, ':zero': 0 }),
+    },
+  },
+});
+
+/** Reads a collection's counter alone (0 before its first item). */
+export const collectionCount = async (
+  table: DynamoTable,
+  collection: QueryKey,
+  counter?: string,
 ): Promise<number> => {
+  const key = collectionCounterKey(collection, counter);
   const { Item } = await table.client.send(
     new GetCommand({
       TableName: table.tableName,
-      Key: orgKey,
-      ProjectionExpression: '#counter',
-      ExpressionAttributeNames: { '#counter': counter },
+      Key: key,
+      ConsistentRead: true,
     }),
   );
-  return parseItem(OrganizationCounters, Item ?? {}, orgKey)[counter];
+  return Item ? parseItem(CollectionCounterItem, Item, key).count : 0;
+};
+
+/**
+ * One page of a collection, newest first, and its total, in one Query (for
+ * a page that fits 1 MB): the Query starts at the collection's counters,
+ * just past its items, so they come first, then the newest items. `total`
+ * reads the counter items (default: the `count` of the `count` counter).
+ * A filter keeps the counters too, and must match what the total counts.
+ */
+export const pageOfCollection = async (
+  table: DynamoTable,
+  collection: QueryKey,
+  { page, limit }: { page: number; limit: number },
+  options: {
+    projection?: { expression: string; names?: Record<string, string> };
+    filter?: {
+      expression: string;
+      names?: Record<string, string>;
+      values: Record<string, unknown>;
+    };
+    total?: (counters: Map<string, Record<string, unknown>>) => number;
+    /** The entity type of the counter items (a filter keeps those). */
+    counterType?: EntityType;
+  } = {},
+): Promise<{ items: Record<string, unknown>[]; total: number }> => {
+  const { projection, filter } = options;
+  const base = counterBase(collection);
+  const names: Record<string, string> = {
+    ...projection?.names,
+    ...filter?.names,
+    ...(filter ? { '#counterType': ENTITY_TYPE } : {}),
+  };
+  const offset = (page - 1) * limit;
+  const counters = new Map<string, Record<string, unknown>>();
+  const items: Record<string, unknown>[] = [];
+  let total: number | undefined;
+  const totalOf =
+    options.total ??
+    ((found) => {
+      const item = found.get('count');
+      return item ? parseItem(CollectionCounterItem, item).count : 0;
+    });
+  const pages = paginateQuery(
+    // The counters and the items up to the page's end: one request.
+    { client: table.client, pageSize: offset + limit + 2 },
+    {
+      TableName: table.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: {
+        ':pk': collection.PK,
+        ':first': collection.skPrefix,
+        // Past every counter name.
+        ':last': `${base}\uffff`,
+        ...filter?.values,
+        ...(filter
+          ? { ':counterType': options.counterType ?? 'CollectionCounter' }
+          : {}),
+      },
+      ...(projection
+        ? { ProjectionExpression: `${projection.expression}, #count, #type` }
+        : {}),
+      ...(filter
+        ? {
+            FilterExpression: `(${filter.expression}) OR #counterType = :counterType`,
+          }
+        : {}),
+      ...(projection || Object.keys(names).length
+        ? {
+            ExpressionAttributeNames: {
+              ...names,
+              ...(projection
+                ? { '#count': 'count', '#type': ENTITY_TYPE }
+                : {}),
+            },
+          }
+        : {}),
+      ScanIndexForward: false,
+    },
+  );
+  for await (const result of pages) {
+    for (const item of result.Items ?? []) {
+      const sk = String(item.SK);
+      if (sk.startsWith(base)) counters.set(sk.slice(base.length), item);
+      else items.push(item);
+    }
+    // The counters come first: the total is known after the first read.
+    total ??= totalOf(counters);
+    if (offset >= total || items.length >= offset + limit) break;
+  }
+  total ??= totalOf(counters);
+  return { items: items.slice(offset, offset + limit), total };
 };
 
 /**
  * Creates an item together with the reservation of its unique name (a slug,
- * a list or tag name) and, optionally, a counter of the organization, in one
- * transaction. A taken name throws what `onTaken` builds; a missing counter
- * item (organization) fails like any other write.
+ * a list or tag name) and, optionally, its collection's counter, in one
+ * transaction. A taken name throws what `onTaken` builds.
  */
 export const putWithReservation = async (
   table: DynamoTable,
   entry: {
     reservation: Key & Record<string, unknown>;
     item: Key & Record<string, unknown>;
-    counter?: { key: Key; attribute: OrganizationCounter };
+    /** The collection whose counter the new item moves. */
+    counted?: QueryKey;
     onTaken: (cause: unknown) => Error;
   },
 ): Promise<void> => {
@@ -247,21 +382,8 @@ export const putWithReservation = async (
         },
       },
       { Put: { TableName, Item: entry.item, ConditionExpression: absent } },
-      ...(entry.counter
-        ? [
-            {
-              Update: {
-                TableName,
-                Key: entry.counter.key,
-                UpdateExpression: 'ADD #counter :one',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeNames: {
-                  '#counter': entry.counter.attribute,
-                },
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ]
+      ...(entry.counted
+        ? [moveCollectionCounter(table, entry.counted, 1)]
         : []),
     ]);
   } catch (error) {

@@ -14,8 +14,7 @@ import {
   batchGet,
   Counter,
   type DynamoTable,
-  organizationCounter,
-  pageByPrefix,
+  pageOfCollection,
   putWithReservation,
 } from './dynamo-table.ts';
 
@@ -63,7 +62,7 @@ export class DynamoTagRepository implements TagRepository {
         createdAt: tag.createdAt,
         contactCount: 0,
       },
-      counter: { key: keys.organization(orgId), attribute: 'tagCount' },
+      counted: keys.tagsOfOrganization(orgId),
       onTaken: (cause) =>
         new ConflictError(
           'tag.nameTaken',
@@ -132,17 +131,11 @@ export class DynamoTagRepository implements TagRepository {
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<Tag>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'tagCount',
-    );
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.tagsOfOrganization(orgId),
-      total,
       request,
     );
-    return { items: page.items.map(fromItem), total };
+    return { items: page.items.map(fromItem), total: page.total };
   }
 }

@@ -18,8 +18,8 @@ import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
-  organizationCounter,
-  pageByPrefix,
+  moveCollectionCounter,
+  pageOfCollection,
 } from './dynamo-table.ts';
 
 const toItem = (orgId: string, template: Template) => ({
@@ -65,15 +65,11 @@ export class DynamoTemplateRepository implements TemplateRepository {
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
-          {
-            Update: {
-              TableName,
-              Key: keys.organization(orgId),
-              UpdateExpression: 'ADD templateCount :one',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
+          moveCollectionCounter(
+            this.table,
+            keys.templatesOfOrganization(orgId),
+            1,
+          ),
         ],
       }),
     );
@@ -118,14 +114,11 @@ export class DynamoTemplateRepository implements TemplateRepository {
                 ConditionExpression: 'attribute_exists(PK)',
               },
             },
-            {
-              Update: {
-                TableName,
-                Key: keys.organization(orgId),
-                UpdateExpression: 'ADD templateCount :minusOne',
-                ExpressionAttributeValues: { ':minusOne': -1 },
-              },
-            },
+            moveCollectionCounter(
+              this.table,
+              keys.templatesOfOrganization(orgId),
+              -1,
+            ),
           ],
         }),
       );
@@ -140,16 +133,10 @@ export class DynamoTemplateRepository implements TemplateRepository {
     orgId: string,
     request: PageRequest,
   ): Promise<Page<TemplateSummary>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'templateCount',
-    );
     // Rows carry no HTML: read the summary attributes only.
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.templatesOfOrganization(orgId),
-      total,
       request,
       {
         projection: {
@@ -160,7 +147,7 @@ export class DynamoTemplateRepository implements TemplateRepository {
     );
     return {
       items: page.items.map((item) => parseItem(TemplateSummaryItem, item)),
-      total,
+      total: page.total,
     };
   }
 }

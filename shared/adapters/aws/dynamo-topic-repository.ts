@@ -19,8 +19,9 @@ import {
   type DynamoTable,
   deleteByPrefix,
   failedConditions,
-  organizationCounter,
+  moveCollectionCounter,
   pageByPrefix,
+  pageOfCollection,
   putWithReservation,
   type TransactItem,
   transactWrite,
@@ -74,7 +75,7 @@ export class DynamoTopicRepository implements TopicRepository {
         topicId: topic.id,
       },
       item: toItem(orgId, topic),
-      counter: { key: keys.organization(orgId), attribute: 'topicCount' },
+      counted: keys.topicsOfOrganization(orgId),
       onTaken: (cause) => nameTaken(topic.name, cause),
     });
   }
@@ -91,18 +92,12 @@ export class DynamoTopicRepository implements TopicRepository {
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<Topic>> {
-    const total = await organizationCounter(
-      this.table,
-      keys.organization(orgId),
-      'topicCount',
-    );
-    const page = await pageByPrefix(
+    const page = await pageOfCollection(
       this.table,
       keys.topicsOfOrganization(orgId),
-      total,
       request,
     );
-    return { items: page.items.map(fromItem), total };
+    return { items: page.items.map(fromItem), total: page.total };
   }
 
   async update(orgId: string, before: Topic, after: Topic): Promise<void> {
@@ -187,14 +182,11 @@ export class DynamoTopicRepository implements TopicRepository {
                 Key: keys.topicName(orgId, tagNameKey(topic.name)),
               },
             },
-            {
-              Update: {
-                TableName,
-                Key: keys.organization(orgId),
-                UpdateExpression: 'ADD topicCount :minusOne',
-                ExpressionAttributeValues: { ':minusOne': -1 },
-              },
-            },
+            moveCollectionCounter(
+              this.table,
+              keys.topicsOfOrganization(orgId),
+              -1,
+            ),
           ],
         }),
       );

@@ -95,10 +95,7 @@ const storeKey = (
   }
 };
 
-const noLists = () =>
-  dynamoMock
-    .on(GetCommand, { Key: keys.organization(ORG) })
-    .resolves({ Item: { listCount: 0 } });
+const noLists = () => dynamoMock.on(QueryCommand).resolves({ Items: [] });
 
 const listsEvent = (overrides: Parameters<typeof restEvent>[0] | object) =>
   restEvent({
@@ -438,9 +435,6 @@ describe('the request pipeline', () => {
       const logged = vi.spyOn(logger, 'error').mockImplementation(() => {});
       storeKey('owner');
       dynamoMock.on(QueryCommand).rejects(new Error('secret internals'));
-      dynamoMock
-        .on(GetCommand, { Key: keys.organization(ORG) })
-        .resolves({ Item: { listCount: 3 } });
       const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
       expect(result.statusCode).toBe(500);
       expect(result.body).not.toContain('secret');
