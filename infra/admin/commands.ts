@@ -14,6 +14,7 @@ import type { AdminDeps } from '../../shared/access/ports.ts';
 import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import {
   createOrganization,
+  recountOrganization,
   setSendingAllowed,
   setSendingEnabled,
   setSendQuota,
@@ -92,6 +93,11 @@ export const COMMANDS: Command[] = [
         orgId: f.org ?? '',
         sequences: f.sequences ?? '',
       }),
+  },
+  {
+    words: 'org recount',
+    flags: ['org'],
+    run: (deps, f) => recountOrganization(deps, { orgId: f.org ?? '' }),
   },
   {
     words: 'member add',

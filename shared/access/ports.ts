@@ -3,6 +3,7 @@
  * and the edge's key registry. Describing the caller (GET /me) also needs
  * the sending setup.
  */
+import type { Recounter } from '../organizations/ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
 import type { ApiKeyRecord, Member, User } from './model.ts';
 
@@ -75,4 +76,4 @@ export interface AccessDeps extends SendingDeps {
 export type AdminDeps = Pick<
   AccessDeps,
   'clock' | 'ids' | 'organizations' | 'access' | 'appSettings'
-> & { gatewayKeys: GatewayKeyRegistry };
+> & { gatewayKeys: GatewayKeyRegistry; recounter: Recounter };

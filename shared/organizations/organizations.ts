@@ -11,7 +11,11 @@ import {
   type Organization,
   slugify,
 } from './model.ts';
-import type { OrganizationsDeps as Deps } from './ports.ts';
+import type {
+  OrganizationsDeps as Deps,
+  Recounter,
+  RecountReport,
+} from './ports.ts';
 
 const CreateOrganizationInput = v.object({
   name: requiredName(100),
@@ -178,6 +182,20 @@ export const setSendingEnabled = async (
 ): Promise<{ sendingEnabled: boolean }> => {
   await deps.appSettings.setSendingEnabled(enabled);
   return { sendingEnabled: enabled };
+};
+
+/**
+ * Sets every counter of an organization to what its items say and rebuilds
+ * its tag index (the operator's repair; see `DynamoRecounter`). 404 for an
+ * unknown organization.
+ */
+export const recountOrganization = async (
+  deps: Pick<Deps, 'organizations'> & { recounter: Recounter },
+  input: { orgId: string },
+): Promise<RecountReport> => {
+  const { orgId } = parse(OrgId, input);
+  await requireOrganization(deps, orgId);
+  return deps.recounter.recount(orgId);
 };
 
 /** Fails with 404 unless the organization exists. */

@@ -26,6 +26,30 @@ export interface OrganizationRepository {
   setSequenceCap(orgId: string, cap: number): Promise<void>;
 }
 
+/** What a recount found (and set) for one organization. */
+export interface RecountReport {
+  orgId: string;
+  /** Items per counted collection (campaigns: all statuses). */
+  collections: Record<string, number>;
+  /** Per list: its contacts, per status, and per tag carried in it. */
+  lists: {
+    listId: string;
+    contacts: number;
+    statuses: Record<string, number>;
+    tags: Record<string, number>;
+  }[];
+  /** Tag index entries put back and removed. */
+  tagIndex: { written: number; removed: number };
+}
+
+/**
+ * The operator's repair: sets every counter of an organization to what its
+ * items say and rebuilds its tag index.
+ */
+export interface Recounter {
+  recount(orgId: string): Promise<RecountReport>;
+}
+
 /** Application-wide settings, set by the operator. */
 export interface AppSettingsRepository {
   get(): Promise<AppSettings>;

@@ -20,6 +20,7 @@ import { DynamoListRepository } from '../adapters/aws/dynamo-list-repository.ts'
 import { DynamoOptinSettingsRepository } from '../adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRateLimitCounter } from '../adapters/aws/dynamo-rate-limit-counter.ts';
+import { DynamoRecounter } from '../adapters/aws/dynamo-recounter.ts';
 import { DynamoSegmentRepository } from '../adapters/aws/dynamo-segment-repository.ts';
 import { DynamoSendPacer } from '../adapters/aws/dynamo-send-pacer.ts';
 import { DynamoSendRepository } from '../adapters/aws/dynamo-send-repository.ts';
@@ -239,6 +240,7 @@ export const buildAdminDeps = (options: {
     access: new DynamoAccessRepository(table),
     appSettings: new DynamoAppSettingsRepository(table),
     gatewayKeys: options.gatewayKeys,
+    recounter: new DynamoRecounter(table),
   };
 };
 

@@ -1,0 +1,268 @@
+/**
+ * Driven adapter: recounts what the table keeps counted for one
+ * organization, from the items themselves, and rebuilds its tag index.
+ *
+ * Counters are moved by the transactions that change what they count, and
+ * the tag index by its stream consumer, so nothing here runs in normal
+ * operation. It is the operator's repair (`admin org recount`): after data
+ * written by a version that counted elsewhere, or after the tag index
+ * consumer gave a batch up (its on-failure queue). Each counter is set to
+ * what a full read found; a write to the organization during the recount
+ * may leave a counter off by that write, so run it while the organization
+ * is quiet (or run it twice).
+ */
+import {
+  paginateQuery,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
+import { CAMPAIGN_STATUSES } from '../../campaigns/model.ts';
+import { entityType } from '../../db/items.ts';
+import { type Key, keys, type QueryKey } from '../../db/keys.ts';
+import type { Recounter, RecountReport } from '../../organizations/ports.ts';
+import { contactFromItem } from './dynamo-contact-repository.ts';
+import { statusCountAttribute } from './dynamo-list-repository.ts';
+import {
+  type BatchWriteRequest,
+  batchWrite,
+  collectionCounterKey,
+  type DynamoTable,
+} from './dynamo-table.ts';
+import { tagListCountAttribute } from './dynamo-tag-repository.ts';
+
+/** The counted collections of an organization, by name in the report. */
+const COLLECTIONS = {
+  lists: keys.listsOfOrganization,
+  tags: keys.tagsOfOrganization,
+  templates: keys.templatesOfOrganization,
+  topics: keys.topicsOfOrganization,
+  segments: keys.segmentsOfOrganization,
+  signupPages: keys.signupPagesOfOrganization,
+} as const;
+
+/** Recounts an organization's counters and rebuilds its tag index. */
+export class DynamoRecounter implements Recounter {
+  constructor(private readonly table: DynamoTable) {}
+
+  async recount(orgId: string): Promise<RecountReport> {
+    const collections: Record<string, number> = {};
+    for (const [name, collection] of Object.entries(COLLECTIONS)) {
+      const items = await this.all(collection(orgId), ['PK']);
+      collections[name] = items.length;
+      await this.setCounter(collectionCounterKey(collection(orgId)), {
+        count: items.length,
+      });
+    }
+    const sequences = keys.sequencesOfOrganization(orgId);
+    const heads = await this.all(sequences, ['kind']);
+    for (const kind of ['sequence', 'series'] as const) {
+      const count = heads.filter((item) => item.kind === kind).length;
+      collections[kind === 'sequence' ? 'sequences' : 'series'] = count;
+      await this.setCounter(collectionCounterKey(sequences, kind), { count });
+    }
+    const campaigns = await this.all(keys.campaignsOfOrganization(orgId), [
+      'status',
+    ]);
+    const byStatus = Object.fromEntries(
+      CAMPAIGN_STATUSES.map((status) => [
+        status,
+        campaigns.filter((item) => item.status === status).length,
+      ]),
+    );
+    collections.campaigns = campaigns.length;
+    await this.setCounter(
+      keys.campaignCounts(orgId),
+      byStatus,
+      'CampaignCounts',
+    );
+
+    const tagIds = (await this.all(keys.tagsOfOrganization(orgId), ['id'])).map(
+      (item) => String(item.id),
+    );
+    const lists = (await this.all(keys.listsOfOrganization(orgId), ['id'])).map(
+      (item) => String(item.id),
+    );
+    const carriers = new Map<string, number>(tagIds.map((id) => [id, 0]));
+    const index = { written: 0, removed: 0 };
+    const listReports: RecountReport['lists'] = [];
+    for (const listId of lists) {
+      const report = await this.recountList(orgId, listId, tagIds, index);
+      for (const [tagId, count] of Object.entries(report.tags)) {
+        carriers.set(tagId, (carriers.get(tagId) ?? 0) + count);
+      }
+      listReports.push(report);
+    }
+    for (const [tagId, count] of carriers) {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.tag(orgId, tagId),
+          UpdateExpression: 'SET contactCount = :count',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':count': count },
+        }),
+      );
+    }
+    return { orgId, collections, lists: listReports, tagIndex: index };
+  }
+
+  /**
+   * One list: its counters from its contacts, each tag's count in it, and
+   * its tag index made equal to its contacts' tags.
+   */
+  private async recountList(
+    orgId: string,
+    listId: string,
+    tagIds: string[],
+    index: { written: number; removed: number },
+  ): Promise<RecountReport['lists'][number]> {
+    const contacts = (await this.all(keys.contactsOfList(orgId, listId))).map(
+      contactFromItem,
+    );
+    const statuses = Object.fromEntries(
+      CONTACT_STATUSES.map((status) => [status, 0]),
+    ) as Record<ContactStatus, number>;
+    const tagged = new Map<string, Set<string>>(
+      tagIds.map((id) => [id, new Set<string>()]),
+    );
+    for (const contact of contacts) {
+      statuses[contact.status]++;
+      for (const tagId of contact.tagIds) {
+        tagged.get(tagId)?.add(contact.email);
+      }
+    }
+    await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.list(orgId, listId),
+        UpdateExpression: `SET contactCount = :total, ${CONTACT_STATUSES.map(
+          (_, i) => `#s${i} = :s${i}`,
+        ).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: Object.fromEntries(
+          CONTACT_STATUSES.map((status, i) => [
+            `#s${i}`,
+            statusCountAttribute(status),
+          ]),
+        ),
+        ExpressionAttributeValues: {
+          ':total': contacts.length,
+          ...Object.fromEntries(
+            CONTACT_STATUSES.map((status, i) => [`:s${i}`, statuses[status]]),
+          ),
+        },
+      }),
+    );
+    const tags: Record<string, number> = {};
+    for (const [tagId, emails] of tagged) {
+      tags[tagId] = emails.size;
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.tag(orgId, tagId),
+          UpdateExpression: 'SET #count = :count',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#count': tagListCountAttribute(listId) },
+          ExpressionAttributeValues: { ':count': emails.size },
+        }),
+      );
+      const entries = new Set(
+        (
+          await this.all(keys.taggedContactsOfList(orgId, listId, tagId), [
+            'email',
+          ])
+        ).map((item) => String(item.email)),
+      );
+      const writes: BatchWriteRequest[] = [];
+      for (const email of emails) {
+        if (entries.has(email)) continue;
+        writes.push({
+          PutRequest: {
+            Item: {
+              ...keys.taggedContact(orgId, listId, tagId, email),
+              ...entityType('TaggedContact'),
+              email,
+            },
+          },
+        });
+      }
+      for (const email of entries) {
+        if (emails.has(email)) continue;
+        writes.push({
+          DeleteRequest: {
+            Key: keys.taggedContact(orgId, listId, tagId, email),
+          },
+        });
+      }
+      await batchWrite(this.table, writes);
+      for (const write of writes) {
+        if ('PutRequest' in write) index.written++;
+        else index.removed++;
+      }
+    }
+    return {
+      listId,
+      contacts: contacts.length,
+      statuses,
+      tags: Object.fromEntries(
+        Object.entries(tags).filter(([, count]) => count > 0),
+      ),
+    };
+  }
+
+  /** Sets a counter item's attributes (creating it), keeping its type. */
+  private async setCounter(
+    key: Key,
+    counts: Record<string, number>,
+    type: 'CollectionCounter' | 'CampaignCounts' = 'CollectionCounter',
+  ): Promise<void> {
+    const entries = Object.entries(counts);
+    await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: key,
+        UpdateExpression: `SET #type = :type, ${entries
+          .map((_, i) => `#c${i} = :c${i}`)
+          .join(', ')}`,
+        ExpressionAttributeNames: {
+          '#type': '_type',
+          ...Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ':type': type,
+          ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
+        },
+      }),
+    );
+  }
+
+  /** Every item under a prefix (strongly consistent), projected if asked. */
+  private async all(
+    query: QueryKey,
+    attributes?: string[],
+  ): Promise<Record<string, unknown>[]> {
+    const input: QueryCommandInput = {
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': query.PK, ':prefix': query.skPrefix },
+      ConsistentRead: true,
+      ...(attributes
+        ? {
+            ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+            ExpressionAttributeNames: Object.fromEntries(
+              attributes.map((name, i) => [`#a${i}`, name]),
+            ),
+          }
+        : {}),
+    };
+    const items: Record<string, unknown>[] = [];
+    for await (const page of paginateQuery(
+      { client: this.table.client },
+      input,
+    )) {
+      items.push(...(page.Items ?? []));
+    }
+    return items;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * `admin org recount`: the operator's repair sets every counter of an
+ * organization back to what its items say and rebuilds its tag index —
+ * after counters written elsewhere by an older version, or a tag index
+ * batch given up by its stream consumer.
+ */
+import {
+  DeleteCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-table.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { localDynamo } from '../../shared/runtime/local.ts';
+import {
+  createApiClient,
+  createOrganizationWithKeys,
+} from '../support/api-client.ts';
+
+describe('admin org recount', () => {
+  it('puts back wrong counters, missing and stray tag index entries; the listings are right again', async () => {
+    // Arrange: 12 contacts, every third tagged vip; then the damage.
+    const client = await createApiClient();
+    const org = await createOrganizationWithKeys(client, 'Recount');
+    const key = org.ownerKey;
+    const listId = (await client.post('/lists', { key, body: { name: 'R' } }))
+      .json.data.id;
+    await client.post(`/lists/${listId}/contacts/bulk`, {
+      key,
+      body: {
+        contacts: Array.from({ length: 12 }, (_, i) => ({
+          email: `r${String(i).padStart(2, '0')}@example.test`,
+          ...(i % 3 === 0 ? { tags: ['vip'] } : {}),
+          ...(i % 4 === 0 ? { status: 'unsubscribed' } : {}),
+        })),
+      },
+    });
+    await client.events.settle();
+    const vipId = (await client.get('/tags', { key })).json.data[0].id;
+    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const TableName = client.tableName;
+    const { orgId } = org;
+    await dynamo.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.list(orgId, listId),
+        UpdateExpression: 'SET contactCount = :n, subscribedCount = :n',
+        ExpressionAttributeValues: { ':n': 99 },
+      }),
+    );
+    await dynamo.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.tag(orgId, vipId),
+        UpdateExpression: 'SET contactCount = :n, #inList = :n',
+        ExpressionAttributeNames: { '#inList': `inList#${listId}` },
+        ExpressionAttributeValues: { ':n': 40 },
+      }),
+    );
+    await dynamo.send(
+      new DeleteCommand({
+        TableName,
+        Key: collectionCounterKey(keys.listsOfOrganization(orgId)),
+      }),
+    );
+    await dynamo.send(
+      new DeleteCommand({
+        TableName,
+        Key: keys.taggedContact(orgId, listId, vipId, 'r03@example.test'),
+      }),
+    );
+    await dynamo.send(
+      new PutCommand({
+        TableName,
+        Item: {
+          ...keys.taggedContact(orgId, listId, vipId, 'r01@example.test'),
+          _type: 'TaggedContact',
+          email: 'r01@example.test',
+        },
+      }),
+    );
+
+    // Act
+    const report = await client.admin('org', 'recount', '--org', orgId);
+    const lists = await client.get('/lists', { key });
+    const tags = await client.get('/tags', { key });
+    const vips = await client.get('/contacts', {
+      key,
+      query: { listId, tagId: vipId, limit: '100' },
+    });
+
+    // Assert
+    expect(report).toMatchObject({
+      orgId,
+      collections: { lists: 1, tags: 1, campaigns: 0 },
+      lists: [
+        {
+          listId,
+          contacts: 12,
+          statuses: { subscribed: 9, unsubscribed: 3 },
+          tags: { [vipId]: 4 },
+        },
+      ],
+      tagIndex: { written: 1, removed: 1 },
+    });
+    expect(lists.json.pagination.total).toBe(1);
+    expect(lists.json.data[0]).toMatchObject({
+      contactCount: 12,
+      subscribedCount: 9,
+    });
+    expect(tags.json.data[0].contactCount).toBe(4);
+    expect(vips.json.pagination.total).toBe(4);
+    expect(vips.json.data.map((c: { email: string }) => c.email)).toEqual([
+      'r00@example.test',
+      'r03@example.test',
+      'r06@example.test',
+      'r09@example.test',
+    ]);
+  });
+
+  it('refuses an unknown organization (not found) or a malformed id (naming --org), changing nothing', async () => {
+    // Arrange
+    const client = await createApiClient();
+    const before = await client.scan();
+
+    // Act / Assert
+    await expect(
+      client.admin(
+        'org',
+        'recount',
+        '--org',
+        '01900000-0000-7000-8000-000000000000',
+      ),
+    ).rejects.toThrow(/organization/i);
+    await expect(
+      client.admin('org', 'recount', '--org', 'nope'),
+    ).rejects.toThrow(/orgId|organization id/);
+    expect(await client.scan()).toEqual(before);
+  });
+});
