@@ -47,6 +47,7 @@ import {
   readJsonFile,
   updateJsonFile,
 } from '../../shared/adapters/local/json-file.ts';
+import { ENTITY_TYPE } from '../../shared/db/items.ts';
 import { logger } from '../../shared/observability.ts';
 import {
   passesFilter,
@@ -176,7 +177,12 @@ const lambdaValue = (value: AttributeValue): LambdaAttributeValue => {
   if (value.NULL !== undefined) return { NULL: value.NULL };
   if (value.SS !== undefined) return { SS: value.SS };
   if (value.NS !== undefined) return { NS: value.NS };
-  throw new Error('An attribute value of an unknown type');
+  // The Streams client reads an empty map (`{"M": {}}`) as `{}`: sets are
+  // never empty and an empty list keeps its `L`, so `{}` is that map.
+  if (Object.keys(value).length === 0) return { M: {} };
+  throw new Error(
+    `An attribute value of an unknown type: ${JSON.stringify(value)}`,
+  );
 };
 
 const lambdaImage = (
@@ -185,6 +191,27 @@ const lambdaImage = (
   Object.fromEntries(
     Object.entries(image).map(([name, value]) => [name, lambdaValue(value)]),
   );
+
+/**
+ * What a consumer's filter reads of a record — its event name and the
+ * entity type of its images — without converting whole images, so a record
+ * no consumer wants is never read further.
+ */
+const filterView = (record: _Record): DynamoDBRecord => {
+  const typeOf = (
+    image: Record<string, AttributeValue> | undefined,
+  ): Record<string, LambdaAttributeValue> => {
+    const type = image?.[ENTITY_TYPE]?.S;
+    return type === undefined ? {} : { [ENTITY_TYPE]: { S: type } };
+  };
+  return {
+    ...(record.eventName !== undefined && { eventName: record.eventName }),
+    dynamodb: {
+      NewImage: typeOf(record.dynamodb?.NewImage),
+      OldImage: typeOf(record.dynamodb?.OldImage),
+    },
+  };
+};
 
 /** One record of a `DynamoDBStreamEvent`, shaped as Lambda's trigger does. */
 export const toLambdaRecord = (
@@ -398,10 +425,7 @@ class StreamReading {
         Date.now() - firstBufferedAt >= windowMs;
       while (buffer.length > 0) {
         const passing = buffer.filter((record) =>
-          passesFilter(
-            this.options.filter,
-            toLambdaRecord(record, this.options.streamArn),
-          ),
+          passesFilter(this.options.filter, filterView(record)),
         ).length;
         if (passing < settings.batchSize && !windowOver) break;
         buffer = await this.settleNext(shardId, buffer);
@@ -443,8 +467,9 @@ class StreamReading {
       const record = buffer[taken];
       taken++;
       if (!record) continue;
-      const lambdaRecord = toLambdaRecord(record, streamArn);
-      if (passesFilter(filter, lambdaRecord)) batch.push(lambdaRecord);
+      if (passesFilter(filter, filterView(record))) {
+        batch.push(toLambdaRecord(record, streamArn));
+      }
     }
     if (batch.length > 0) await this.deliver(shardId, batch, 0);
     const last = buffer[taken - 1]?.dynamodb?.SequenceNumber;

@@ -132,17 +132,16 @@ export const contactView = (
   updatedAt: contact.updatedAt,
 });
 
-/** The views of contacts, with one read for all their tags. */
+/** The views of contacts, with one read for all their tags' names. */
 export const contactViews = async (
   deps: Pick<Deps, 'tags'>,
   orgId: string,
   contacts: Contact[],
 ): Promise<ContactView[]> => {
-  const tags = await deps.tags.getMany(
+  const byId = await deps.tags.refs(
     orgId,
     contacts.flatMap((c) => c.tagIds),
   );
-  const byId = new Map(tags.map((tag) => [tag.id, tag]));
   return contacts.map((contact) => contactView(contact, byId));
 };
 
@@ -152,6 +151,5 @@ export const contactViewOf = async (
   orgId: string,
   contact: Contact,
 ): Promise<ContactView> => {
-  const tags = await deps.tags.getMany(orgId, contact.tagIds);
-  return contactView(contact, new Map(tags.map((tag) => [tag.id, tag])));
+  return contactView(contact, await deps.tags.refs(orgId, contact.tagIds));
 };

@@ -131,6 +131,11 @@ export interface TagRepository {
     tagId: string,
     listId: string,
   ): Promise<number | undefined>;
+  /**
+   * The names of tags by id (unknown ids left out). A tag is never renamed
+   * nor deleted, so a container may keep the names it has read.
+   */
+  refs(orgId: string, tagIds: string[]): Promise<Map<string, TagRef>>;
   /** Tags by name, keyed by the normalized name; unknown names are left out. */
   findByNames(orgId: string, names: string[]): Promise<Map<string, TagRef>>;
   /** Newest first, with contact counts. */

@@ -25,6 +25,12 @@ const TagItem = itemSchema('Tag', {
   contactCount: Counter,
 });
 
+/** A tag's id and name, as the names cache reads them. */
+const TagRefItem = itemSchema('Tag', { id: v.string(), name: v.string() });
+
+/** Most tag names a container keeps (about 1 MB). */
+const MAX_KEPT_NAMES = 10_000;
+
 /** A tag name's reservation, naming the tag that holds it. */
 const TagNameItem = itemSchema('TagName', {
   tagId: v.string(),
@@ -43,7 +49,39 @@ const fromItem = (item: Record<string, unknown>): Tag =>
 
 /** Tags, their name reservations and the organization's tag counter. */
 export class DynamoTagRepository implements TagRepository {
+  /**
+   * Tag names this container has read, by `<orgId>#<tagId>`: a tag is never
+   * renamed nor deleted, so they never go stale. The oldest go first past
+   * `MAX_KEPT_NAMES`.
+   */
+  private readonly names = new Map<string, TagRef>();
+
   constructor(private readonly table: DynamoTable) {}
+
+  async refs(orgId: string, tagIds: string[]): Promise<Map<string, TagRef>> {
+    const found = new Map<string, TagRef>();
+    const missing: string[] = [];
+    for (const id of new Set(tagIds)) {
+      const kept = this.names.get(`${orgId}#${id}`);
+      if (kept) found.set(id, kept);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const items = await batchGet(
+      this.table,
+      missing.map((id) => keys.tag(orgId, id)),
+    );
+    for (const item of items) {
+      const { id, name } = parseItem(TagRefItem, item);
+      found.set(id, { id, name });
+      this.names.set(`${orgId}#${id}`, { id, name });
+    }
+    for (const key of this.names.keys()) {
+      if (this.names.size <= MAX_KEPT_NAMES) break;
+      this.names.delete(key);
+    }
+    return found;
+  }
 
   async create(orgId: string, tag: Tag): Promise<void> {
     await putWithReservation(this.table, {

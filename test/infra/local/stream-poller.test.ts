@@ -130,6 +130,47 @@ describe('the local stream poller', () => {
     expect(handed()).toEqual([]);
   });
 
+  it('hands an empty map over as Lambda does ({"M": {}}), also inside a list, and reads past other items holding one', async () => {
+    // Arrange: the Streams client reads an empty map back as `{}`.
+    const endpoint = inject('dynamodbEndpoint');
+    const { options } = await setup();
+    const { streamArn } = options();
+    const tableName = streamArn.split('/')[1] ?? '';
+    const dynamo = localDynamo(endpoint);
+    const item = (id: string, type: string) => ({
+      PK: `ITEM#${id}`,
+      SK: 'ITEM',
+      _type: type,
+      id,
+      usedBy: {},
+      nested: [{}],
+      empty: [],
+    });
+    await dynamo.send(
+      new PutCommand({ TableName: tableName, Item: item('s', 'Segment') }),
+    );
+    await dynamo.send(
+      new PutCommand({ TableName: tableName, Item: item('c', 'Contact') }),
+    );
+    const records: DynamoDBRecord[] = [];
+    // Act
+    await catchUpStream(
+      options(undefined, {
+        handler: async (event) => {
+          records.push(...event.Records);
+        },
+      }),
+    );
+    // Assert
+    expect(records).toHaveLength(1);
+    expect(records[0]?.dynamodb?.NewImage).toMatchObject({
+      id: { S: 'c' },
+      usedBy: { M: {} },
+      nested: { L: [{ M: {} }] },
+      empty: { L: [] },
+    });
+  });
+
   it('cuts batches at batchSize', async () => {
     // Arrange
     const { put, options, batches } = await setup();

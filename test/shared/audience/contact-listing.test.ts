@@ -6,6 +6,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
+import { DynamoTagRepository } from '../../../shared/adapters/aws/dynamo-tag-repository.ts';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import type { ContactQueryInput } from '../../../shared/audience/contact.schema.ts';
 import { listContacts } from '../../../shared/audience/contacts.ts';
@@ -90,6 +91,24 @@ describe('GET /contacts reads (tag index, read budget)', () => {
     ]);
     expect(read).toEqual({ items: 15, requests: 2 });
     expect(page.totalExact).toBeUndefined();
+  });
+
+  it('tag names are read once per container: a tag is never renamed nor deleted', async () => {
+    // Arrange
+    const { tableName, orgId, vipId } = await seeded();
+    const { client, read } = countingClient();
+    const tags = new DynamoTagRepository({ client, tableName });
+
+    // Act
+    const first = await tags.refs(orgId, [vipId, 'unknown']);
+    const requests = read.requests;
+    const again = await tags.refs(orgId, [vipId]);
+
+    // Assert
+    expect([...first.values()]).toEqual([{ id: vipId, name: 'vip' }]);
+    expect(again).toEqual(new Map([[vipId, { id: vipId, name: 'vip' }]]));
+    expect(requests).toBe(1);
+    expect(read.requests).toBe(1);
   });
 
   it('a tag of another organization, or an unknown tag, matches nothing', async () => {
