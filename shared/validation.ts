@@ -146,9 +146,21 @@ const positiveInt = (name: string) =>
 /** Largest page size of any paginated read. */
 export const MAX_PAGE_SIZE = 100;
 
-/** `?page=&limit=`: page from 1 (default 1), limit 1–100 (default 20). */
+/**
+ * Highest page number: a page number is an offset that is read through, so
+ * a deeper page is the cursor's job (and DynamoDB's `Limit` is an int32).
+ */
+export const MAX_PAGE = 100_000;
+
+/** `?page=&limit=`: page 1–100,000 (default 1), limit 1–100 (default 20). */
 export const PageQuery = v.object({
-  page: v.optional(positiveInt('page'), '1'),
+  page: v.optional(
+    v.pipe(
+      positiveInt('page'),
+      v.maxValue(MAX_PAGE, `page must be at most ${MAX_PAGE}`),
+    ),
+    '1',
+  ),
   limit: v.optional(
     v.pipe(
       positiveInt('limit'),

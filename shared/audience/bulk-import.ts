@@ -118,13 +118,15 @@ export const importContacts = async (
   // that the tag cap of a contact is judged line by line, in order.
   const checkedLines = lines.map(checkLine);
   const valid = checkedLines.flatMap((c) => ('entry' in c ? [c.entry] : []));
-  const existingTags = await deps.contacts.getMany(
-    orgId,
-    listId,
-    valid.map((entry) => entry.email),
-  );
-  const knownTags = await deps.tags.findByNames(orgId, [
-    ...new Set(valid.flatMap((entry) => entry.tags ?? [])),
+  // Read at once: the contacts, the tags they name, and which addresses
+  // are suppressed (step 4).
+  const emails = valid.map((entry) => entry.email);
+  const [existingTags, knownTags, suppressed] = await Promise.all([
+    deps.contacts.getMany(orgId, listId, emails),
+    deps.tags.findByNames(orgId, [
+      ...new Set(valid.flatMap((entry) => entry.tags ?? [])),
+    ]),
+    suppressedStatuses(deps, orgId, emails),
   ]);
   // A tag as the contact will carry it: its id, or its name while new.
   const tagIdentity = (name: string) =>
@@ -200,12 +202,8 @@ export const importContacts = async (
       return id ? [id] : [];
     });
 
-  // 4. Addresses that bounced for good or complained are created as such.
-  const suppressed = await suppressedStatuses(
-    deps,
-    orgId,
-    [...merged.values()].map((line) => line.email),
-  );
+  // 4. Addresses that bounced for good or complained are created as such
+  // (`suppressed`, read in step 2).
 
   // 5. Read, build and store; re-read and rebuild whatever raced.
   let created = 0;
@@ -215,13 +213,20 @@ export const importContacts = async (
     'contact.changed',
     'Contacts kept changing during the import',
   );
+  // The first pass writes over the contacts read in step 2: every write is
+  // conditional on the version read, so a contact changed since fails its
+  // write and is read again here, on the next pass.
+  let firstRead: Map<string, Contact> | undefined = existingTags;
   await retryOnConflict(async (retryable) => {
     if (!pending.length) return;
-    const existing = await deps.contacts.getMany(
-      orgId,
-      listId,
-      pending.map((m) => m.email),
-    );
+    const existing =
+      firstRead ??
+      (await deps.contacts.getMany(
+        orgId,
+        listId,
+        pending.map((m) => m.email),
+      ));
+    firstRead = undefined;
     const now = deps.clock.now().toISOString();
     const changes = pending.map(
       (line): ContactChange & { line: MergedLine } => {

@@ -103,20 +103,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Largest batch of keys one BatchGetItem accepts. */
 const BATCH_GET_LIMIT = 100;
 
+/** How many BatchGetItem requests one read keeps in flight. */
+const BATCH_GET_CONCURRENCY = 4;
+
 /**
- * Reads many items by key, strongly consistent, 100 keys per request,
- * retrying unprocessed keys with backoff. Missing items are left out.
+ * Reads many items by key, strongly consistent, 100 keys per request (up
+ * to four requests in flight), retrying unprocessed keys with backoff.
+ * Missing items are left out; the order of the items is not the keys'.
  */
 export const batchGet = async (
   table: DynamoTable,
   itemKeys: Key[],
   { consistent = true }: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> => {
-  const items: Record<string, unknown>[] = [];
+  const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < itemKeys.length; i += BATCH_GET_LIMIT) {
-    let pending: Record<string, unknown>[] | undefined = itemKeys
-      .slice(i, i + BATCH_GET_LIMIT)
-      .map((key) => ({ ...key }));
+    chunks.push(
+      itemKeys.slice(i, i + BATCH_GET_LIMIT).map((key) => ({ ...key })),
+    );
+  }
+  const readChunk = async (keysOfChunk: Record<string, unknown>[]) => {
+    const found: Record<string, unknown>[] = [];
+    let pending: Record<string, unknown>[] | undefined = keysOfChunk;
     for (let attempt = 0; pending?.length; attempt++) {
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
       const result: BatchGetCommandOutput = await table.client.send(
@@ -126,12 +134,20 @@ export const batchGet = async (
           },
         }),
       );
-      items.push(...(result.Responses?.[table.tableName] ?? []));
+      found.push(...(result.Responses?.[table.tableName] ?? []));
       pending = result.UnprocessedKeys?.[table.tableName]?.Keys;
       if (attempt > 8 && pending?.length) {
         throw new Error('DynamoDB left keys unprocessed after 9 attempts');
       }
     }
+    return found;
+  };
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < chunks.length; i += BATCH_GET_CONCURRENCY) {
+    const read = await Promise.all(
+      chunks.slice(i, i + BATCH_GET_CONCURRENCY).map(readChunk),
+    );
+    items.push(...read.flat());
   }
   return items;
 };

@@ -345,6 +345,19 @@ describe('the request pipeline', () => {
       expect(jsonOf(result).details?.[0]?.field).toBe('body');
     });
 
+    it.each(['100001', '107374183', '99999999999999999999', '9'.repeat(400)])(
+      'refuses page=%s (past 100,000: an offset no read should walk), naming page',
+      async (page) => {
+        storeKey('owner');
+        const result = await handlerOf('lists')(
+          listsEvent({ query: { page } }),
+          lambdaContext(),
+        );
+        expect(result.statusCode).toBe(400);
+        expect(jsonOf(result).details?.map((d) => d.field)).toEqual(['page']);
+      },
+    );
+
     it('validates query parameters: a limit over 100 is refused', async () => {
       storeKey('owner');
       const result = await handlerOf('lists')(
