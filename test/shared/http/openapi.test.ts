@@ -327,7 +327,7 @@ describe('the OpenAPI document', () => {
         name: 'page',
         in: 'query',
         required: false,
-        schema: { type: 'integer', minimum: 1, default: 1 },
+        schema: { type: 'integer', minimum: 1, maximum: 100_000, default: 1 },
       },
       {
         name: 'limit',
