@@ -4,13 +4,13 @@
  * active tracing, and resource access granted only through `bind*` helpers.
  */
 
-import { createRequire } from 'node:module';
-import { basename, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ArnFormat,
+  AssetHashType,
   Aws,
+  DockerImage,
   Duration,
+  type ILocalBundling,
   RemovalPolicy,
   Stack,
   Validations,
@@ -19,11 +19,12 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
+  Code,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -31,6 +32,7 @@ import { Construct } from 'constructs';
 import type { TrackingDomain } from '../../shared/adapters/aws/ses-email-provider.ts';
 import type { Bindings, TableAction } from '../../shared/bindings.ts';
 import { queueUrlEnv } from '../../shared/config.ts';
+import { type BundleOptions, bundleFunction, repoRoot } from '../bundle.ts';
 
 /** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
 const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'];
@@ -76,9 +78,6 @@ const SES_SETUP_GRANTS: { actions: string[]; resources: SesResourceType[] }[] =
       resources: ['tenant', 'identity', 'configuration-set'],
     },
   ];
-
-/** The repository root: entries and the lock file are relative to it. */
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Grants scheduling (the schedule group, its role and target queues). */
 export interface Scheduling {
@@ -136,30 +135,52 @@ export interface AppFunctionProps {
   assets?: readonly string[];
   /** Default 10 s (an API request). */
   timeoutSeconds?: number;
+  /**
+   * Ships source maps and runs with `--enable-source-maps` (stack traces
+   * name our files and lines), at a cost in cold start measured by
+   * `npm run bench:cold`. Default off; the `sourceMaps` context turns it on.
+   */
+  sourceMaps?: boolean;
   /** Default 512 MB (Lambda gives CPU in proportion: 1,769 MB is one vCPU). */
   memorySize?: number;
 }
 
-/** The commands that copy `assets` into a bundle's output directory. */
-const copyAssets = (
-  assets: readonly string[],
-  inputDir: string,
-  outputDir: string,
-): string[] => {
-  const require = createRequire(`${repoRoot}package.json`);
-  return assets.map((specifier) => {
-    const file = relative(repoRoot, require.resolve(specifier));
-    return `cp "${inputDir}/${file}" "${outputDir}/${basename(file)}"`;
-  });
+/**
+ * The `sourceMaps` context: `true` (from cdk.json, or `-c sourceMaps=true`
+ * on the command line, where it arrives as a string) or off.
+ */
+const sourceMapsContext = (scope: Construct): boolean => {
+  const value: unknown = scope.node.tryGetContext('sourceMaps');
+  if (value === undefined || value === false || value === 'false') {
+    return false;
+  }
+  if (value === true || value === 'true') return true;
+  throw new Error(
+    `The sourceMaps context must be true or false; got ${String(value)}`,
+  );
 };
 
 /**
- * A `NodejsFunction` with the house defaults. Environment variables are set
+ * The function's build as a CDK local bundling step: `infra/bundle.ts` run
+ * in this process (esbuild's JS API), never Docker. Its fields are part of
+ * the asset's cache key, so two functions never share a build.
+ */
+class EsbuildBundling implements ILocalBundling {
+  constructor(readonly options: BundleOptions) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(this.options, outputDir);
+    return true;
+  }
+}
+
+/**
+ * A Lambda function with the house defaults, built by `infra/bundle.ts`. Environment variables are set
  * only by the `bind*` methods, so a grant and its variable stay together.
  */
 export class AppFunction extends Construct {
   /** The underlying function, e.g. for API integrations. */
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
 
   /** The function's log group, one month of retention. */
   readonly logGroup: LogGroup;
@@ -179,11 +200,25 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(role);
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${repoRoot}${props.entry}`,
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: `${repoRoot}package-lock.json`,
+    const sourceMaps = props.sourceMaps ?? sourceMapsContext(this);
+    const bundling: BundleOptions = {
+      entry: props.entry,
+      sourceMap: sourceMaps,
+      ...(props.assets?.length ? { assets: props.assets } : {}),
+    };
+    this.fn = new LambdaFunction(this, 'Function', {
+      code: Code.fromAsset(repoRoot, {
+        // The hash of what was built, never of the whole repository.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          local: new EsbuildBundling(bundling),
+          // Required by CDK, never pulled: the local build always runs.
+          image: DockerImage.fromRegistry(
+            'public.ecr.aws/sam/build-nodejs22.x',
+          ),
+        },
+      }),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
@@ -194,27 +229,7 @@ export class AppFunction extends Construct {
       tracing: Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'email-marketing',
-        NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies inside an ESM bundle still call `require`.
-        banner:
-          "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        ...(props.assets?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  copyAssets(props.assets ?? [], inputDir, outputDir),
-              },
-            }
-          : {}),
+        ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       },
     });
   }

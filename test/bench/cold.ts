@@ -1,21 +1,29 @@
 /**
  * `npm run bench:cold`: what each function costs at a cold start. Every
- * function is built as CDK builds it (esbuild: ESM, minified, node22, the
- * AWS SDK left to the runtime, the `require` banner), and its bundle size
- * printed. Its init — loading the bundle, which builds its deps from its
- * configuration — is timed against a baseline that loads only the SDK
- * packages the bundle imports (read from esbuild's metafile): each pair in
- * turn, in fresh Node processes, several times, the median of each. The
+ * function is built as CDK builds it (`infra/bundle.ts`: esbuild, ESM with
+ * code splitting, minified, node22, the AWS SDK left to the runtime), and
+ * its sizes printed: what its cold start reads (recorded by a resolution
+ * hook), what it ships, its source maps. Its init — importing the entry,
+ * which builds its deps from its configuration — is timed against a
+ * baseline that imports only the SDK packages that init imported: each pair
+ * in turn, in fresh Node processes, several times, the median of each. The
  * ratio says what our own code adds to the SDK's part of a cold start.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { consumerFunctions } from '../../functions/consumers.ts';
 import { endpointGroups, pageGroups } from '../../functions/groups.ts';
 import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
+import { bundleFunction, ENTRY_FILE } from '../../infra/bundle.ts';
 import type { Bindings } from '../../shared/bindings.ts';
 import { configNamesOf, deadLetterQueueEnv } from '../../shared/config.ts';
 
@@ -70,47 +78,22 @@ const envOf = (
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 });
 
-/** Builds an entry as CDK's NodejsFunction does; its size and SDK imports. */
-const bundle = async (name: string, entry: string) => {
-  const outdir = join(outRoot, name);
-  rmSync(outdir, { recursive: true, force: true });
-  mkdirSync(outdir, { recursive: true });
-  const outfile = join(outdir, 'index.mjs');
-  const result = await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    minify: true,
-    sourcemap: true,
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    external: ['@aws-sdk/*'],
-    banner: {
-      js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-    },
-    outfile,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const sdk = new Set<string>();
-  for (const input of Object.values(result.metafile.inputs)) {
-    for (const imported of input.imports) {
-      if (imported.external && imported.path.startsWith('@aws-sdk/')) {
-        sdk.add(imported.path);
-      }
-    }
-  }
-  const baseline = join(outdir, 'baseline.mjs');
-  writeFileSync(baseline, [...sdk].map((p) => `import '${p}';`).join('\n'));
-  return {
-    outfile,
-    baseline,
-    bytes: statSync(outfile).size,
-    mapBytes: statSync(`${outfile}.map`).size,
-    sdk: [...sdk],
-  };
-};
+/**
+ * A module-resolution hook, registered in the child process before the
+ * function is imported: it appends every module the import resolves (file
+ * URLs and SDK package names) to the file named by `INIT_LOG`. So "read at
+ * init" counts what a cold start really loads, chunks imported dynamically
+ * while the function builds its deps included.
+ */
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  const name = specifier.startsWith('@aws-sdk/') ? specifier : resolved.url;
+  appendFileSync(process.env.INIT_LOG, name + '\\n');
+  return resolved;
+}`;
+const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
 
 /** Milliseconds to import a module in a fresh Node process. */
 const initMs = (
@@ -127,12 +110,51 @@ const initMs = (
   return Number(out.toString());
 };
 
+/**
+ * Builds an entry as `AppFunction` does (`infra/bundle.ts`, source maps
+ * on so that the third column can time them), imports it once with the
+ * hook to learn what its cold start reads, and writes the baseline: a
+ * module importing only the SDK packages that cold start imported.
+ */
+const bundle = (name: string, entry: string, env: Record<string, string>) => {
+  const outdir = join(outRoot, name);
+  rmSync(outdir, { recursive: true, force: true });
+  bundleFunction({ entry, sourceMap: true }, outdir);
+  const log = join(outRoot, `${name}.log`);
+  writeFileSync(log, '');
+  initMs(join(outdir, ENTRY_FILE), { ...env, INIT_LOG: log }, [
+    '--import',
+    `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+  ]);
+  const loaded = new Set(readFileSync(log, 'utf8').split('\n'));
+  const sdk = [...loaded].filter((module) => module.startsWith('@aws-sdk/'));
+  const ownPrefix = pathToFileURL(outdir).href;
+  const readAtInit = [...loaded]
+    .filter((module) => module.startsWith(ownPrefix))
+    .map((module) => fileURLToPath(module));
+  const baseline = join(outdir, 'baseline.mjs');
+  writeFileSync(baseline, sdk.map((p) => `import '${p}';`).join('\n'));
+  const sizeOf = (files: string[]) =>
+    files.reduce((sum, file) => sum + statSync(file).size, 0);
+  const code = readdirSync(outdir)
+    .filter((file) => file.endsWith('.mjs') && file !== 'baseline.mjs')
+    .map((file) => join(outdir, file));
+  return {
+    outfile: join(outdir, ENTRY_FILE),
+    baseline,
+    initBytes: sizeOf(readAtInit),
+    bytes: sizeOf(code),
+    mapBytes: sizeOf(code.map((file) => `${file}.map`)),
+  };
+};
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
 const main = async () => {
+  mkdirSync(outRoot, { recursive: true });
   const functions = [
     ...[...endpointGroups, ...pageGroups].map((g) => ({
       name: g.name,
@@ -158,12 +180,15 @@ const main = async () => {
     })),
   ];
   console.log(
-    `| function | bundle KB (minified) | map KB | init ms | SDK-only ms | ratio | ratio with --enable-source-maps |`,
+    `| function | KB read at init (minified) | KB shipped | map KB | init ms | SDK-only ms | ratio | ratio with --enable-source-maps |`,
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
+  // BENCH_FUNCTIONS=tags,contacts measures only those (names as printed).
+  const only = process.env.BENCH_FUNCTIONS?.split(',').map((n) => n.trim());
   for (const fn of functions) {
-    const built = await bundle(fn.name.replace(/\W+/g, '-'), fn.entry);
+    if (only && !only.some((name) => fn.name.startsWith(name))) continue;
     const env = envOf(fn.bindings, fn.extra);
+    const built = bundle(fn.name.replace(/\W+/g, '-'), fn.entry, env);
     const own: number[] = [];
     const base: number[] = [];
     const mapped: number[] = [];
@@ -181,7 +206,7 @@ const main = async () => {
       median(mapped),
     ];
     console.log(
-      `| ${fn.name} | ${(built.bytes / 1024).toFixed(0)} | ${(built.mapBytes / 1024).toFixed(0)} | ${ownMs.toFixed(0)} | ${baseMs.toFixed(0)} | ${(ownMs / baseMs).toFixed(2)} | ${(mappedMs / baseMs).toFixed(2)} |`,
+      `| ${fn.name} | ${(built.initBytes / 1024).toFixed(0)} | ${(built.bytes / 1024).toFixed(0)} | ${(built.mapBytes / 1024).toFixed(0)} | ${ownMs.toFixed(0)} | ${baseMs.toFixed(0)} | ${(ownMs / baseMs).toFixed(2)} | ${(mappedMs / baseMs).toFixed(2)} |`,
     );
   }
   rmSync(outRoot, { recursive: true, force: true });

@@ -177,7 +177,6 @@ describe('consumer groups in the stack', () => {
     );
     expect(Object.keys(variables).sort()).toEqual([
       'DEAD_LETTER_QUEUE_URL_REMINDERS',
-      'NODE_OPTIONS',
       'POWERTOOLS_SERVICE_NAME',
       'QUEUE_URL_DIGESTS',
       'TABLE_NAME',
