@@ -27,9 +27,55 @@ export type TableAction =
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
 
-/** The table, with exactly the actions the group's code calls. */
-export interface TableBinding {
+/**
+ * The stores the table holds, each its own adapter: a function names the
+ * ones its code uses, and only their adapters are loaded (and typed).
+ */
+export const STORE_NAMES = [
+  'organizations',
+  'access',
+  'rateLimits',
+  'appSettings',
+  'lists',
+  'contacts',
+  'tags',
+  'optinSettings',
+  'templates',
+  'topics',
+  'segments',
+  'signupPages',
+  'signupLimits',
+  'identities',
+  'domains',
+  'campaignReferences',
+  'campaigns',
+  'sends',
+  'audience',
+  'pacer',
+  'sendWindows',
+  'campaignStats',
+  'delivery',
+  'sequences',
+  'enrolments',
+] as const satisfies readonly (keyof Deps)[];
+
+/** One store of the table. */
+export type StoreName = (typeof STORE_NAMES)[number];
+
+/** The stores every API request reads: its key, its rate counter, its org. */
+export const PIPELINE_STORES = [
+  'access',
+  'rateLimits',
+  'organizations',
+] as const satisfies readonly StoreName[];
+
+/**
+ * The table: the stores the group's code uses, and exactly the actions it
+ * calls on them.
+ */
+export interface TableBinding<S extends StoreName = StoreName> {
   kind: 'table';
+  stores: readonly S[];
   actions: readonly TableAction[];
 }
 /** This deployment's addresses: the public API's URL, the app's sender. */
@@ -99,10 +145,14 @@ export const PIPELINE_ACTIONS = [
   'dynamodb:UpdateItem',
 ] as const satisfies readonly TableAction[];
 
-/** Binds the table with these actions (no duplicates kept). */
-export const table = (...actions: TableAction[]): TableBinding => ({
+/** Binds the table: these stores, these actions (no duplicates kept). */
+export const table = <const S extends StoreName>(declaration: {
+  stores: readonly S[];
+  actions: readonly TableAction[];
+}): TableBinding<S> => ({
   kind: 'table',
-  actions: [...new Set(actions)],
+  stores: [...new Set(declaration.stores)],
+  actions: [...new Set(declaration.actions)],
 });
 export const endpoints: EndpointsBinding = { kind: 'endpoints' };
 export const mail: MailBinding = { kind: 'mail' };
@@ -122,38 +172,17 @@ export const queue = <const Q extends string>(name: Q): QueueBinding<Q> => ({
   queue: name,
 });
 
-/** The table's stores and the settings that come with them. */
-export type TableDeps = Pick<
+/** The table's stores. */
+export type TableStores = Pick<Deps, StoreName>;
+
+/**
+ * What comes with the table, whatever its stores: how long a key is
+ * trusted, and where audience facts go (the facts stream consumer
+ * publishes them; one line in runtime/deps.ts swaps it).
+ */
+export type TableSettings = Pick<
   Deps,
-  | 'organizations'
-  | 'access'
-  | 'rateLimits'
-  | 'appSettings'
-  | 'lists'
-  | 'contacts'
-  | 'tags'
-  | 'optinSettings'
-  | 'templates'
-  | 'topics'
-  | 'segments'
-  | 'signupPages'
-  | 'signupLimits'
-  | 'identities'
-  | 'domains'
-  | 'campaignReferences'
-  | 'campaigns'
-  | 'sends'
-  | 'audience'
-  | 'pacer'
-  | 'sendWindows'
-  | 'campaignStats'
-  | 'delivery'
-  | 'sequences'
-  | 'enrolments'
-  | 'apiKeyCacheTtlSeconds'
-  // Where audience facts go, built with the stores (the facts stream
-  // consumer publishes them; one line in runtime/deps.ts swaps it).
-  | 'audienceEvents'
+  'apiKeyCacheTtlSeconds' | 'audienceEvents'
 >;
 
 /** What every function has: time and ids. */
@@ -161,7 +190,8 @@ export type BaseDeps = Pick<Deps, 'clock' | 'ids'>;
 
 /** The `Deps` each kind of binding provides. */
 interface Provided<B extends Binding> {
-  table: TableDeps;
+  table: Pick<TableStores, B extends TableBinding<infer S> ? S : never> &
+    TableSettings;
   endpoints: Pick<Deps, 'endpoints'>;
   mail: Pick<Deps, 'mailer'>;
   linkSecret: Pick<Deps, 'links'>;

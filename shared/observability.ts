@@ -1,59 +1,55 @@
 /**
  * Observability with Powertools, one instance of each per container:
  * structured logs (JSON lines with the service name, the request id and, on
- * errors, the cause), X-Ray traces of every SDK call, and CloudWatch
- * metrics in the embedded metric format (EMF: log lines CloudWatch turns
- * into metrics, no API call on the hot path).
+ * errors, the cause), X-Ray traces of every SDK call when the operator asks
+ * for them, and CloudWatch metrics in the embedded metric format (EMF: log
+ * lines CloudWatch turns into metrics, no API call on the hot path).
  *
  * Traces and metrics exist only on Lambda. Off Lambda (the local stack,
  * tests, scripts) no X-Ray daemon listens and nothing turns EMF lines into
- * metrics, so the tracer is off (Powertools' own rule: no
- * `AWS_EXECUTION_ENV`, or `POWERTOOLS_TRACE_ENABLED=false`) and metrics are
- * off unless `POWERTOOLS_METRICS_DISABLED` says otherwise.
+ * metrics, so the tracer is never loaded (no `AWS_EXECUTION_ENV`) and
+ * metrics are off unless `POWERTOOLS_METRICS_DISABLED` says otherwise.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 
 /** The service dimension of logs, traces and metrics alike. */
-const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'email-marketing';
-
-/**
- * The CloudWatch namespace of our metrics: alarms and dashboards name it.
- */
-export const METRICS_NAMESPACE = 'EmailMarketing';
-
-// Lambda sets AWS_EXECUTION_ENV on every managed runtime; the tracer goes
-// by it too. Powertools would publish metrics everywhere unless told, and
-// its switch is read once, when `metrics` is built below: an explicit
-// POWERTOOLS_METRICS_DISABLED (say `false`, to see the EMF lines on the
-// local stack) wins over this default.
-if (!process.env.AWS_EXECUTION_ENV) {
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-}
+export const serviceName =
+  process.env.POWERTOOLS_SERVICE_NAME || 'email-marketing';
 
 /** The one logger of a container. */
 export const logger = new Logger({ serviceName });
 
 /**
- * The one tracer of a container: on Lambda with active tracing it records
- * a subsegment per captured SDK call (see {@link captureClient}) and per
- * outgoing HTTPS request; elsewhere every method is a no-op.
+ * The one tracer of a container, when SDK calls are traced: it records a
+ * subsegment per captured SDK call (see {@link captureClient}) and per
+ * outgoing HTTPS request. Lambda's active tracing records the function's
+ * own segments (init, invocation) without it.
  */
-export const tracer = new Tracer({ serviceName });
+let tracer: Tracer | undefined;
 
 /**
- * The one metrics buffer of a container. Add a dimension and metrics, then
- * publish, without an `await` in between: consumers of the local poller
- * share this process, and a buffer filled across an `await` could mix
- * their dimensions.
+ * Loads the tracer (the Powertools Tracer and the X-Ray SDK under it,
+ * about 115 KB of code at a cold start) when SDK calls are to be traced:
+ * on Lambda, with `POWERTOOLS_TRACE_ENABLED=true` (the stack sets it from
+ * the `traceAwsCalls` context; absent, nothing is loaded). Call it before
+ * making the clients.
  */
-export const metrics = new Metrics({
-  namespace: METRICS_NAMESPACE,
-  serviceName,
-  // Powertools' own warnings go through our logger, silenced in tests.
-  logger,
-});
+export const startTracing = async (): Promise<void> => {
+  if (tracer) return;
+  if (!process.env.AWS_EXECUTION_ENV) return;
+  if (process.env.POWERTOOLS_TRACE_ENABLED !== 'true') return;
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
+  tracer = new Tracer({ serviceName });
+};
+
+/** The tracer, once {@link startTracing} has loaded it. */
+export const currentTracer = (): Tracer | undefined => tracer;
+
+/** Forgets the tracer (tests: each starts from a container without one). */
+export const stopTracing = (): void => {
+  tracer = undefined;
+};
 
 /**
  * Makes the tracer record every call of an AWS SDK v3 client as an X-Ray
@@ -63,7 +59,7 @@ export const metrics = new Metrics({
  * DynamoDB document client shares its middleware stack).
  */
 export const captureClient = <T>(client: T): T =>
-  tracer.isTracingEnabled() ? tracer.captureAWSv3Client(client) : client;
+  tracer?.isTracingEnabled() ? tracer.captureAWSv3Client(client) : client;
 
 /**
  * Runs `work` in its own X-Ray subsegment, `## <name>`, annotated (cold
@@ -76,8 +72,8 @@ export const traced = async <T>(
   annotations: Record<string, string>,
   work: () => Promise<T>,
 ): Promise<T> => {
-  const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
-  if (!parent) return work();
+  const parent = tracer?.isTracingEnabled() ? tracer.getSegment() : undefined;
+  if (!tracer || !parent) return work();
   const subsegment = parent.addNewSubsegment(`## ${name}`);
   tracer.setSegment(subsegment);
   try {

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { campaignBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(campaignBindings));
+export const handler = createHandler(await awsDeps(campaignBindings));

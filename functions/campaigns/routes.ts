@@ -8,6 +8,7 @@ import {
   linkSecret,
   mail,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   queue,
   scheduler,
   sendingQuota,
@@ -56,13 +57,32 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `campaigns` group's function may use. */
 export const campaignBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-  ),
+  table({
+    stores: [
+      ...PIPELINE_STORES,
+      'appSettings',
+      'lists',
+      'contacts',
+      'tags',
+      'templates',
+      'topics',
+      'segments',
+      'identities',
+      'domains',
+      'campaigns',
+      'sends',
+      'audience',
+      'campaignStats',
+      'sendWindows',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+  }),
   endpoints,
   // Test sends; the send's content check signs (test) links.
   mail,

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { contactBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(contactBindings));
+export const handler = createHandler(await awsDeps(contactBindings));

@@ -35,6 +35,7 @@ import {
   linkSecret,
   mail,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   sendingStatus,
   table,
 } from '../../shared/bindings.ts';
@@ -48,13 +49,29 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `contacts` group's function may use. */
 export const contactBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [
+      ...PIPELINE_STORES,
+      'appSettings',
+      'lists',
+      'contacts',
+      'tags',
+      'segments',
+      'identities',
+      'domains',
+      'campaignReferences',
+      'delivery',
+      'optinSettings',
+      'topics',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
   // The confirmation email: its link, and the readiness guards it passes.
   mail,
   linkSecret,

@@ -21,12 +21,29 @@ import { consumer } from '../../shared/queue/consumer.ts';
 
 /** What the `dispatch` consumer may use. */
 export const dispatchBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-  ),
+  table({
+    stores: [
+      'organizations',
+      'appSettings',
+      'identities',
+      'domains',
+      'lists',
+      'contacts',
+      'segments',
+      'campaigns',
+      'audience',
+      'sendWindows',
+      'topics',
+      'sends',
+      'delivery',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+    ],
+  }),
   // Readiness when a schedule fires (the From is checked, not used).
   endpoints,
   sendingStatus,

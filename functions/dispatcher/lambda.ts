@@ -7,6 +7,6 @@ import { dispatchBindings, dispatchConsumer } from './consumer.ts';
 
 /** The Lambda handler (SQS trigger, partial batch responses). */
 export const handler = createConsumerHandler(
-  awsConsumerDeps(dispatchBindings, dispatchConsumer.name),
+  await awsConsumerDeps(dispatchBindings, dispatchConsumer.name),
   dispatchConsumer,
 );

@@ -8,4 +8,4 @@ import { createHandler } from './handler.ts';
 import { docsBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(docsBindings), docsRoutes);
+export const handler = createHandler(await awsDeps(docsBindings), docsRoutes);

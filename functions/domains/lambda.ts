@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { domainBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(domainBindings));
+export const handler = createHandler(await awsDeps(domainBindings));

@@ -7,6 +7,7 @@ import {
   type DepsOf,
   endpoints,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   sendingSetup,
   table,
 } from '../../shared/bindings.ts';
@@ -26,12 +27,15 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `domains` group's function may use. */
 export const domainBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-  ),
+  table({
+    stores: [...PIPELINE_STORES, 'domains'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+  }),
   sendingSetup,
   endpoints,
 ] as const;

@@ -16,13 +16,16 @@ import { consumer } from '../../shared/queue/consumer.ts';
 export const eventsBindings = [
   // Organizations, suppressions and contacts read; events and their
   // counters written in one transaction; contacts changed with theirs.
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: ['organizations', 'lists', 'contacts', 'delivery', 'campaignStats'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
 ] as const;
 
 /** The deps of the `events` consumer. */

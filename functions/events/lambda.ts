@@ -7,6 +7,6 @@ import { eventsBindings, eventsConsumer } from './consumer.ts';
 
 /** The Lambda handler (SQS trigger, partial batch responses). */
 export const handler = createConsumerHandler(
-  awsConsumerDeps(eventsBindings, eventsConsumer.name),
+  await awsConsumerDeps(eventsBindings, eventsConsumer.name),
   eventsConsumer,
 );

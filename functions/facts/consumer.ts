@@ -21,7 +21,10 @@ import { streamConsumer } from '../../shared/streams/consumer.ts';
  * put); its first step's schedule, or its message when due at once.
  */
 export const factsBindings = [
-  table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'),
+  table({
+    stores: ['organizations', 'sequences', 'enrolments', 'contacts'],
+    actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  }),
   scheduler(STEPS_QUEUE),
   queue(STEPS_QUEUE),
 ] as const;

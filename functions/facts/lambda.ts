@@ -7,6 +7,6 @@ import { factsBindings, factsConsumer } from './consumer.ts';
 
 /** The Lambda handler (DynamoDB Streams trigger, partial batch responses). */
 export const handler = createStreamHandler(
-  awsDeps(factsBindings),
+  await awsDeps(factsBindings),
   factsConsumer,
 );

@@ -20,7 +20,10 @@ import { streamConsumer } from '../../shared/streams/consumer.ts';
  * (reads), its steps' schedules, and the steps queue.
  */
 export const journeysBindings = [
-  table('dynamodb:GetItem', 'dynamodb:Query'),
+  table({
+    stores: ['organizations', 'sequences'],
+    actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+  }),
   scheduler(STEPS_QUEUE),
   queue(STEPS_QUEUE),
 ] as const;

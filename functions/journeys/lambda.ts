@@ -7,6 +7,6 @@ import { journeysBindings, journeysConsumer } from './consumer.ts';
 
 /** The Lambda handler (DynamoDB Streams trigger, partial batch responses). */
 export const handler = createStreamHandler(
-  awsDeps(journeysBindings),
+  await awsDeps(journeysBindings),
   journeysConsumer,
 );

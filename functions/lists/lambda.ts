@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { listBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(listBindings));
+export const handler = createHandler(await awsDeps(listBindings));

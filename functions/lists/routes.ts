@@ -10,19 +10,27 @@ import {
   ListWithCount,
   listLists,
 } from '../../shared/audience/lists.ts';
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  PIPELINE_STORES,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import { idParams, PageQuery } from '../../shared/validation.ts';
 
 /** What the `lists` group's function may use. */
 export const listBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [...PIPELINE_STORES, 'lists'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
 ] as const;
 
 /** The deps of the `lists` group's function. */

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { meBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(meBindings));
+export const handler = createHandler(await awsDeps(meBindings));

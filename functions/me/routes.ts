@@ -7,6 +7,7 @@ import {
   type DepsOf,
   endpoints,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   sendingStatus,
   table,
 } from '../../shared/bindings.ts';
@@ -16,7 +17,10 @@ import { json, routeFor } from '../../shared/http/route.ts';
 /** What the `me` group's function may use. */
 export const meBindings = [
   // Readiness reads the domains and the address book, and the tenant.
-  table(...PIPELINE_ACTIONS, 'dynamodb:Query'),
+  table({
+    stores: [...PIPELINE_STORES, 'appSettings', 'identities', 'domains'],
+    actions: [...PIPELINE_ACTIONS, 'dynamodb:Query'],
+  }),
   sendingStatus,
   endpoints,
 ] as const;

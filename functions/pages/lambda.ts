@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { pageBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(pageBindings));
+export const handler = createHandler(await awsDeps(pageBindings));

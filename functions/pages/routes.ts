@@ -20,7 +20,6 @@ import {
   htmlPage,
 } from '../../shared/http/responses.ts';
 import { html, routeFor } from '../../shared/http/route.ts';
-import { renderPastedPage } from '../../shared/signup/pasted.ts';
 import type { SignupFormSettings } from '../../shared/signup/ports.ts';
 import {
   type ShownPage,
@@ -33,14 +32,31 @@ import { captchaSources, renderThemePage } from '../../shared/signup/themes.ts';
 export const pageBindings = [
   // No key: reads the page and the contact, writes the contact, its
   // counters and the abuse counters (transactions).
-  table(
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [
+      'organizations',
+      'appSettings',
+      'signupPages',
+      'identities',
+      'domains',
+      'lists',
+      'contacts',
+      'tags',
+      'campaignReferences',
+      'optinSettings',
+      'topics',
+      'delivery',
+      'signupLimits',
+    ],
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
   // The form's fill-time token and the confirmation link.
   linkSecret,
   endpoints,
@@ -96,9 +112,15 @@ const draw = async (
     title: page.content.headline,
     organizationName: shown.organizationName,
   };
+  // Pasted HTML's renderer (htmlparser2) loads only for a pasted page.
   const body =
     page.theme === null
-      ? await renderPastedPage(pasted ?? '', page.content, shown.state, meta)
+      ? await (await import('../../shared/signup/pasted.ts')).renderPastedPage(
+          pasted ?? '',
+          page.content,
+          shown.state,
+          meta,
+        )
       : await renderThemePage(page.theme, page.content, shown.state, meta);
   return htmlPage(shown.statusCode, body, {
     contentSecurityPolicy: pagePolicy(deps.signupForms),

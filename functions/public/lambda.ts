@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { publicBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(publicBindings));
+export const handler = createHandler(await awsDeps(publicBindings));

@@ -29,13 +29,16 @@ import { html, routeFor } from '../../shared/http/route.ts';
 export const publicBindings = [
   // No key, no rate counter: reads contacts and topics, confirms,
   // unsubscribes and records topic opt-outs.
-  table(
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: ['organizations', 'contacts', 'topics', 'campaignStats'],
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
   linkSecret,
   endpoints,
 ] as const;

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { segmentBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(segmentBindings));
+export const handler = createHandler(await awsDeps(segmentBindings));

@@ -3,7 +3,12 @@
  * which series narrow their list with.
  */
 
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  PIPELINE_STORES,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
@@ -24,14 +29,17 @@ import { idParams, PageQuery } from '../../shared/validation.ts';
 
 /** What the `segments` group's function may use. */
 export const segmentBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [...PIPELINE_STORES, 'lists', 'tags', 'segments'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
 ] as const;
 
 /** The deps of the `segments` group's function. */

@@ -21,13 +21,31 @@ import { consumer } from '../../shared/queue/consumer.ts';
 
 /** What the `send` consumer may use. */
 export const sendBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:PutItem',
-    // A batch's recipients read again over its range of the list.
-    'dynamodb:Query',
-  ),
+  table({
+    stores: [
+      'organizations',
+      'appSettings',
+      'identities',
+      'domains',
+      'lists',
+      'contacts',
+      'segments',
+      'campaigns',
+      'audience',
+      'sendWindows',
+      'topics',
+      'sends',
+      'pacer',
+      'delivery',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      // A batch's recipients read again over its range of the list.
+      'dynamodb:Query',
+    ],
+  }),
   endpoints,
   mail,
   // Per-recipient unsubscribe and topic links.

@@ -7,6 +7,6 @@ import { sendBindings, sendConsumer } from './consumer.ts';
 
 /** The Lambda handler (SQS trigger, partial batch responses). */
 export const handler = createConsumerHandler(
-  awsConsumerDeps(sendBindings, sendConsumer.name),
+  await awsConsumerDeps(sendBindings, sendConsumer.name),
   sendConsumer,
 );

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { sequenceBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(sequenceBindings));
+export const handler = createHandler(await awsDeps(sequenceBindings));

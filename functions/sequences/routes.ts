@@ -5,7 +5,12 @@
  */
 
 import * as v from 'valibot';
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  PIPELINE_STORES,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
@@ -49,14 +54,25 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `sequences` group's function may use. */
 export const sequenceBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [
+      ...PIPELINE_STORES,
+      'lists',
+      'tags',
+      'templates',
+      'topics',
+      'segments',
+      'sequences',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
 ] as const;
 
 /** The deps of the `sequences` group's function. */

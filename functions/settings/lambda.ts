@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { settingsBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(settingsBindings));
+export const handler = createHandler(await awsDeps(settingsBindings));

@@ -10,6 +10,7 @@ import {
   linkSecret,
   mail,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   sendingSetup,
   table,
 } from '../../shared/bindings.ts';
@@ -42,12 +43,22 @@ import { EmailAddress, idParams } from '../../shared/validation.ts';
 
 /** What the `settings` group's function may use. */
 export const settingsBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-  ),
+  table({
+    stores: [
+      ...PIPELINE_STORES,
+      'appSettings',
+      'optinSettings',
+      'identities',
+      'domains',
+      'campaignReferences',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+  }),
   // Opt-in test sends; the address book provisions the tenant.
   mail,
   linkSecret,

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { signupPageBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(signupPageBindings));
+export const handler = createHandler(await awsDeps(signupPageBindings));

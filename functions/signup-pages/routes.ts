@@ -8,6 +8,7 @@ import {
   type DepsOf,
   endpoints,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   table,
 } from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
@@ -36,13 +37,16 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `signupPages` group's function may use. */
 export const signupPageBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [...PIPELINE_STORES, 'lists', 'signupPages'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
   // The public address of each page.
   endpoints,
 ] as const;

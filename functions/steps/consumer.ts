@@ -37,14 +37,35 @@ import {
 
 /** What the `steps` consumer may use. */
 export const stepsBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    // A deleted sequence's journeys, removed by the cleanup.
-    'dynamodb:BatchWriteItem',
-  ),
+  table({
+    stores: [
+      'organizations',
+      'appSettings',
+      'identities',
+      'domains',
+      'sequences',
+      'enrolments',
+      'lists',
+      'contacts',
+      'segments',
+      'campaigns',
+      'audience',
+      'sendWindows',
+      'topics',
+      'sends',
+      'pacer',
+      'delivery',
+      'tags',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      // A deleted sequence's journeys, removed by the cleanup.
+      'dynamodb:BatchWriteItem',
+    ],
+  }),
   // A series step's campaign and its send (the dispatcher walks it).
   endpoints,
   mail,

@@ -7,6 +7,6 @@ import { stepsBindings, stepsConsumer } from './consumer.ts';
 
 /** The Lambda handler (SQS trigger, partial batch responses). */
 export const handler = createConsumerHandler(
-  awsConsumerDeps(stepsBindings, stepsConsumer.name),
+  await awsConsumerDeps(stepsBindings, stepsConsumer.name),
   stepsConsumer,
 );

@@ -15,7 +15,9 @@ import { type DepsOf, table } from '../../shared/bindings.ts';
 import { streamConsumer } from '../../shared/streams/consumer.ts';
 
 /** What the `tagIndex` consumer may use: puts and deletes of entries. */
-export const tagIndexBindings = [table('dynamodb:BatchWriteItem')] as const;
+export const tagIndexBindings = [
+  table({ stores: ['contacts'], actions: ['dynamodb:BatchWriteItem'] }),
+] as const;
 
 /** The deps of the `tagIndex` consumer. */
 export type TagIndexDeps = DepsOf<typeof tagIndexBindings>;

@@ -7,6 +7,6 @@ import { tagIndexBindings, tagIndexConsumer } from './consumer.ts';
 
 /** The Lambda handler (DynamoDB Streams trigger, partial batch responses). */
 export const handler = createStreamHandler(
-  awsDeps(tagIndexBindings),
+  await awsDeps(tagIndexBindings),
   tagIndexConsumer,
 );

@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { tagBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(tagBindings));
+export const handler = createHandler(await awsDeps(tagBindings));

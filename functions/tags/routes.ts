@@ -4,14 +4,22 @@
 
 import { TagBody } from '../../shared/audience/contact.schema.ts';
 import { createTag, listTags, TagView } from '../../shared/audience/tags.ts';
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  PIPELINE_STORES,
+  table,
+} from '../../shared/bindings.ts';
 import { created, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import { PageQuery } from '../../shared/validation.ts';
 
 /** What the `tags` group's function may use. */
 export const tagBindings = [
-  table(...PIPELINE_ACTIONS, 'dynamodb:Query', 'dynamodb:PutItem'),
+  table({
+    stores: [...PIPELINE_STORES, 'tags'],
+    actions: [...PIPELINE_ACTIONS, 'dynamodb:Query', 'dynamodb:PutItem'],
+  }),
 ] as const;
 
 /** The deps of the `tags` group's function. */

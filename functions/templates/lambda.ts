@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { templateBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(templateBindings));
+export const handler = createHandler(await awsDeps(templateBindings));

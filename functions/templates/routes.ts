@@ -7,6 +7,7 @@ import {
   linkSecret,
   mail,
   PIPELINE_ACTIONS,
+  PIPELINE_STORES,
   table,
 } from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
@@ -35,12 +36,21 @@ import { idParams, PageQuery } from '../../shared/validation.ts';
 
 /** What the `templates` group's function may use. */
 export const templateBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-  ),
+  table({
+    stores: [
+      ...PIPELINE_STORES,
+      'appSettings',
+      'templates',
+      'identities',
+      'domains',
+    ],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+  }),
   // Test sends; previews sign (test) links.
   mail,
   linkSecret,

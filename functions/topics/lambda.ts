@@ -6,4 +6,4 @@ import { createHandler } from './handler.ts';
 import { topicBindings } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(awsDeps(topicBindings));
+export const handler = createHandler(await awsDeps(topicBindings));

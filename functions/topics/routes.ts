@@ -3,7 +3,12 @@
  */
 
 import * as v from 'valibot';
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  PIPELINE_STORES,
+  table,
+} from '../../shared/bindings.ts';
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
@@ -29,14 +34,17 @@ import { idParams, PageQuery } from '../../shared/validation.ts';
 
 /** What the `topics` group's function may use. */
 export const topicBindings = [
-  table(
-    ...PIPELINE_ACTIONS,
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-    'dynamodb:ConditionCheckItem',
-  ),
+  table({
+    stores: [...PIPELINE_STORES, 'contacts', 'topics'],
+    actions: [
+      ...PIPELINE_ACTIONS,
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  }),
 ] as const;
 
 /** The deps of the `topics` group's function. */

@@ -4,6 +4,7 @@
  * outputs, with the operator's AWS credentials). The local-only commands act
  * on the data dir's files, running stack or not.
  */
+
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import {
   type CloudFormationClient,
@@ -13,10 +14,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
-import {
-  buildAdminDeps,
-  documentClientOptions,
-} from '../../shared/runtime/deps.ts';
+import { buildAdminDeps } from '../../shared/runtime/admin.ts';
+import { documentClientOptions } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
 import {
   clockFileOf,

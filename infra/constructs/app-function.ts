@@ -1,7 +1,9 @@
 /**
  * Infrastructure. One Lambda function with the house defaults: Node 22 on
- * arm64, an ESM bundle with source maps, JSON logs to its own log group,
- * active tracing, and resource access granted only through `bind*` helpers.
+ * arm64, our own ESM build with code splitting (`infra/bundle.ts`), JSON
+ * logs to its own log group, active tracing (SDK calls traced only with the
+ * `traceAwsCalls` context), source maps only with the `sourceMaps` context,
+ * and resource access granted only through `bind*` helpers.
  */
 
 import {
@@ -146,17 +148,18 @@ export interface AppFunctionProps {
 }
 
 /**
- * The `sourceMaps` context: `true` (from cdk.json, or `-c sourceMaps=true`
- * on the command line, where it arrives as a string) or off.
+ * A yes/no context (`sourceMaps`, `traceAwsCalls`): `true` from cdk.json,
+ * or `-c key=true` on the command line, where it arrives as a string.
+ * Absent is off.
  */
-const sourceMapsContext = (scope: Construct): boolean => {
-  const value: unknown = scope.node.tryGetContext('sourceMaps');
+const flagContext = (scope: Construct, key: string): boolean => {
+  const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined || value === false || value === 'false') {
     return false;
   }
   if (value === true || value === 'true') return true;
   throw new Error(
-    `The sourceMaps context must be true or false; got ${String(value)}`,
+    `The ${key} context must be true or false; got ${String(value)}`,
   );
 };
 
@@ -200,7 +203,8 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(role);
 
-    const sourceMaps = props.sourceMaps ?? sourceMapsContext(this);
+    const sourceMaps = props.sourceMaps ?? flagContext(this, 'sourceMaps');
+    const traceAwsCalls = flagContext(this, 'traceAwsCalls');
     const bundling: BundleOptions = {
       entry: props.entry,
       sourceMap: sourceMaps,
@@ -229,6 +233,9 @@ export class AppFunction extends Construct {
       tracing: Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'email-marketing',
+        // Whether the code loads the X-Ray tracer and records every SDK
+        // call (shared/observability.ts); Lambda's own segments either way.
+        POWERTOOLS_TRACE_ENABLED: String(traceAwsCalls),
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       },
     });

@@ -119,7 +119,7 @@ const main = async () => {
       clock,
     });
     stopAsync = () => asyncHalf.stop();
-    const deps = localDeps({
+    const deps = await localDeps({
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
       mailbox: mailbox.url,

@@ -142,7 +142,7 @@ export const sendConfirmation = async (
       to: contact.email,
       subject,
       html,
-      text: htmlToText(html),
+      text: await htmlToText(html),
       tags: emailTags({
         organization: orgId,
         kind: 'confirmation',

@@ -407,11 +407,11 @@ export const checkRenders = async (parts: {
   content?: string;
 }) => {
   if (parts.subject !== undefined) {
-    analyzeTemplate(parts.subject, 'subject', 'subject');
+    await analyzeTemplate(parts.subject, 'subject', 'subject');
     await renderText(parts.subject, SAMPLE_VALUES, 'subject', 'subject');
   }
   if (parts.content !== undefined) {
-    analyzeTemplate(parts.content);
+    await analyzeTemplate(parts.content);
     await renderTemplate(parts.content, SAMPLE_VALUES);
   }
 };

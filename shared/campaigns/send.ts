@@ -118,7 +118,7 @@ export const checkSendable = async (
   campaign: Campaign,
   html: string,
 ): Promise<void> => {
-  if (!analyzeTemplate(html).variables.includes('unsubscribeUrl')) {
+  if (!(await analyzeTemplate(html)).variables.includes('unsubscribeUrl')) {
     throw new RuleViolationError(
       'template.unsubscribeMissing',
       'The content has no {{unsubscribeUrl}}: every email must let its reader unsubscribe',

@@ -67,7 +67,7 @@ export const composeMessage = async (
   input: ComposeInput,
 ): Promise<OutgoingMessage> => {
   // 1. The content's variables decide which links are needed.
-  const { variables: used } = analyzeTemplate(input.html);
+  const { variables: used } = await analyzeTemplate(input.html);
   if (used.includes('topicOptOutUrl') && !input.topicId) {
     throw new RuleViolationError(
       'message.topicRequired',
@@ -121,7 +121,7 @@ export const composeMessage = async (
     to: input.contact.email,
     subject,
     html,
-    text: htmlToText(html),
+    text: await htmlToText(html),
     headers: listUnsubscribeHeaders(unsubscribeUrl),
     ...(input.tenantName ? { tenantName: input.tenantName } : {}),
   };

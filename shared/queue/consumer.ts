@@ -35,7 +35,8 @@ import type {
 } from 'aws-lambda';
 import * as v from 'valibot';
 import { AppError, statusOf } from '../errors.ts';
-import { logger, metrics, traced } from '../observability.ts';
+import { metrics } from '../metrics.ts';
+import { logger, traced } from '../observability.ts';
 
 /** The queue of a consumer group, as CDK and the local poller build it. */
 export interface QueueSettings {

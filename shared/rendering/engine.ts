@@ -12,9 +12,12 @@
  * them verbatim, they are reported as unsupported tags, and nothing is ever
  * put back into the rendered output — so no merge value can turn into one.
  * Subjects render to one line: line breaks and controls fold to a space.
+ *
+ * The engines themselves (liquidjs, html-to-text: about 240 KB of code) are
+ * in `liquid.ts`, imported when a template is first analysed or rendered,
+ * so a function that never renders never loads them.
  */
-import { convert } from 'html-to-text';
-import { Liquid } from 'liquidjs';
+import type { Liquid } from 'liquidjs';
 import { ValidationError } from '../errors.ts';
 import { utf8Bytes } from '../validation.ts';
 
@@ -174,34 +177,12 @@ const checkCost = (
   }
 };
 
-/** Templates never touch the file system: every include is set aside above. */
-const noFiles = {
-  exists: async () => false,
-  existsSync: () => false,
-  readFile: async () => {
-    throw new Error('templates cannot read files');
-  },
-  readFileSync: () => {
-    throw new Error('templates cannot read files');
-  },
-  resolve: (_root: string, file: string) => file,
+/** The engines, loaded once per container when first needed. */
+let engines: Promise<typeof import('./liquid.ts')> | undefined;
+const loadEngines = () => {
+  engines ??= import('./liquid.ts');
+  return engines;
 };
-
-const limits = {
-  ownPropertyOnly: true,
-  strictFilters: true,
-  // A loop of a billion iterations must not take a function down.
-  parseLimit: 1_000_000,
-  renderLimit: 2_000,
-  memoryLimit: 20_000_000,
-  fs: noFiles,
-  relativeReference: false,
-  cache: 200,
-} as const;
-
-const htmlEngine = new Liquid({ ...limits, outputEscape: 'escape' });
-// Subjects are plain text: no escaping there.
-const textEngine = new Liquid(limits);
 
 const invalid = (field: string, what: string, error: unknown) =>
   new ValidationError(
@@ -222,13 +203,14 @@ export interface TemplateAnalysis {
  * Parses a template and lists its variables and its unsupported constructs.
  * A syntax error is a `ValidationError` naming `field` and the problem.
  */
-export const analyzeTemplate = (
+export const analyzeTemplate = async (
   source: string,
   field = 'content',
   what = 'content',
-): TemplateAnalysis => {
+): Promise<TemplateAnalysis> => {
   const scanned = protect(source);
   checkCost(scanned, field, what);
+  const { htmlEngine } = await loadEngines();
   try {
     // Parsed whole first, so that a syntax error tells its real place.
     htmlEngine.parse(scanned.source);
@@ -259,7 +241,7 @@ export const MAX_RENDERED_HTML_BYTES = 1_000_000;
 export const MAX_RENDERED_SUBJECT_BYTES = 2_000;
 
 const render = async (
-  liquid: Liquid,
+  engineOf: (engines: typeof import('./liquid.ts')) => Liquid,
   source: string,
   variables: Record<string, unknown>,
   target: { field: string; what: string; maxBytes: number },
@@ -267,6 +249,7 @@ const render = async (
   const { field, what, maxBytes } = target;
   const scanned = protect(source);
   checkCost(scanned, field, what);
+  const liquid = engineOf(await loadEngines());
   let output: string;
   try {
     output = await liquid.parseAndRender(scanned.source, variables);
@@ -293,7 +276,7 @@ export const renderTemplate = (
   what = 'content',
   field = 'content',
 ): Promise<string> =>
-  render(htmlEngine, source, variables, {
+  render((engines) => engines.htmlEngine, source, variables, {
     field,
     what,
     maxBytes: MAX_RENDERED_HTML_BYTES,
@@ -325,7 +308,7 @@ export const renderText = async (
   field = 'subject',
 ): Promise<string> =>
   foldToLine(
-    await render(textEngine, source, variables, {
+    await render((engines) => engines.textEngine, source, variables, {
       field,
       what,
       maxBytes: MAX_RENDERED_SUBJECT_BYTES,
@@ -333,8 +316,5 @@ export const renderText = async (
   );
 
 /** The plain-text alternative of an HTML email. */
-export const htmlToText = (html: string): string =>
-  convert(html, {
-    wordwrap: 78,
-    selectors: [{ selector: 'a', options: { hideLinkHrefIfSameAsText: true } }],
-  });
+export const htmlToText = async (html: string): Promise<string> =>
+  (await loadEngines()).htmlToText(html);

@@ -4,19 +4,6 @@
  * needed, so a function pays only for the clients its bindings name.
  */
 
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EventBridgeScheduler } from '../adapters/aws/eventbridge-scheduler.ts';
-import { SesEmailProvider } from '../adapters/aws/ses-email-provider.ts';
-import { SesMailer } from '../adapters/aws/ses-mailer.ts';
-import { SqsDeadLetters } from '../adapters/aws/sqs-dead-letters.ts';
-import { SqsQueueSender } from '../adapters/aws/sqs-queue-sender.ts';
-import { NodeDnsResolver } from '../adapters/node-dns-resolver.ts';
 import { type Bindings, bindingsOf, type DepsOf } from '../bindings.ts';
 import {
   deadLetterQueueEnv,
@@ -25,47 +12,67 @@ import {
   required,
   scheduleTargetEnv,
 } from '../config.ts';
-import { captureClient } from '../observability.ts';
+import { captureClient, startTracing } from '../observability.ts';
 import type { DeadLetters } from '../queue/consumer.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
-import { signupFormSettings } from './signup-forms.ts';
 
-/** One client per container, made when first asked for. */
-const once = <T>(make: () => T): (() => T) => {
-  let made: T | undefined;
+/**
+ * One of each per container, made when first asked for. Each SDK client
+ * and adapter is imported there too (`import()`: a chunk of its own in the
+ * function's build), so a cold start loads only what the bindings use.
+ */
+const once = <T>(make: () => Promise<T>): (() => Promise<T>) => {
+  let made: Promise<T> | undefined;
   return () => {
     made ??= make();
     return made;
   };
 };
 
-// Each low-level client is captured by the tracer (X-Ray) on Lambda, once:
-// the document client shares its base client's middleware.
-const dynamo = once(() =>
-  DynamoDBDocumentClient.from(
+// Each low-level client is captured by the tracer (X-Ray) when SDK calls
+// are traced, once: the document client shares its base client's middleware.
+const dynamo = once(async () => {
+  const [{ DynamoDBClient }, { DynamoDBDocumentClient }] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  return DynamoDBDocumentClient.from(
     captureClient(new DynamoDBClient({})),
     documentClientOptions,
-  ),
-);
-const ses = once(() => captureClient(new SESv2Client({})));
+  );
+});
+const ses = once(async () => {
+  const { SESv2Client } = await import('@aws-sdk/client-sesv2');
+  return captureClient(new SESv2Client({}));
+});
 // SendEmail has no idempotency token: a retried timeout may send the email
 // twice. The mailer's client tries once; the caller decides (its refusal
 // says `uncertain`).
-const sendingSes = once(() =>
-  captureClient(new SESv2Client({ maxAttempts: 1 })),
-);
-const sqs = once(() => captureClient(new SQSClient({})));
-const schedulerClient = once(() => captureClient(new SchedulerClient({})));
-const secrets = once(
-  () =>
-    new SecretsProvider({
-      awsSdkV3Client: captureClient(new SecretsManagerClient({})),
-    }),
-);
+const sendingSes = once(async () => {
+  const { SESv2Client } = await import('@aws-sdk/client-sesv2');
+  return captureClient(new SESv2Client({ maxAttempts: 1 }));
+});
+const sqs = once(async () => {
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
+  return captureClient(new SQSClient({}));
+});
+const schedulerClient = once(async () => {
+  const { SchedulerClient } = await import('@aws-sdk/client-scheduler');
+  return captureClient(new SchedulerClient({}));
+});
+const secrets = once(async () => {
+  const [{ SecretsProvider }, { SecretsManagerClient }] = await Promise.all([
+    import('@aws-lambda-powertools/parameters/secrets'),
+    import('@aws-sdk/client-secrets-manager'),
+  ]);
+  return new SecretsProvider({
+    awsSdkV3Client: captureClient(new SecretsManagerClient({})),
+  });
+});
 
 /** A Secrets Manager secret, cached by Powertools for an hour. */
 const secretValue = async (arn: string, what: string): Promise<string> => {
-  const value = await secrets().get(arn, { maxAge: 3600 });
+  const value = await (await secrets()).get(arn, { maxAge: 3600 });
   if (typeof value !== 'string') {
     throw new Error(`The ${what} secret is not a string`);
   }
@@ -74,29 +81,36 @@ const secretValue = async (arn: string, what: string): Promise<string> => {
 
 /**
  * The deps of a Lambda function with these bindings; the configuration of
- * exactly those bindings is read and validated first.
+ * exactly those bindings is read and validated first. Awaited at the top
+ * of the function's module, so it runs once, in the init phase.
  */
-export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
+export const awsDeps = async <const B extends Bindings>(
+  bindings: B,
+): Promise<DepsOf<B>> => {
   const config = loadConfig(bindings);
+  // Before any client is made: the clients are captured when made.
+  await startTracing();
   const region = config.AWS_REGION ?? 'us-east-1';
-  const provider = once(
-    () =>
-      new SesEmailProvider(ses(), {
-        region,
-        accountId: required(config.AWS_ACCOUNT_ID, 'AWS_ACCOUNT_ID'),
-        ...(config.SES_TRACKING_DOMAIN
-          ? {
-              tracking: {
-                domain: config.SES_TRACKING_DOMAIN,
-                httpsPolicy: config.SES_TRACKING_HTTPS_POLICY ?? 'REQUIRE',
-              },
-            }
-          : {}),
-      }),
-  );
+  const provider = once(async () => {
+    const { SesEmailProvider } = await import(
+      '../adapters/aws/ses-email-provider.ts'
+    );
+    return new SesEmailProvider(await ses(), {
+      region,
+      accountId: required(config.AWS_ACCOUNT_ID, 'AWS_ACCOUNT_ID'),
+      ...(config.SES_TRACKING_DOMAIN
+        ? {
+            tracking: {
+              domain: config.SES_TRACKING_DOMAIN,
+              httpsPolicy: config.SES_TRACKING_HTTPS_POLICY ?? 'REQUIRE',
+            },
+          }
+        : {}),
+    });
+  });
   return buildDeps(bindings, {
-    table: () => ({
-      dynamo: dynamo(),
+    table: async () => ({
+      dynamo: await dynamo(),
       tableName: required(config.TABLE_NAME, 'TABLE_NAME'),
       apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS ?? 10,
     }),
@@ -105,25 +119,37 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
       appFromAddress: required(config.APP_FROM_ADDRESS, 'APP_FROM_ADDRESS'),
       pagesUrl: required(config.PAGES_URL, 'PAGES_URL'),
     }),
-    signupForms: () => signupFormSettings(config, secretValue),
-    mailer: () =>
-      new SesMailer(sendingSes(), {
+    signupForms: async () => {
+      const { signupFormSettings } = await import('./signup-forms.ts');
+      return signupFormSettings(config, secretValue);
+    },
+    mailer: async () => {
+      const { SesMailer } = await import('../adapters/aws/ses-mailer.ts');
+      return new SesMailer(await sendingSes(), {
         ...(config.SES_CONFIGURATION_SET
           ? { configurationSet: config.SES_CONFIGURATION_SET }
           : {}),
-      }),
+      });
+    },
     linkSecret: () => async () =>
       config.LINK_SIGNING_SECRET ??
       secretValue(config.LINK_SIGNING_SECRET_ARN ?? '', 'link signing'),
     provider,
-    dns: () =>
-      new NodeDnsResolver(
+    dns: async () => {
+      const { NodeDnsResolver } = await import(
+        '../adapters/node-dns-resolver.ts'
+      );
+      return new NodeDnsResolver(
         config.DNS_SERVERS?.split(',')
           .map((server) => server.trim())
           .filter(Boolean),
-      ),
-    scheduler: () =>
-      new EventBridgeScheduler(schedulerClient(), {
+      );
+    },
+    scheduler: async () => {
+      const { EventBridgeScheduler } = await import(
+        '../adapters/aws/eventbridge-scheduler.ts'
+      );
+      return new EventBridgeScheduler(await schedulerClient(), {
         groupName: required(config.SCHEDULE_GROUP_NAME, 'SCHEDULE_GROUP_NAME'),
         roleArn: required(config.SCHEDULER_ROLE_ARN, 'SCHEDULER_ROLE_ARN'),
         deadLetterQueueArn: required(
@@ -144,12 +170,17 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
               ),
             ]),
         ),
-      }),
-    queue: (name) =>
-      new SqsQueueSender(
-        sqs(),
+      });
+    },
+    queue: async (name) => {
+      const { SqsQueueSender } = await import(
+        '../adapters/aws/sqs-queue-sender.ts'
+      );
+      return new SqsQueueSender(
+        await sqs(),
         String(required(config[queueUrlEnv(name)], queueUrlEnv(name))),
-      ),
+      );
+    },
     ...(config.PROVIDER_STATUS_TTL_SECONDS !== undefined
       ? { providerStatusTtlSeconds: config.PROVIDER_STATUS_TTL_SECONDS }
       : {}),
@@ -163,15 +194,17 @@ export const awsDeps = <const B extends Bindings>(bindings: B): DepsOf<B> => {
  * The deps of a consumer function: its bindings', and the dead-letter
  * queue of its group (where a message that can never succeed goes at once).
  */
-export const awsConsumerDeps = <const B extends Bindings>(
+export const awsConsumerDeps = async <const B extends Bindings>(
   bindings: B,
   group: string,
-): DepsOf<B> & { deadLetters: DeadLetters } => {
+): Promise<DepsOf<B> & { deadLetters: DeadLetters }> => {
   const name = deadLetterQueueEnv(group);
   const url = process.env[name];
   if (!url) throw new Error(`Invalid configuration: ${name} is required`);
-  return {
-    ...awsDeps(bindings),
-    deadLetters: new SqsDeadLetters(sqs(), { [group]: url }),
-  };
+  const [deps, { SqsDeadLetters }, client] = await Promise.all([
+    awsDeps(bindings),
+    import('../adapters/aws/sqs-dead-letters.ts'),
+    sqs(),
+  ]);
+  return { ...deps, deadLetters: new SqsDeadLetters(client, { [group]: url }) };
 };

@@ -4,6 +4,7 @@
  * local DNS server), plus the local stand-in of the email provider and the
  * SES emulator's sending limits.
  */
+
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -23,12 +24,8 @@ import type { Deps } from '../deps.ts';
 import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { SignupFormSettings } from '../signup/ports.ts';
-import {
-  ALL_BINDINGS,
-  buildAdminDeps,
-  buildDeps,
-  documentClientOptions,
-} from './deps.ts';
+import { buildAdminDeps } from './admin.ts';
+import { ALL_BINDINGS, buildDeps, documentClientOptions } from './deps.ts';
 import { signupFormSettings } from './signup-forms.ts';
 
 /** Credentials the embedded engines accept (they check none). */
@@ -105,7 +102,7 @@ export const localSes = (
   });
 
 /** The local dependencies: every binding, as the local stack runs every group. */
-export const localDeps = (options: LocalOptions): Deps => {
+export const localDeps = async (options: LocalOptions): Promise<Deps> => {
   const dns = new NodeDnsResolver([options.dnsServer]);
   const clock = options.clock ?? systemClock;
   // SES's rate and 24-hour quota, from the provider's state file.
@@ -113,7 +110,7 @@ export const localDeps = (options: LocalOptions): Deps => {
     localSes(options.mailbox, { sending: true }),
     new LocalSendLimits(options.providerStateFile, { clock }),
   );
-  const deps = buildDeps(ALL_BINDINGS, {
+  const deps = await buildDeps(ALL_BINDINGS, {
     table: () => ({
       dynamo: options.dynamo ?? localDynamo(options.dynamodb),
       tableName: options.tableName,

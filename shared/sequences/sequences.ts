@@ -692,12 +692,18 @@ export const createSeries = async (
 };
 
 /** The nodes of `version` whose content uses {{topicOptOutUrl}}. */
-const topicLinkNodes = (nodes: SequenceNode[]) =>
-  nodes.filter(
-    (node) =>
-      node.type === 'send_email' &&
-      analyzeTemplate(node.content).variables.includes('topicOptOutUrl'),
+const topicLinkNodes = async (nodes: SequenceNode[]) => {
+  const linking = await Promise.all(
+    nodes.map(
+      async (node) =>
+        node.type === 'send_email' &&
+        (await analyzeTemplate(node.content)).variables.includes(
+          'topicOptOutUrl',
+        ),
+    ),
   );
+  return nodes.filter((_, index) => linking[index]);
+};
 
 /**
  * The head after a change of name, status or topic. Activation needs a
@@ -725,7 +731,7 @@ const changedHead = async (
       s.id,
       s.publishedVersionId,
     );
-    const using = topicLinkNodes(published?.nodes ?? []);
+    const using = await topicLinkNodes(published?.nodes ?? []);
     if (using.length) {
       throw new RuleViolationError(
         'sequence.topicInUse',
@@ -1208,7 +1214,7 @@ const publishProblems = async (
     }
     let variables: string[] = [];
     try {
-      variables = analyzeTemplate(node.content).variables;
+      variables = (await analyzeTemplate(node.content)).variables;
       await checkRenders({
         content: node.content,
         ...(node.subject ? { subject: node.subject } : {}),

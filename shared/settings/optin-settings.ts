@@ -40,8 +40,8 @@ export const OptinTestSendBody = v.object({
 });
 
 /** Refuses opt-in content without {{confirmationUrl}}, naming it. */
-const checkContent = (content: string) => {
-  const { variables } = analyzeTemplate(content, 'content');
+const checkContent = async (content: string) => {
+  const { variables } = await analyzeTemplate(content, 'content');
   if (!variables.includes('confirmationUrl')) {
     throw new ValidationError(
       'The confirmation email must contain {{confirmationUrl}}',
@@ -65,7 +65,7 @@ export const updateOptinSettings = async (
   input: v.InferOutput<typeof UpdateOptinBody>,
 ): Promise<OptinSettings> => {
   if (input.content !== undefined) {
-    checkContent(input.content);
+    await checkContent(input.content);
     await renderTemplate(input.content, SAMPLE_VALUES, 'confirmation email');
   }
   if (input.subject !== undefined) {
@@ -118,7 +118,7 @@ export const testSendOptin = async (
   input: v.InferOutput<typeof OptinTestSendBody>,
 ): Promise<OptinTestResult> => {
   const to = input.email;
-  if (input.content !== undefined) checkContent(input.content);
+  if (input.content !== undefined) await checkContent(input.content);
   const org = await deps.organizations.get(orgId);
   if (!org)
     throw new NotFoundError(
@@ -163,7 +163,7 @@ export const testSendOptin = async (
       to,
       subject: `[Test] ${subject}`,
       html,
-      text: htmlToText(html),
+      text: await htmlToText(html),
       tags: emailTags({ organization: orgId, kind: 'test' }),
     });
     return { status: 'sent', to };

@@ -13,7 +13,6 @@ import type { CoreDeps, Page } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import type { SignupPage } from './model.ts';
 import { type PageContent, THEMES } from './page-model.ts';
-import { sanitizePastedHtml } from './pasted.ts';
 import type { SignupPageRepository } from './ports.ts';
 import {
   type CreateSignupPageInput,
@@ -187,8 +186,12 @@ const requirePage = async (
   return page;
 };
 
-/** Sanitizes pasted HTML, or refuses it naming `html`. */
-const safeHtml = (html: string): string => {
+/**
+ * Sanitizes pasted HTML, or refuses it naming `html`. The sanitizer
+ * (sanitize-html, htmlparser2) loads only when a page brings pasted HTML.
+ */
+const safeHtml = async (html: string): Promise<string> => {
+  const { sanitizePastedHtml } = await import('./pasted.ts');
   const result = sanitizePastedHtml(html);
   if (!result.ok) {
     throw new ValidationError(
@@ -248,7 +251,8 @@ export const createSignupPage = async (
 ): Promise<SignupPageView> => {
   const list = await requireList(deps, orgId, input.listId);
   const org = await requireOrganization(deps, orgId);
-  const html = input.html === undefined ? undefined : safeHtml(input.html);
+  const html =
+    input.html === undefined ? undefined : await safeHtml(input.html);
   const now = deps.clock.now().toISOString();
   const page = (slug: string): SignupPage => ({
     id: deps.ids.id(),
@@ -353,7 +357,8 @@ export const updateSignupPage = async (
     input.listId !== undefined && input.listId !== before.listId
       ? await requireList(deps, orgId, input.listId)
       : undefined;
-  const html = input.html === undefined ? undefined : safeHtml(input.html);
+  const html =
+    input.html === undefined ? undefined : await safeHtml(input.html);
   const content: PageContent = {
     headline: input.headline ?? before.content.headline,
     intro: input.intro ?? before.content.intro,

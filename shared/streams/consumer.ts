@@ -36,7 +36,8 @@ import type {
   DynamoDBStreamEvent,
 } from 'aws-lambda';
 import { ENTITY_TYPE, type EntityType } from '../db/items.ts';
-import { logger, metrics, traced } from '../observability.ts';
+import { metrics } from '../metrics.ts';
+import { logger, traced } from '../observability.ts';
 
 /** What happened to an item, as a stream record names it. */
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';

@@ -92,13 +92,15 @@ export const DeletedTemplate = v.pipe(
 export type DeletedTemplate = v.InferOutput<typeof DeletedTemplate>;
 
 /** Checks both parts of a template and reports on the content. */
-const analyze = (template: Pick<Template, 'content' | 'defaultSubject'>) => {
-  const subject = analyzeTemplate(
+const analyze = async (
+  template: Pick<Template, 'content' | 'defaultSubject'>,
+) => {
+  const subject = await analyzeTemplate(
     template.defaultSubject,
     'defaultSubject',
     'default subject',
   );
-  const content = analyzeTemplate(template.content);
+  const content = await analyzeTemplate(template.content);
   return {
     unsupportedTags: [
       ...new Set([...subject.unsupportedTags, ...content.unsupportedTags]),
@@ -159,8 +161,8 @@ const checkRenders = async (
   }
 };
 
-const view = (template: Template): TemplateView => {
-  const { unsupportedTags, unknownVariables } = analyze(template);
+const view = async (template: Template): Promise<TemplateView> => {
+  const { unsupportedTags, unknownVariables } = await analyze(template);
   return { ...template, unsupportedTags, unknownVariables };
 };
 
@@ -192,7 +194,7 @@ export const createTemplate = async (
     createdAt: now,
     updatedAt: now,
   };
-  const result = view(template);
+  const result = await view(template);
   await checkRenders(template);
   await deps.templates.create(orgId, template);
   return result;
@@ -231,7 +233,7 @@ export const updateTemplate = async (
     ),
     updatedAt: deps.clock.now().toISOString(),
   };
-  const result = view(updated);
+  const result = await view(updated);
   await checkRenders(input);
   await deps.templates.update(orgId, updated);
   return result;
@@ -296,7 +298,7 @@ export const renderPreview = async (
   input: { templateId: string; variables: Record<string, unknown> },
 ): Promise<RenderedTemplate> => {
   const template = await requireTemplate(deps, orgId, input.templateId);
-  const analysis = analyze(template);
+  const analysis = await analyze(template);
   checkSubjectValues(analysis.subjectVariables, input.variables);
   if (!analysis.usesUnsubscribe) {
     throw new RuleViolationError(
@@ -377,7 +379,10 @@ export const testSendTemplate = async (
   input: { email: string; variables: Record<string, unknown> },
 ): Promise<TestSendResult> => {
   const template = await requireTemplate(deps, orgId, templateId);
-  checkSubjectValues(analyze(template).subjectVariables, input.variables);
+  checkSubjectValues(
+    (await analyze(template)).subjectVariables,
+    input.variables,
+  );
   const to = input.email;
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { status: 'blocked', to };

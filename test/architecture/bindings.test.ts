@@ -19,7 +19,9 @@ import {
 import { ok } from '../../shared/http/responses.ts';
 import { json, routeFor } from '../../shared/http/route.ts';
 
-const tableOnly = [table(...PIPELINE_ACTIONS)] as const;
+const tableOnly = [
+  table({ stores: [], actions: [...PIPELINE_ACTIONS] }),
+] as const;
 const route = routeFor<DepsOf<typeof tableOnly>>();
 const Sent = v.object({ sent: v.boolean() });
 

@@ -402,7 +402,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
       return faults ? faults.around(invocation, 'SendEmail', send) : send();
     },
   });
-  const built = localDeps({
+  const built = await localDeps({
     dynamodb: dynamodb.endpoint,
     dynamo,
     tableName,

@@ -84,7 +84,7 @@ const main = async () => {
     const tableName = 'bench-import';
     await ensureTable(dynamo, tableName, tableDefinition);
     // The contacts function's own deps, from its bindings.
-    const deps = buildDeps(contactBindings, {
+    const deps = await buildDeps(contactBindings, {
       table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
       mailer: () => new SesMailer(new SESv2Client({ region: LOCAL_REGION })),
       linkSecret: () => async () => 'unused-in-an-import-unused-in-an-import',
@@ -100,7 +100,7 @@ const main = async () => {
     // The tag index's writes follow each import through the change stream:
     // the tag index consumer is caught up after each, its writes counted.
     const checkpoints = memoryCheckpoints();
-    const indexDeps = buildDeps(tagIndexBindings, {
+    const indexDeps = await buildDeps(tagIndexBindings, {
       table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
     });
     const catchUpIndex = () =>

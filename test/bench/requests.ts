@@ -31,7 +31,7 @@ import {
   createOrganization,
   setSendingAllowed,
 } from '../../shared/organizations/organizations.ts';
-import { buildAdminDeps } from '../../shared/runtime/deps.ts';
+import { buildAdminDeps } from '../../shared/runtime/admin.ts';
 import {
   localDeps,
   localDynamo,
@@ -136,7 +136,7 @@ const main = async () => {
         apiKeyCacheTtlSeconds: 600,
         queues: { steps: { send: async () => {} } },
       });
-    const deps = containerDeps();
+    const deps = await containerDeps();
     const admin = {
       ...buildAdminDeps({ dynamo, tableName, gatewayKeys: noEdgeKeyRegistry }),
     };
@@ -289,14 +289,14 @@ const main = async () => {
     const rows: { what: string; cold: Figures; warm: Figures }[] = [];
     for (const [what, path] of gets) {
       // A new container: its key cache and every other cache cold.
-      const fresh = await serve(containerDeps());
+      const fresh = await serve(await containerDeps());
       const get = caller(fresh.origin, apiKey);
       const cold = await measure(() => get('GET', path));
       const warm = await measure(() => get('GET', path));
       await fresh.close();
       rows.push({ what, cold, warm });
     }
-    const warmGateway = await serve(containerDeps());
+    const warmGateway = await serve(await containerDeps());
     const write = caller(warmGateway.origin, apiKey);
     await write('GET', '/me');
     let n = 0;

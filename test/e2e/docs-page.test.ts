@@ -32,7 +32,7 @@ describe('the API reference page in Chromium', () => {
 
   beforeAll(async () => {
     // The docs read nothing: the engines are never called.
-    const deps = localDeps({
+    const deps = await localDeps({
       dynamodb: 'http://127.0.0.1:1',
       tableName: 'unused',
       mailbox: 'http://127.0.0.1:1',

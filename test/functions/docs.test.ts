@@ -16,7 +16,7 @@ import { localDeps } from '../../shared/runtime/local.ts';
 
 // The docs read nothing: the engines are never called.
 const PUBLIC_API_URL = 'https://mail.example.test/api/v1';
-const deps = localDeps({
+const deps = await localDeps({
   dynamodb: 'http://127.0.0.1:1',
   tableName: 'unused',
   mailbox: 'http://127.0.0.1:1',

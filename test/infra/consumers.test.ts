@@ -21,7 +21,10 @@ type Props = Record<string, any>;
 
 const reminders = consumerFunction({
   description: 'A made-up consumer that records a fact per message',
-  bindings: [table('dynamodb:UpdateItem'), queue('digests')],
+  bindings: [
+    table({ stores: [], actions: ['dynamodb:UpdateItem'] }),
+    queue('digests'),
+  ],
   group: consumer({
     name: 'reminders',
     entry: 'functions/me/lambda.ts',
@@ -178,6 +181,7 @@ describe('consumer groups in the stack', () => {
     expect(Object.keys(variables).sort()).toEqual([
       'DEAD_LETTER_QUEUE_URL_REMINDERS',
       'POWERTOOLS_SERVICE_NAME',
+      'POWERTOOLS_TRACE_ENABLED',
       'QUEUE_URL_DIGESTS',
       'TABLE_NAME',
     ]);

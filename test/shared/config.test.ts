@@ -12,7 +12,11 @@ import {
 } from '../../shared/bindings.ts';
 import { configNamesOf, loadConfig } from '../../shared/config.ts';
 
-const bindings = [table('dynamodb:GetItem'), endpoints, linkSecret] as const;
+const bindings = [
+  table({ stores: [], actions: ['dynamodb:GetItem'] }),
+  endpoints,
+  linkSecret,
+] as const;
 
 const valid = {
   TABLE_NAME: 'table',
@@ -45,7 +49,10 @@ describe('configuration, derived from the bindings', () => {
       'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
     );
     expect(
-      loadConfig([table('dynamodb:GetItem'), endpoints], withoutSecret),
+      loadConfig(
+        [table({ stores: [], actions: ['dynamodb:GetItem'] }), endpoints],
+        withoutSecret,
+      ),
     ).not.toHaveProperty('LINK_SIGNING_SECRET_ARN');
   });
 

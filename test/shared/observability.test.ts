@@ -4,25 +4,27 @@
  * metrics stay silent off Lambda unless asked.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   captureClient,
-  METRICS_NAMESPACE,
+  currentTracer,
+  startTracing,
+  stopTracing,
   traced,
-  tracer,
 } from '../../shared/observability.ts';
 
-type Observability = typeof import('../../shared/observability.ts');
+type MetricsModule = typeof import('../../shared/metrics.ts');
 
 /**
- * A fresh instance of the module, built under the environment of the test
- * (Powertools reads its switches when `metrics` is built): a query string
- * makes it a module of its own, leaving the shared one alone.
+ * A fresh instance of the metrics module, built under the environment of
+ * the test (Powertools reads its switches when `metrics` is built): a query
+ * string makes it a module of its own, leaving the shared one alone.
  */
-const freshObservability = async (tag: string): Promise<Observability> => {
-  const module = new URL('../../shared/observability.ts', import.meta.url);
+const freshMetrics = async (tag: string): Promise<MetricsModule> => {
+  const module = new URL('../../shared/metrics.ts', import.meta.url);
   module.search = tag;
-  return (await import(/* @vite-ignore */ module.href)) as Observability;
+  return (await import(/* @vite-ignore */ module.href)) as MetricsModule;
 };
 
 /** Stands in for Lambda's segment and the subsegment it opens. */
@@ -32,8 +34,19 @@ const fakeSegment = () => {
   return { segment, subsegment };
 };
 
+/** Loads the tracer as on Lambda with SDK calls traced. */
+const loadTracer = async (): Promise<Tracer> => {
+  vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs22.x');
+  vi.stubEnv('POWERTOOLS_TRACE_ENABLED', 'true');
+  await startTracing();
+  const tracer = currentTracer();
+  if (!tracer) throw new Error('startTracing loaded no tracer');
+  return tracer;
+};
+
 /** Turns the tracer on, with stand-ins for everything that reaches X-Ray. */
-const traceOn = () => {
+const traceOn = async () => {
+  const tracer = await loadTracer();
   const { segment, subsegment } = fakeSegment();
   vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
   vi.spyOn(tracer, 'getSegment').mockReturnValue(
@@ -56,27 +69,53 @@ const traceOn = () => {
 afterEach(() => {
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
+  stopTracing();
+});
+
+describe('startTracing', () => {
+  it('loads no tracer off Lambda (no AWS_EXECUTION_ENV), even when asked', async () => {
+    // Arrange
+    vi.stubEnv('POWERTOOLS_TRACE_ENABLED', 'true');
+    // Act
+    await startTracing();
+    // Assert
+    expect(currentTracer()).toBeUndefined();
+  });
+
+  it('loads no tracer on Lambda unless POWERTOOLS_TRACE_ENABLED is true (the stack sets it from traceAwsCalls)', async () => {
+    // Arrange
+    vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs22.x');
+    for (const value of [undefined, 'false', '1']) {
+      vi.stubEnv('POWERTOOLS_TRACE_ENABLED', value);
+      // Act
+      await startTracing();
+      // Assert
+      expect(currentTracer()).toBeUndefined();
+    }
+  });
+
+  it('loads the Powertools tracer on Lambda with POWERTOOLS_TRACE_ENABLED=true, enabled', async () => {
+    // Act
+    const tracer = await loadTracer();
+    // Assert
+    expect(tracer.isTracingEnabled()).toBe(true);
+  });
 });
 
 describe('captureClient', () => {
-  it('is off in tests: Powertools sees no Lambda execution environment', () => {
-    expect(tracer.isTracingEnabled()).toBe(false);
-  });
-
-  it('returns the same client untouched when tracing is off', () => {
+  it('returns the same client untouched when no tracer was loaded', () => {
     // Arrange
-    const capture = vi.spyOn(tracer, 'captureAWSv3Client');
     const client = { middlewareStack: { add: vi.fn() } };
     // Act
     const captured = captureClient(client);
     // Assert
     expect(captured).toBe(client);
-    expect(capture).not.toHaveBeenCalled();
     expect(client.middlewareStack.add).not.toHaveBeenCalled();
   });
 
-  it('has the tracer capture the client when tracing is on', () => {
+  it('has the tracer capture the client when tracing is on', async () => {
     // Arrange
+    const tracer = await loadTracer();
     vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
     const capture = vi
       .spyOn(tracer, 'captureAWSv3Client')
@@ -91,8 +130,17 @@ describe('captureClient', () => {
 });
 
 describe('traced', () => {
-  it('only runs the work when tracing is off', async () => {
+  it('only runs the work when no tracer was loaded', async () => {
+    // Act
+    const result = await traced('job', { consumer: 'things' }, async () => 7);
+    // Assert
+    expect(result).toBe(7);
+  });
+
+  it('only runs the work when the loaded tracer is disabled', async () => {
     // Arrange
+    const tracer = await loadTracer();
+    vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(false);
     const getSegment = vi.spyOn(tracer, 'getSegment');
     // Act
     const result = await traced('job', { consumer: 'things' }, async () => 7);
@@ -103,7 +151,7 @@ describe('traced', () => {
 
   it('runs the work in an annotated subsegment, then closes it and restores the parent', async () => {
     // Arrange
-    const { segment, subsegment, setSegment, annotate } = traceOn();
+    const { segment, subsegment, setSegment, annotate } = await traceOn();
     // Act
     const result = await traced('consumer things', { consumer: 'things' }, () =>
       Promise.resolve('done'),
@@ -118,7 +166,7 @@ describe('traced', () => {
 
   it('marks the subsegment with the error the work throws, and throws it on', async () => {
     // Arrange
-    const { segment, subsegment, setSegment, markError } = traceOn();
+    const { segment, subsegment, setSegment, markError } = await traceOn();
     const failure = new Error('down');
     // Act
     const run = traced('job', {}, () => Promise.reject(failure));
@@ -152,7 +200,7 @@ describe('metrics', () => {
     // Arrange
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', undefined);
     vi.stubEnv('AWS_EXECUTION_ENV', undefined);
-    const { metrics } = await freshObservability('off-lambda');
+    const { metrics } = await freshMetrics('off-lambda');
     // Act
     const out = printed(() => {
       metrics.addMetric('processed', MetricUnit.Count, 1);
@@ -165,7 +213,7 @@ describe('metrics', () => {
   it('print one EMF line in our namespace when POWERTOOLS_METRICS_DISABLED=false', async () => {
     // Arrange
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    const { metrics } = await freshObservability('asked-for');
+    const { metrics, METRICS_NAMESPACE } = await freshMetrics('asked-for');
     // Act
     const out = printed(() => {
       metrics.addDimension('consumer', 'things');

@@ -139,7 +139,7 @@ export const createTestDeps = async (
     `provider-${randomUUID()}.json`,
   );
   const events = recordingEvents();
-  const deps = localDeps({
+  const deps = await localDeps({
     dynamodb: endpoint,
     tableName,
     mailbox: inject('mailboxUrl'),

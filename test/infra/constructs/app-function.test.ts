@@ -94,6 +94,31 @@ describe('a function build', () => {
   });
 });
 
+describe('the traceAwsCalls context', () => {
+  it('is off by default: the code loads no X-Ray tracer (Lambda traces its own segments)', () => {
+    // Act
+    const { template } = synth({});
+
+    // Assert
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(fn?.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    expect(fn?.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe(
+      'false',
+    );
+  });
+
+  it('when true, tells the code to trace every SDK call', () => {
+    // Act
+    const { template } = synth({ traceAwsCalls: true });
+
+    // Assert
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(fn?.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe(
+      'true',
+    );
+  });
+});
+
 describe('the sourceMaps context', () => {
   it('is off by default: no maps shipped, no --enable-source-maps', () => {
     // Act

@@ -9,7 +9,7 @@ import {
 } from '../../../infra/local/gateway.ts';
 import { localDeps } from '../../../shared/runtime/local.ts';
 
-const deps = localDeps({
+const deps = await localDeps({
   dynamodb: 'http://127.0.0.1:1',
   tableName: 'unused',
   mailbox: 'http://127.0.0.1:1',

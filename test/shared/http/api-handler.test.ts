@@ -12,7 +12,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { endpointGroups } from '../../../functions/groups.ts';
+import {
+  endpointGroups,
+  type GroupHandler,
+} from '../../../functions/groups.ts';
 import { formatApiKey, hashApiKey } from '../../../shared/access/api-key.ts';
 import type { Role } from '../../../shared/access/model.ts';
 import { SesMailer } from '../../../shared/adapters/aws/ses-mailer.ts';
@@ -52,7 +55,10 @@ const handlerOf = (group: string, clock = fixedClock()) => {
       pagesUrl: 'https://pages.example.test',
     }),
   });
-  return found.createHandler(deps as Parameters<typeof found.createHandler>[0]);
+  const handler = deps.then((built) =>
+    found.createHandler(built as Parameters<typeof found.createHandler>[0]),
+  );
+  return async (...args: Parameters<GroupHandler>) => (await handler)(...args);
 };
 
 const storeKey = (

@@ -8,9 +8,15 @@
 import type { EmfOutput } from '@aws-lambda-powertools/metrics/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ConflictError, NotFoundError } from '../../../shared/errors.ts';
-import { logger, metrics, tracer } from '../../../shared/observability.ts';
+import { metrics } from '../../../shared/metrics.ts';
+import {
+  currentTracer,
+  logger,
+  startTracing,
+  stopTracing,
+} from '../../../shared/observability.ts';
 import {
   consumer,
   createConsumerHandler,
@@ -291,6 +297,15 @@ describe('a consumer batch reports on itself', () => {
     // Arrange: a stand-in for Lambda's segment, as X-Ray would give it.
     const subsegment = { close: vi.fn() };
     const segment = { addNewSubsegment: vi.fn(() => subsegment) };
+    vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs22.x');
+    vi.stubEnv('POWERTOOLS_TRACE_ENABLED', 'true');
+    await startTracing();
+    const tracer = currentTracer();
+    if (!tracer) throw new Error('startTracing loaded no tracer');
+    onTestFinished(() => {
+      stopTracing();
+      vi.unstubAllEnvs();
+    });
     vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
     vi.spyOn(tracer, 'getSegment').mockReturnValue(
       segment as unknown as ReturnType<typeof tracer.getSegment>,
