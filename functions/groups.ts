@@ -82,7 +82,7 @@ export const endpointGroup = <const B extends Bindings>(
  * The routes of the API reference. They describe every group, themselves
  * included, so they read the registry when first asked, not now.
  */
-export const docsRoutes = createDocsRoutes(() => endpointGroups);
+export const docsRoutes = createDocsRoutes(async () => endpointGroups);
 
 /** Every endpoint group of the API. */
 export const endpointGroups: readonly EndpointGroup[] = [

@@ -1,11 +1,14 @@
 /**
- * Lambda entry of the `docs` group. It imports the registry of every
- * group: the document describes them all.
+ * Lambda entry of the `docs` group. The document describes every group:
+ * their registry is imported when the document is first asked for.
  */
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { docsRoutes } from '../groups.ts';
 import { createHandler } from './handler.ts';
-import { docsBindings } from './routes.ts';
+import { createDocsRoutes, docsBindings } from './routes.ts';
+
+const routes = createDocsRoutes(
+  async () => (await import('../groups.ts')).endpointGroups,
+);
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(docsBindings), docsRoutes);
+export const handler = createHandler(await awsDeps(docsBindings), routes);

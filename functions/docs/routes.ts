@@ -7,10 +7,7 @@
 import * as v from 'valibot';
 import { type DepsOf, endpoints } from '../../shared/bindings.ts';
 import { NotFoundError } from '../../shared/errors.ts';
-import {
-  buildOpenApi,
-  type DocumentedGroup,
-} from '../../shared/http/openapi.ts';
+import type { DocumentedGroup } from '../../shared/http/openapi.ts';
 import { fileOf, htmlPage } from '../../shared/http/responses.ts';
 import { file, html, type Route, routeFor } from '../../shared/http/route.ts';
 import { assetOf, REDOC_BUNDLE } from './assets.ts';
@@ -44,16 +41,22 @@ const AssetParams = v.object({
 /**
  * GET /openapi.json, GET /docs and GET /docs/{asset}. `documented` gives
  * the groups to describe: the registry of every group, which lists this
- * one, so it is read when first asked for, not when declared.
+ * one, so it is read when first asked for, not when declared. On Lambda it
+ * is imported then too, with the document's builder: the function's cold
+ * start loads neither every group's routes nor the JSON Schema converter.
  */
 export const createDocsRoutes = (
-  documented: () => readonly DocumentedGroup[],
+  documented: () => Promise<readonly DocumentedGroup[]>,
 ): Route<DocsDeps>[] => {
   const documents = new Map<string, string>();
-  const documentFor = (serverUrl: string): string => {
+  const documentFor = async (serverUrl: string): Promise<string> => {
     const known = documents.get(serverUrl);
     if (known) return known;
-    const text = JSON.stringify(buildOpenApi(documented(), { serverUrl }));
+    const [groups, { buildOpenApi }] = await Promise.all([
+      documented(),
+      import('../../shared/http/openapi.ts'),
+    ]);
+    const text = JSON.stringify(buildOpenApi(groups, { serverUrl }));
     documents.set(serverUrl, text);
     return text;
   };
@@ -73,7 +76,7 @@ export const createDocsRoutes = (
         fileOf(
           200,
           'application/json',
-          documentFor(deps.endpoints.publicApiUrl),
+          await documentFor(deps.endpoints.publicApiUrl),
         ),
     }),
     route({

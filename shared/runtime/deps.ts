@@ -14,7 +14,14 @@ import {
   type DepsOf,
   STORE_NAMES,
 } from '../bindings.ts';
-import type { Clock, Endpoints, Ids, Mailer, QueueSender } from '../ports.ts';
+import type {
+  Clock,
+  Endpoints,
+  Ids,
+  LinkSigner,
+  Mailer,
+  QueueSender,
+} from '../ports.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
@@ -99,16 +106,21 @@ const provide = async (
     case 'mail':
       return { mailer: await need(options.mailer, 'mail') };
     case 'linkSecret': {
-      // jose, loaded only by the functions that sign or check links.
-      const { JoseLinkSigner } = await import(
-        '../adapters/jose-link-signer.ts'
-      );
-      return {
-        links: new JoseLinkSigner(
-          need(options.linkSecret, 'linkSecret'),
-          clock,
-        ),
+      // jose loads with the first link signed or checked, not at init.
+      const secret = need(options.linkSecret, 'linkSecret');
+      let signer: Promise<LinkSigner> | undefined;
+      const load = () => {
+        signer ??= import('../adapters/jose-link-signer.ts').then(
+          ({ JoseLinkSigner }) => new JoseLinkSigner(secret, clock),
+        );
+        return signer;
       };
+      const links: LinkSigner = {
+        sign: async (purpose, claims, ttlSeconds) =>
+          (await load()).sign(purpose, claims, ttlSeconds),
+        verify: async (purpose, token) => (await load()).verify(purpose, token),
+      };
+      return { links };
     }
     case 'sendingSetup':
       return {

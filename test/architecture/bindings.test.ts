@@ -52,6 +52,28 @@ describe('bindings', () => {
     expect(declared.path).toBe('/example');
   });
 
+  it('type a route with the stores its table binding names: a store not named does not compile', () => {
+    const listsOnly = [
+      table({ stores: ['lists'], actions: ['dynamodb:GetItem'] }),
+    ] as const;
+    const declared = routeFor<DepsOf<typeof listsOnly>>()({
+      method: 'GET',
+      path: '/example',
+      role: 'member',
+      summary: 'An example',
+      description: 'Reads a list, and would read a contact',
+      responses: { 200: json(Sent, 'Sent') },
+      errors: [],
+      handle: async (deps) => {
+        await deps.lists.get('org', 'list');
+        // @ts-expect-error the table binding names no contacts store
+        await deps.contacts.get('org', 'contact');
+        return ok({ sent: false });
+      },
+    });
+    expect(declared.path).toBe('/example');
+  });
+
   it('refuse a group whose routes need more than its bindings', () => {
     const needsMail = routeFor<
       DepsOf<readonly [typeof mail, typeof endpoints]>
