@@ -122,7 +122,7 @@ export const contactRoutes = [
         '- `search`: a case-insensitive substring of the email, the first name or the last name (1 to 100 characters).',
         "- `segmentId`: the contacts of the segment's list that it matches; `listId` may then be left out, and one that is not the segment's list answers 400 `segment.listMismatch`. A segment of another organization answers 404 `segment.notFound`.",
       ].join('\n'),
-      'Filters combine (AND). Without `tagId`, `search` and `segmentId` the total comes from the list’s counters; with them, the matches are counted. With `segmentId` the whole list is read on each call (its cost grows with the list).',
+      'Filters combine (AND). Without `tagId`, `search` and `segmentId` the total comes from the list’s counters; with them, the matches are counted. With `search` or `segmentId` (or `tagId` with `status`) a call reads at most 5,000 contacts: past them `pagination.totalExact` is false and `nextCursor` reads on.',
       'Page numbers read the contacts before the page again (page 250 reads 5,000 contacts). To walk a list, follow `pagination.nextCursor` instead: pass it as `cursor` (with the same filters and `limit`; other ones answer 400 naming `cursor`) and the next page starts where the last one ended, at the cost of that page alone; `pagination.page` then says which page it is, and `nextCursor` is null on the last page. With `cursor`, `page` is ignored.',
     ),
     query: ContactListingQuery,

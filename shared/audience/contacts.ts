@@ -202,14 +202,24 @@ export const listContacts = async (
   deps: Pick<Deps, 'contacts' | 'tags' | 'lists'>,
   orgId: string,
   query: ContactQueryInput,
+  /**
+   * A segment of the list on top of the filters: its matches are counted
+   * as a search's are (its id binds the cursor to it).
+   */
+  segment?: { id: string; matches: (contact: Contact) => boolean },
 ): Promise<Page<ContactView>> => {
-  const listing = listingOfQuery(query);
+  const listing = listingOfQuery({
+    ...query,
+    ...(segment ? { segmentId: segment.id } : {}),
+  });
   const position = query.cursor
     ? decodeCursor(listing, query.cursor)
     : undefined;
   const list = await requireList(deps, orgId, query.listId);
   const number = position?.page ?? query.page;
-  const knownTotal = await countedTotal(deps, orgId, list, query);
+  const knownTotal = segment
+    ? undefined
+    : await countedTotal(deps, orgId, list, query);
   // A tag of another organization (or none) matches nothing.
   if (knownTotal === null) {
     return { total: 0, items: [], page: number, nextCursor: null };
@@ -222,6 +232,7 @@ export const listContacts = async (
       ...(query.status ? { status: query.status } : {}),
       ...(query.tagId ? { tagId: query.tagId } : {}),
       ...(query.search ? { search: query.search } : {}),
+      ...(segment ? { matches: segment.matches } : {}),
     },
     request,
     knownTotal,
@@ -297,19 +308,6 @@ export const listingOfQuery = (query: {
   ...(query.tagId ? { tagId: query.tagId } : {}),
   ...(query.search ? { search: query.search } : {}),
 });
-
-/** The cursor after a page, or null when it is the last. */
-export const nextCursorOf = (
-  listing: ContactListing,
-  items: readonly Contact[],
-  page: number,
-  total: number,
-): string | null => {
-  const last = items.at(-1);
-  return last && page * listing.limit < total
-    ? encodeCursor(listing, last.email, page + 1)
-    : null;
-};
 
 /** Changes a contact's names (null clears) or status (per `withStatus`). */
 export const updateContact = async (

@@ -60,6 +60,11 @@ export interface ContactFilter {
   tagId?: string;
   /** Case-insensitive substring of the email, first or last name. */
   search?: string;
+  /**
+   * Keeps only the contacts it accepts, applied as they are read (a
+   * segment's conditions): the listing is then a counted one.
+   */
+  matches?: (contact: Contact) => boolean;
 }
 
 /** Contacts of lists, with the list and tag counters they move. */

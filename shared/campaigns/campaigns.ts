@@ -16,6 +16,7 @@ import {
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
 import { matchesSegment, type SegmentContact } from '../segments/evaluate.ts';
 import { requireSegmentOfList } from '../segments/segments.ts';
+import { shownAge } from '../sending/readiness.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import type {
   CreateCampaignInput,
@@ -443,7 +444,10 @@ export const campaignView = async (
     | 'audience'
     | 'segments'
     | 'appSettings'
-  >,
+  > & {
+    /** What a warm container may remember (the shown switch); else read. */
+    apiKeyCacheTtlSeconds?: number;
+  },
   orgId: string,
   campaignId: string,
 ): Promise<CampaignView> => {
@@ -454,7 +458,11 @@ export const campaignView = async (
   const { campaign, content } = found;
   const running = campaign.status === 'sending';
   const [app, state, audience] = await Promise.all([
-    deps.appSettings.get(),
+    deps.appSettings.get(
+      deps.apiKeyCacheTtlSeconds === undefined
+        ? {}
+        : shownAge({ apiKeyCacheTtlSeconds: deps.apiKeyCacheTtlSeconds }),
+    ),
     running ? deps.sends.get(orgId, campaignId) : undefined,
     campaign.status === 'draft' || campaign.status === 'scheduled'
       ? recipientCountOf(deps, orgId, campaign)

@@ -16,6 +16,13 @@ export interface QueryKey {
   skPrefix: string;
 }
 
+/** A partition and the inclusive range of the sort keys to query in it. */
+export interface KeyRange {
+  PK: string;
+  from: string;
+  to: string;
+}
+
 const org = (orgId: string) => `ORG#${orgId}`;
 
 /** Every key builder of the table. */
@@ -200,10 +207,14 @@ export const keys = {
     PK: org(orgId),
     SK: `IDENTITY#${identityId}`,
   }),
-  /** Every identity of the address book. */
-  identitiesOfOrganization: (orgId: string): QueryKey => ({
+  /**
+   * The whole address book, identities and head, in one Query: the head's
+   * key sorts just past its identities ('#' before 'B').
+   */
+  addressBook: (orgId: string): KeyRange => ({
     PK: org(orgId),
-    skPrefix: 'IDENTITY#',
+    from: 'IDENTITY#',
+    to: 'IDENTITYBOOK',
   }),
   /** One sending domain as an organization declared it. */
   domain: (orgId: string, domainId: string): Key => ({

@@ -16,7 +16,10 @@ export interface OrganizationRepository {
   setPostalAddress(orgId: string, postalAddress: string | null): Promise<void>;
   /** Sets (or, with null, clears back to UTC) the organization's time zone. */
   setTimezone(orgId: string, timezone: string | null): Promise<void>;
-  /** The organization's domain challenge token, stored on first use. */
+  /**
+   * The organization's domain challenge token, stored on first use and
+   * never changed afterwards (an adapter may keep it in memory).
+   */
   challengeToken(orgId: string, candidate: string): Promise<string>;
   /** Stores what is known of the organization's sending isolation. */
   saveIsolation(orgId: string, isolation: IsolationState): Promise<void>;
@@ -52,7 +55,12 @@ export interface Recounter {
 
 /** Application-wide settings, set by the operator. */
 export interface AppSettingsRepository {
-  get(): Promise<AppSettings>;
+  /**
+   * The settings; with `maxAgeMs`, a value this container read at most
+   * that long ago may answer without a read (what a GET shows). Without
+   * it, always read (what a send decides on).
+   */
+  get(options?: { maxAgeMs?: number }): Promise<AppSettings>;
   setSendingEnabled(enabled: boolean): Promise<void>;
 }
 

@@ -9,15 +9,9 @@ import {
   ContactQuery,
   type ContactQueryInput,
 } from '../audience/contact.schema.ts';
-import { decodeCursor } from '../audience/contact-cursor.ts';
-import { type ContactView, contactViews } from '../audience/contact-view.ts';
-import {
-  listContacts,
-  listingOfQuery,
-  nextCursorOf,
-} from '../audience/contacts.ts';
+import type { ContactView } from '../audience/contact-view.ts';
+import { listContacts } from '../audience/contacts.ts';
 import { requireList } from '../audience/lists.ts';
-import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
 import type { Page } from '../ports.ts';
 import { Id } from '../validation.ts';
@@ -38,7 +32,7 @@ export const ContactListingQuery = v.pipe(
       v.pipe(
         Id,
         v.description(
-          'Only the contacts the segment matches (its list is read whole)',
+          'Only the contacts the segment matches (counted as a search is: at most 5,000 contacts read per call, `totalExact` false past that)',
         ),
       ),
     ),
@@ -56,27 +50,13 @@ export type ContactListingQueryInput = v.InferOutput<
   typeof ContactListingQuery
 >;
 
-/** Whether a contact passes the listing's own filters (status, tag, search). */
-const passesFilters = (query: ContactListingQueryInput, contact: Contact) => {
-  if (query.status && contact.status !== query.status) return false;
-  if (query.tagId && !contact.tagIds.includes(query.tagId)) return false;
-  if (query.search) {
-    // The audience's own haystack: email and names joined by spaces.
-    const haystack = [contact.email, contact.firstName, contact.lastName]
-      .filter(Boolean)
-      .join(' ')
-      .toLowerCase();
-    if (!haystack.includes(query.search.toLowerCase())) return false;
-  }
-  return true;
-};
-
 /**
- * A page of contacts, by email. With `segmentId`: the segment's list is
- * read whole (its matches are counted for the total) and only the page is
- * kept; a `listId` that is not the segment's answers 400
- * `segment.listMismatch`. `status`, `tagId` and `search` combine with the
- * segment (AND).
+ * A page of contacts, by email. With `segmentId`: the contacts of the
+ * segment's list it matches, counted as a search's matches are (at most
+ * `CONTACT_SCAN_BUDGET` contacts read per call; past it `totalExact` is
+ * false and the cursor resumes the reading); a `listId` that is not the
+ * segment's answers 400 `segment.listMismatch`. `status`, `tagId` and
+ * `search` combine with the segment (AND).
  */
 export const listContactsOf = async (
   deps: Pick<AudienceDeps, 'contacts' | 'tags' | 'lists'> &
@@ -97,32 +77,12 @@ export const listContactsOf = async (
     listId === undefined
       ? await requireSegment(deps, orgId, segmentId)
       : await requireSegmentOfList(deps, orgId, segmentId, listId);
-  // 2. Walk the list (in email order): keep the page, count every match.
-  const listing = listingOfQuery(query);
-  const position = query.cursor
-    ? decodeCursor(listing, query.cursor)
-    : undefined;
-  const number = position?.page ?? query.page;
-  let offset = position ? 0 : (query.page - 1) * query.limit;
-  const items: Contact[] = [];
-  let total = 0;
-  for await (const contacts of deps.segments.contactsOfList(
+  // 2. The list's contacts the segment matches, counted as a search is:
+  // at most the read budget per call, the cursor resuming the reading.
+  return listContacts(
+    deps,
     orgId,
-    segment.listId,
-  )) {
-    for (const contact of contacts) {
-      if (!matchesSegment(segment, contact)) continue;
-      if (!passesFilters(query, contact)) continue;
-      // After a cursor, the page starts at the first match past its email.
-      if (position && contact.email <= position.after) offset = total + 1;
-      if (total >= offset && total < offset + query.limit) items.push(contact);
-      total++;
-    }
-  }
-  return {
-    total,
-    items: await contactViews(deps, orgId, items),
-    page: number,
-    nextCursor: nextCursorOf(listing, items, number, total),
-  };
+    { ...rest, listId: segment.listId } satisfies ContactQueryInput,
+    { id: segment.id, matches: (contact) => matchesSegment(segment, contact) },
+  );
 };

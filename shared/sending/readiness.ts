@@ -169,6 +169,15 @@ export const computeReadiness = (facts: SendingFacts): Readiness => {
   };
 };
 
+/**
+ * How old the application switch a GET shows may be: as old as a warm
+ * container's cached key (the staleness the API already accepts for an
+ * operator's action, 10 s by default).
+ */
+export const shownAge = (deps: { apiKeyCacheTtlSeconds: number }) => ({
+  maxAgeMs: deps.apiKeyCacheTtlSeconds * 1000,
+});
+
 /** What gathering the facts of readiness needs. */
 export type ReadinessDeps = Pick<
   Deps,
@@ -180,6 +189,7 @@ export type ReadinessDeps = Pick<
   | 'providerStatusTtlSeconds'
   | 'endpoints'
 > & {
+  apiKeyCacheTtlSeconds: number;
   // Readiness only reads the tenant's status, never changes the setup.
   provider: TenantStatusReader;
 };
@@ -201,11 +211,19 @@ export const sendingStateOf = async (
   organization: Organization,
   /** The identity that signs (a campaign's); the default when absent. */
   identityId?: string | null,
-  /** `remember: false`: a tenant status read again is not stored. */
-  options: { remember?: boolean } = {},
+  options: {
+    /** `false`: a tenant status read again is not stored. */
+    remember?: boolean;
+    /**
+     * `true`: the state is only shown (a GET), so the application switch
+     * may be as old as a cached key (`apiKeyCacheTtlSeconds`); a send
+     * always reads it.
+     */
+    shown?: boolean;
+  } = {},
 ): Promise<SendingState> => {
   const [app, isolation, domains, book] = await Promise.all([
-    deps.appSettings.get(),
+    deps.appSettings.get(options.shown ? shownAge(deps) : {}),
     currentIsolation(deps, organization, options),
     deps.domains.list(organization.id),
     deps.identities.getBook(organization.id),
@@ -231,8 +249,10 @@ export const sendingStateOf = async (
   return { readiness, book, sender };
 };
 
-/** The readiness object of one organization. */
+/** The readiness object of one organization, as a GET shows it. */
 export const readinessOf = async (
   deps: ReadinessDeps,
   organization: Organization,
-): Promise<Readiness> => (await sendingStateOf(deps, organization)).readiness;
+): Promise<Readiness> =>
+  (await sendingStateOf(deps, organization, undefined, { shown: true }))
+    .readiness;

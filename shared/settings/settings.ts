@@ -132,7 +132,7 @@ const settingsOf = async (
   org: Organization,
 ): Promise<SettingsView> => {
   const [{ book, readiness, sender }, optin] = await Promise.all([
-    sendingStateOf(deps, org),
+    sendingStateOf(deps, org, undefined, { shown: true }),
     deps.optinSettings.get(org.id),
   ]);
 

@@ -39,6 +39,8 @@ export interface DynamoCall {
   items: number;
   /** Who made it (see {@link meterDynamo}'s `label`). */
   label: string;
+  /** What it touched: the sort key (or key prefix) of its first item. */
+  target: string;
 }
 
 /** DynamoDB's item size: attribute names plus values, in bytes. */
@@ -129,6 +131,46 @@ const itemsOf = (output: Record<string, unknown>): number => {
   return 0;
 };
 
+/** A short name of what a call touched, for the detail listing. */
+const targetOf = (input: Record<string, unknown>): string => {
+  const shorten = (key: unknown) => {
+    const { PK, SK } = (key ?? {}) as { PK?: unknown; SK?: unknown };
+    const part = (value: unknown) =>
+      String(value ?? '').replace(/[0-9A-Z]{26}|[0-9a-f-]{36}/g, '…');
+    return SK === undefined ? part(PK) : `${part(PK)} ${part(SK)}`;
+  };
+  if (input.Key) return shorten(input.Key);
+  const values = input.ExpressionAttributeValues as
+    | Record<string, unknown>
+    | undefined;
+  if (input.KeyConditionExpression && values) {
+    return `query ${Object.values(values)
+      .slice(0, 2)
+      .map((value) => shorten({ PK: value }))
+      .join(' ')}`;
+  }
+  const requested = input.RequestItems as
+    | Record<string, { Keys?: unknown[] }>
+    | undefined;
+  if (requested) {
+    return Object.values(requested)
+      .flatMap((request) => (request.Keys ?? []).map(shorten))
+      .join(', ');
+  }
+  const transacted = input.TransactItems as
+    | Record<string, { Key?: unknown; Item?: unknown }>[]
+    | undefined;
+  if (transacted) {
+    return transacted
+      .map((entry) => {
+        const [kind, body] = Object.entries(entry)[0] ?? [];
+        return `${kind} ${shorten(body?.Key ?? body?.Item)}`;
+      })
+      .join(', ');
+  }
+  return '';
+};
+
 const isRefusal = (error: unknown) =>
   error instanceof Error &&
   (error.name === 'ConditionalCheckFailedException' ||
@@ -166,6 +208,7 @@ export const meterDynamo = (
           refused,
           items,
           label: who,
+          target: targetOf(input),
         });
       };
       try {

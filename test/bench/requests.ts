@@ -74,6 +74,7 @@ const serve = async (deps: Deps) => {
 };
 
 interface Figures {
+  calls: DynamoCall[];
   requests: number;
   operations: string;
   items: number;
@@ -93,6 +94,7 @@ const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   return {
+    calls: made,
     requests: made.length,
     operations: [...counts]
       .map(([name, n]) => (n > 1 ? `${name}×${n}` : name))
@@ -345,6 +347,23 @@ const main = async () => {
       rows.push({ what, cold: warm, warm });
     }
     await warmGateway.close();
+
+    // BENCH_DETAIL=1: every call of every row, to see where requests go.
+    if (process.env.BENCH_DETAIL) {
+      for (const { what, cold, warm } of rows) {
+        console.error(`\n${what}`);
+        for (const [when, figures] of [
+          ['cold', cold],
+          ['warm', warm],
+        ] as const) {
+          for (const call of figures.calls) {
+            const name = call.command.replace(/Command$/, '');
+            console.error(`  ${when} ${name.padEnd(18)} ${call.target}`);
+          }
+          if (cold === warm) break;
+        }
+      }
+    }
 
     const header =
       '| call | requests cold / warm | operations (warm) | items read | RCU | WCU | writes besides the rate counter |';

@@ -231,6 +231,8 @@ describe('segments through the pipeline (in process)', () => {
       total: 2,
       totalPages: 2,
       nextCursor: null,
+      // Counted as a search is: the whole list read within the budget.
+      totalExact: true,
     });
     expect(withList.json.data[0].email).toBe('cy@analytical.example');
     expect(mismatch.status).toBe(400);

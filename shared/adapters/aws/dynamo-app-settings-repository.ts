@@ -1,6 +1,7 @@
 /**
  * Driven adapter: the application-wide settings item.
  */
+import { performance } from 'node:perf_hooks';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ENTITY_TYPE, itemSchema, parseItem } from '../../db/items.ts';
@@ -18,19 +19,34 @@ const AppSettingsItem = itemSchema('AppSettings', {
 
 /** Application settings; sending is on until the operator switches it off. */
 export class DynamoAppSettingsRepository implements AppSettingsRepository {
+  /** The last value this container read, and when (monotonic ms). */
+  private last: { settings: AppSettings; readAt: number } | undefined;
+
   constructor(private readonly table: DynamoTable) {}
 
-  async get(): Promise<AppSettings> {
+  async get(options: { maxAgeMs?: number } = {}): Promise<AppSettings> {
+    const { maxAgeMs } = options;
+    if (
+      maxAgeMs !== undefined &&
+      this.last &&
+      performance.now() - this.last.readAt <= maxAgeMs
+    ) {
+      return this.last.settings;
+    }
+    const readAt = performance.now();
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
         Key: keys.appSettings(),
       }),
     );
-    return parseItem(AppSettingsItem, Item ?? {}, keys.appSettings());
+    const settings = parseItem(AppSettingsItem, Item ?? {}, keys.appSettings());
+    this.last = { settings, readAt };
+    return settings;
   }
 
   async setSendingEnabled(enabled: boolean): Promise<void> {
+    this.last = undefined;
     await this.table.client.send(
       new UpdateCommand({
         TableName: this.table.tableName,

@@ -243,6 +243,7 @@ const searchHaystack = (contact: Contact): string =>
 
 /** Whether a contact passes a listing's filters (read in memory). */
 const matchesFilter = (contact: Contact, filter: ContactFilter): boolean =>
+  (!filter.matches || filter.matches(contact)) &&
   (!filter.status || contact.status === filter.status) &&
   (!filter.tagId || contact.tagIds.includes(filter.tagId)) &&
   (!filter.search ||
@@ -357,7 +358,7 @@ export class DynamoContactRepository implements ContactRepository {
     // After a cursor the page starts at once; a page number needs the
     // matches before it.
     const offset = position === undefined ? (page - 1) * limit : 0;
-    if (knownTotal !== undefined) {
+    if (knownTotal !== undefined && !filter.matches) {
       if (offset >= knownTotal) {
         return { items: [], total: knownTotal, exact: true };
       }
@@ -519,7 +520,11 @@ export class DynamoContactRepository implements ContactRepository {
         const last = found.LastEvaluatedKey;
         lastRead = last ? emailOfContactKey(last.SK) : lastRead;
         finished = !last;
-        take((found.Items ?? []).map(contactFromItem));
+        take(
+          (found.Items ?? [])
+            .map(contactFromItem)
+            .filter((contact) => !filter.matches || filter.matches(contact)),
+        );
       }
     }
     return {

@@ -4,11 +4,7 @@
  * and every change of the book is one transaction conditional on that
  * version, so "exactly one default" holds whatever the interleaving.
  */
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
@@ -42,33 +38,30 @@ export class DynamoIdentityRepository implements IdentityRepository {
   constructor(private readonly table: DynamoTable) {}
 
   async getBook(orgId: string): Promise<IdentityBook> {
-    const query = keys.identitiesOfOrganization(orgId);
-    const [head, list] = await Promise.all([
-      this.table.client.send(
-        new GetCommand({
-          TableName: this.table.tableName,
-          Key: keys.identityBook(orgId),
-          ConsistentRead: true,
-        }),
-      ),
-      this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-          },
-          ConsistentRead: true,
-        }),
-      ),
-    ]);
+    // One Query reads the identities and the head together, as one
+    // consistent answer (a book is a few items, far below a Query's 1 MB).
+    const range = keys.addressBook(orgId);
+    const { Items = [] } = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': range.PK,
+          ':from': range.from,
+          ':to': range.to,
+        },
+        ConsistentRead: true,
+      }),
+    );
+    const head = Items.find((item) => item.SK === keys.identityBook(orgId).SK);
     // A book never written reads empty, at version 0.
-    const { version, defaultId } = head.Item
-      ? parseItem(IdentityBookItem, head.Item)
+    const { version, defaultId } = head
+      ? parseItem(IdentityBookItem, head)
       : { version: 0, defaultId: undefined };
     return {
-      identities: (list.Items ?? []).map(fromItem),
+      identities: Items.filter((item) =>
+        String(item.SK).startsWith(range.from),
+      ).map(fromItem),
       ...(defaultId !== undefined ? { defaultId } : {}),
       version,
     };

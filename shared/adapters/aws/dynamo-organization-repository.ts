@@ -55,8 +55,14 @@ const ChallengeTokenItem = itemSchema('Organization', {
 const fromItem = (item: Record<string, unknown>): Organization =>
   parseItem(OrganizationItem, item);
 
+/** How many organizations' challenge tokens a container keeps in memory. */
+const MEMORIZED_TOKENS = 10_000;
+
 /** Organizations, with their slugs reserved application-wide. */
 export class DynamoOrganizationRepository implements OrganizationRepository {
+  /** Challenge tokens already read, by organization (they never change). */
+  private readonly challengeTokens = new Map<string, string>();
+
   constructor(private readonly table: DynamoTable) {}
 
   async create(org: Organization): Promise<void> {
@@ -139,6 +145,21 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   }
 
   async challengeToken(orgId: string, candidate: string): Promise<string> {
+    // Written once and never changed: a container reads it once.
+    const known = this.challengeTokens.get(orgId);
+    if (known !== undefined) return known;
+    const token = await this.readOrCreateChallengeToken(orgId, candidate);
+    if (this.challengeTokens.size >= MEMORIZED_TOKENS) {
+      this.challengeTokens.clear();
+    }
+    this.challengeTokens.set(orgId, token);
+    return token;
+  }
+
+  private async readOrCreateChallengeToken(
+    orgId: string,
+    candidate: string,
+  ): Promise<string> {
     // A read first: the token is written once, and reads must not write.
     const key = keys.organization(orgId);
     const { Item } = await this.table.client.send(

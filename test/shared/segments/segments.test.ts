@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import {
   releaseSegment,
   useSegment,
@@ -25,8 +26,12 @@ import {
 import { orgWithList } from '../../support/audience.ts';
 import { createTestDeps, scanTable } from '../../support/dynamo.ts';
 
+/** How each test's deps catch their stream consumers up (the tag index). */
+const settleOf = new WeakMap<Deps, () => Promise<unknown>>();
+
 const setup = async () => {
-  const { deps, tableName } = await createTestDeps();
+  const { deps, tableName, events } = await createTestDeps();
+  settleOf.set(deps, events.settle);
   const { orgId, listId } = await orgWithList(deps);
   return { deps, tableName, orgId, listId };
 };
@@ -40,6 +45,8 @@ const seed = async (
 ) => {
   const report = await importContacts(deps, orgId, listId, lines);
   expect(report.rejected, JSON.stringify(report.errors)).toBe(0);
+  // The tag index follows the change stream, as on AWS.
+  await settleOf.get(deps)?.();
   const tags = await deps.tags.findByNames(orgId, ['vip', 'gold']);
   return {
     vip: tags.get('vip')?.id ?? '',
@@ -444,6 +451,71 @@ describe('segments in use by series', () => {
 });
 
 describe('contacts of a segment (GET /contacts?segmentId=)', () => {
+  it('past the read budget a call says totalExact false, and the cursor walk finds every match once, in order, each call reading at most the budget', async () => {
+    // Arrange: 40 contacts, one in two on the segment's domain; a budget of
+    // 12 contacts read per call.
+    const { deps, tableName, orgId, listId } = await setup();
+    await seed(
+      deps,
+      orgId,
+      listId,
+      Array.from({ length: 40 }, (_, i) => ({
+        email: `p${String(i).padStart(2, '0')}@${i % 2 ? 'other' : 'analytical'}.example`,
+      })),
+    );
+    const segment = await createSegment(deps, orgId, {
+      name: 'Analytical',
+      listId,
+      match: 'all',
+      conditions: [
+        { field: 'emailDomain', operator: 'is', value: 'analytical.example' },
+      ],
+    });
+    let read = 0;
+    const client = localDynamo(inject('dynamodbEndpoint'));
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const output = result.output as { ScannedCount?: number };
+        read += output.ScannedCount ?? 0;
+        return result;
+      },
+      { step: 'initialize', name: 'countScanned' },
+    );
+    const contacts = new DynamoContactRepository({ client, tableName }, 12);
+
+    // Act
+    const pages: Awaited<ReturnType<typeof listContactsOf>>[] = [];
+    const reads: number[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const before = read;
+      const page = await listContactsOf({ ...deps, contacts }, orgId, {
+        segmentId: segment.id,
+        page: 1,
+        limit: 5,
+        ...(cursor ? { cursor } : {}),
+      });
+      reads.push(read - before);
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor && pages.length < 20);
+
+    // Assert
+    const emails = pages.flatMap((p) => p.items.map((c) => c.email));
+    expect(emails).toHaveLength(20);
+    expect(new Set(emails).size).toBe(20);
+    expect(emails.every((e) => e.endsWith('@analytical.example'))).toBe(true);
+    expect(emails).toEqual([...emails].sort());
+    expect(Math.max(...reads)).toBeLessThanOrEqual(12);
+    expect(pages[0]?.totalExact).toBe(false);
+    expect(pages.at(-1)).toMatchObject({
+      totalExact: true,
+      total: 20,
+      nextCursor: null,
+    });
+  });
+
   it('pages the matching contacts of the segment’s list by email, with the total of matches', async () => {
     // Arrange
     const { deps, orgId, listId } = await setup();
@@ -477,7 +549,13 @@ describe('contacts of a segment (GET /contacts?segmentId=)', () => {
     expect(second.items.map((c) => c.email)).toEqual([
       'charles@engine.example',
     ]);
-    expect(past).toEqual({ total: 2, items: [], page: 3, nextCursor: null });
+    expect(past).toEqual({
+      total: 2,
+      items: [],
+      page: 3,
+      nextCursor: null,
+      totalExact: true,
+    });
     // The first page's cursor leads to the second.
     expect(first.nextCursor).toEqual(expect.any(String));
     expect(second.nextCursor).toBeNull();

@@ -1,0 +1,125 @@
+/**
+ * Reads the adapters save, on the embedded engine (issue 15, requests per
+ * GET): the address book in one Query, the domain challenge token read once
+ * per container, the application switch shown from memory for a short while
+ * and read again by every send.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import { DynamoAppSettingsRepository } from '../../../../shared/adapters/aws/dynamo-app-settings-repository.ts';
+import { DynamoIdentityRepository } from '../../../../shared/adapters/aws/dynamo-identity-repository.ts';
+import { DynamoOrganizationRepository } from '../../../../shared/adapters/aws/dynamo-organization-repository.ts';
+import { localDynamo } from '../../../../shared/runtime/local.ts';
+import { createIdentity } from '../../../../shared/sending/identities.ts';
+import { orgWithList } from '../../../support/audience.ts';
+import { createTestDeps } from '../../../support/dynamo.ts';
+
+/** The embedded engine's client, recording the commands sent through it. */
+const recordingClient = () => {
+  const client = localDynamo(inject('dynamodbEndpoint'));
+  const sent: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { client, sent };
+};
+
+describe('reads per call', () => {
+  it('the address book (identities, default and version) is one Query', async () => {
+    // Arrange
+    const { deps, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    const first = await createIdentity(deps, orgId, {
+      senderEmail: 'news@example.test',
+    });
+    await createIdentity(deps, orgId, {
+      senderEmail: 'team@example.test',
+      isDefault: true,
+    });
+    const { client, sent } = recordingClient();
+
+    // Act
+    const book = await new DynamoIdentityRepository({
+      client,
+      tableName,
+    }).getBook(orgId);
+
+    // Assert
+    expect(sent).toEqual(['QueryCommand']);
+    expect(book.identities.map((i) => i.senderEmail).sort()).toEqual([
+      'news@example.test',
+      'team@example.test',
+    ]);
+    expect(book.defaultId).not.toBe(first.id);
+    expect(book.version).toBe(2);
+  });
+
+  it('an address book never written reads empty at version 0, in one Query', async () => {
+    // Arrange
+    const { deps, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    const { client, sent } = recordingClient();
+
+    // Act
+    const book = await new DynamoIdentityRepository({
+      client,
+      tableName,
+    }).getBook(orgId);
+
+    // Assert
+    expect(book).toEqual({ identities: [], version: 0 });
+    expect(sent).toEqual(['QueryCommand']);
+  });
+
+  it('the domain challenge token is read once per container, and stays the one stored', async () => {
+    // Arrange
+    const { deps, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    const stored = await deps.organizations.challengeToken(orgId, 'first');
+    const { client, sent } = recordingClient();
+    const container = new DynamoOrganizationRepository({ client, tableName });
+
+    // Act
+    const once = await container.challengeToken(orgId, 'second');
+    const again = await container.challengeToken(orgId, 'third');
+
+    // Assert
+    expect(stored).toBe('first');
+    expect([once, again]).toEqual(['first', 'first']);
+    expect(sent).toEqual(['GetItemCommand']);
+  });
+
+  it('the application switch: a shown value may come from memory within its age, a send always reads', async () => {
+    // Arrange
+    const { tableName } = await createTestDeps();
+    const { client, sent } = recordingClient();
+    const container = new DynamoAppSettingsRepository({ client, tableName });
+    const operator = new DynamoAppSettingsRepository({
+      client: localDynamo(inject('dynamodbEndpoint')),
+      tableName,
+    });
+
+    // Act
+    const shown = await container.get({ maxAgeMs: 60_000 });
+    await operator.setSendingEnabled(false);
+    const shownAgain = await container.get({ maxAgeMs: 60_000 });
+    const readBySend = await container.get();
+    const shownAfterRead = await container.get({ maxAgeMs: 60_000 });
+    const expired = await container.get({ maxAgeMs: -1 });
+
+    // Assert
+    expect(shown.sendingEnabled).toBe(true);
+    expect(shownAgain.sendingEnabled).toBe(true);
+    expect(readBySend.sendingEnabled).toBe(false);
+    expect(shownAfterRead.sendingEnabled).toBe(false);
+    expect(expired.sendingEnabled).toBe(false);
+    expect(sent).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'GetItemCommand',
+    ]);
+  });
+});
