@@ -487,21 +487,27 @@ export const deliverBatch = async (
 /** What became of one paced send. */
 export type SendResult =
   | { kind: 'sent'; messageId: string }
-  | { kind: Exclude<SendRefusalKind, 'throttled'> | 'throttled' };
+  | { kind: Exclude<SendRefusalKind, 'throttled'> | 'throttled' }
+  /** `stillWanted` said no at the last instant: nothing was sent. */
+  | { kind: 'withdrawn' };
 
 /**
  * Sends one message at the next instant of the shared rate. Throttled: a
  * pause growing each time, a new instant, again — until the time budget
- * ends (never a failure of the recipient).
+ * ends (never a failure of the recipient). `stillWanted`, when given, is
+ * asked at each instant, just before the provider is called: false
+ * withdraws the send.
  */
 export const sendPaced = async (
   deps: Pick<DeliverDeps, 'mailer' | 'pacer' | 'clock'>,
   slots: Slots,
   mail: OutgoingMessage,
   started: number,
+  stillWanted?: () => Promise<boolean>,
 ): Promise<SendResult> => {
   for (let attempt = 0; ; attempt++) {
     await slots.take();
+    if (stillWanted && !(await stillWanted())) return { kind: 'withdrawn' };
     try {
       const { messageId } = await deps.mailer.send(mail);
       return { kind: 'sent', messageId };

@@ -332,6 +332,14 @@ const enrol = async (
     revision: 1,
   };
   if (await deps.enrolments.create(orgId, journey)) {
+    // Deleted or paused since it was found: no journey. Read after the
+    // journey was written, so a delete committed later finds the journey
+    // in its cleanup (and its schedule, if made after, fires on no head).
+    const headNow = await deps.sequences.get(orgId, sequence.id);
+    if (headNow?.kind !== 'sequence' || headNow.status !== 'active') {
+      await deps.enrolments.deleteMany(orgId, sequence.id, [contact.id]);
+      return false;
+    }
     await scheduleStep(deps, orgId, journey);
     logger.info('Contact enrolled', {
       orgId,
@@ -614,9 +622,26 @@ export const runStep = async (
       updatedAt: deps.clock.now().toISOString(),
     });
   const hour = last24Hours(now)[0] as string;
+  /**
+   * The head once more, at the instant the provider would be called: a
+   * DELETE or a pause that committed since the first read withdraws the
+   * send. The step is counted in the 24-hour window once, when it goes.
+   */
+  let headNow: Sequence | undefined = head;
+  let counted = false;
+  const stillWanted = async () => {
+    headNow = await deps.sequences.get(orgId, sequenceId);
+    if (headNow?.kind !== 'sequence' || headNow.status !== 'active') {
+      return false;
+    }
+    if (!counted) {
+      await deps.sendWindows.add(orgId, hour, 1);
+      counted = true;
+    }
+    return true;
+  };
   let result: SendResult;
   try {
-    await deps.sendWindows.add(orgId, hour, 1);
     result = await sendPaced(
       deps,
       new Slots(deps, await accountRate(deps), 1),
@@ -630,12 +655,26 @@ export const runStep = async (
         }),
       },
       Date.now(),
+      stillWanted,
     );
   } catch (error) {
     // Thrown before the provider was called (the pacer's item contended,
     // the account unreadable): sendPaced answers the provider's outcomes.
     await letGo();
     throw error;
+  }
+  if (result.kind === 'withdrawn') {
+    // Deleted since: the claim goes with the journeys' cleanup. Paused
+    // since: the step waits for the resume, like any fire while paused.
+    if (headNow) {
+      await deps.enrolments.update(orgId, holder, {
+        ...holder,
+        claim: null,
+        waiting: true,
+        updatedAt: deps.clock.now().toISOString(),
+      });
+    }
+    return;
   }
   switch (result.kind) {
     case 'sent':

@@ -675,6 +675,80 @@ describe('versions, pause and delete (sequence status rules)', () => {
     expect(w.schedules.has(pending)).toBe(false);
     expect(await journeyOf(w, sequenceId, contact.id)).toBeUndefined();
   });
+
+  it('deleted while a step is under way (its claim taken, the provider not called yet): the step is withdrawn, nothing is sent', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const reserve = w.deps.pacer.reserve.bind(w.deps.pacer);
+    let deleted = false;
+    w.deps.pacer.reserve = async (...args) => {
+      // The DELETE commits while this step waits for its instant.
+      if (!deleted) {
+        deleted = true;
+        await deleteSequence(w.deps, w.orgId, sequenceId);
+      }
+      return reserve(...args);
+    };
+    await w.run();
+
+    expect(deleted).toBe(true);
+    expect(subjects(w)).toEqual([]);
+    await w.events.settle();
+    await w.run();
+    expect(subjects(w)).toEqual([]);
+    expect(await journeyOf(w, sequenceId, contact.id)).toBeUndefined();
+  });
+
+  it('paused while a step is under way: the step is withdrawn and waits; on resume it is sent once', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const reserve = w.deps.pacer.reserve.bind(w.deps.pacer);
+    let paused = false;
+    w.deps.pacer.reserve = async (...args) => {
+      if (!paused) {
+        paused = true;
+        await updateSequence(w.deps, w.orgId, sequenceId, {
+          status: 'paused',
+        });
+      }
+      return reserve(...args);
+    };
+    await w.run();
+
+    expect(subjects(w)).toEqual([]);
+    const waiting = await journeyOf(w, sequenceId, contact.id);
+    expect(waiting).toMatchObject({ waiting: true, claim: null, sent: 0 });
+    expect(waiting?.position).toBe(0);
+
+    await updateSequence(w.deps, w.orgId, sequenceId, { status: 'active' });
+    await w.events.settle();
+    await w.run();
+    await w.run();
+    expect(subjects(w)).toEqual(['Step 1']);
+  });
+
+  it('deleted between finding the sequence and writing the journey: no journey stays, no step is scheduled', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const create = w.deps.enrolments.create.bind(w.deps.enrolments);
+    w.deps.enrolments.create = async (orgId, enrolment) => {
+      await deleteSequence(w.deps, orgId, enrolment.sequenceId);
+      return create(orgId, enrolment);
+    };
+    const contact = await join(w);
+
+    expect(await journeyOf(w, sequenceId, contact.id)).toBeUndefined();
+    expect(
+      w.schedules.has(stepScheduleName(w.orgId, sequenceId, contact.id, 0)),
+    ).toBe(false);
+    expect(w.queued.filter((m) => (m as StepMessage).kind === 'step')).toEqual(
+      [],
+    );
+    await w.run();
+    expect(subjects(w)).toEqual([]);
+  });
 });
 
 describe('series schedules follow the head (Series, Sequence and series status)', () => {
