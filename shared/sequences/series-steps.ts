@@ -59,6 +59,16 @@ export type SeriesScheduleDeps = Pick<
 /** What cancelling a version's steps needs: the scheduler only. */
 export type SeriesCancelDeps = SchedulingDeps;
 
+/** A held step is tried again this much later (as a sequence step is). */
+export const SERIES_HOLD_RETRY_MS = 60 * 60_000;
+
+/**
+ * How long after its campaign was made a held step is still tried: a
+ * series is dated, so a step is not sent days late. Past it, the campaign
+ * stays a draft saying why (`lastHold`), to be sent by hand or deleted.
+ */
+export const SERIES_HOLD_WINDOW_MS = 24 * 60 * 60_000;
+
 /**
  * What a step's fire needs: the series (head, version, nodes), its list,
  * segment and tag, and everything the send of a campaign needs (its
@@ -222,14 +232,16 @@ const sendStepCampaign = async (
   orgId: string,
   campaignId: string,
   context: Record<string, unknown>,
-): Promise<void> => {
+): Promise<'started' | 'held' | 'refused'> => {
   const at = () => deps.clock.now().toISOString();
   try {
     const { hold } = await startSend(deps, orgId, campaignId, {});
     if (hold) {
       logger.info('Series step held', { ...context, campaignId, hold });
       await recordHold(deps, orgId, campaignId, { reason: hold, at: at() });
+      return 'held';
     }
+    return 'started';
   } catch (error) {
     if (error instanceof SendingBlockedError) {
       logger.warn('Series step blocked: the organization cannot send', {
@@ -242,11 +254,11 @@ const sendStepCampaign = async (
         at: at(),
         blockers: [...error.blockers],
       });
-      return;
+      return 'held';
     }
     if (error instanceof AppError && STARTED_ELSEWHERE.has(error.code)) {
       logger.info('Series step already sent', { ...context, campaignId });
-      return;
+      return 'started';
     }
     if (error instanceof AppError && !(error instanceof ConflictError)) {
       logger.error('Series step refused: its campaign stays a draft', {
@@ -254,28 +266,73 @@ const sendStepCampaign = async (
         campaignId,
         error,
       });
-      return;
+      return 'refused';
     }
     throw error;
   }
 };
 
 /**
- * The campaign a step already made (an earlier fire): started if that fire
- * stopped before its send (a draft with no hold), else left as it is.
+ * Starts a step's campaign; held, the step's schedule is made again an
+ * hour later (its own name, so a pause, a delete or a new publish cancels
+ * it like the step's first), while the campaign is younger than
+ * {@link SERIES_HOLD_WINDOW_MS}.
+ */
+const sendOrRetry = async (
+  deps: SeriesFireDeps,
+  message: SeriesStepMessage,
+  campaign: Pick<Campaign, 'id' | 'createdAt'>,
+  context: Record<string, unknown>,
+): Promise<void> => {
+  const outcome = await sendStepCampaign(
+    deps,
+    message.orgId,
+    campaign.id,
+    context,
+  );
+  if (outcome !== 'held') return;
+  const retryAt = deps.clock.now().getTime() + SERIES_HOLD_RETRY_MS;
+  if (retryAt > Date.parse(campaign.createdAt) + SERIES_HOLD_WINDOW_MS) {
+    logger.warn(
+      'Series step held past its window: its campaign stays a draft',
+      {
+        ...context,
+        campaignId: campaign.id,
+      },
+    );
+    return;
+  }
+  await deps.scheduler.schedule({
+    name: seriesStepScheduleName(
+      message.orgId,
+      message.seriesId,
+      message.versionId,
+      message.step,
+    ),
+    at: new Date(retryAt),
+    queue: STEPS_QUEUE,
+    message,
+  });
+};
+
+/**
+ * The campaign a step already made (an earlier fire, or the retry of a
+ * held step): started if it is still a draft — that fire stopped before
+ * its send, or its send was held —, else left as it is (sending, sent, or
+ * deleted by hand).
  */
 const resumeStep = async (
   deps: SeriesFireDeps,
-  orgId: string,
+  message: SeriesStepMessage,
   campaignId: string,
   context: Record<string, unknown>,
 ): Promise<string | undefined> => {
-  const campaign = await deps.campaigns.get(orgId, campaignId);
+  const campaign = await deps.campaigns.get(message.orgId, campaignId);
   if (!campaign) {
     logger.info('Series step fired again: its campaign was deleted', context);
     return undefined;
   }
-  if (campaign.status !== 'draft' || campaign.lastHold) {
+  if (campaign.status !== 'draft') {
     logger.info('Series step fired again: nothing more to do', {
       ...context,
       campaignId,
@@ -283,7 +340,7 @@ const resumeStep = async (
     });
     return campaignId;
   }
-  await sendStepCampaign(deps, orgId, campaignId, context);
+  await sendOrRetry(deps, message, campaign, context);
   return campaignId;
 };
 
@@ -299,7 +356,8 @@ const resumeStep = async (
  * 4. Make the step's campaign (a draft recorded with its step, so that a
  *    concurrent fire makes none), then start its send as POST
  *    /campaigns/{id}/send does now: held (switch, quota) or blocked
- *    (readiness), it stays a draft saying why (`lastHold`).
+ *    (readiness), it stays a draft saying why (`lastHold`) and the step
+ *    is tried again in an hour, for a day.
  *
  * @returns the id of the step's campaign (made now or by an earlier fire),
  * undefined when the fire did nothing.
@@ -331,7 +389,7 @@ export const fireSeriesStep = async (
   // 2. Made already?
   const origin: CampaignOrigin = { seriesId, versionId, step };
   const made = await deps.campaigns.ofSeriesStep(orgId, origin);
-  if (made) return resumeStep(deps, orgId, made, context);
+  if (made) return resumeStep(deps, message, made, context);
 
   // 3. The step and its audience.
   const found = await deps.sequences.getVersionWithNodes(
@@ -392,12 +450,12 @@ export const fireSeriesStep = async (
     // Another fire of the step made it first.
     const other = await deps.campaigns.ofSeriesStep(orgId, origin);
     if (!other) throw error;
-    return resumeStep(deps, orgId, other, context);
+    return resumeStep(deps, message, other, context);
   }
   logger.info('Series step made its campaign', {
     ...context,
     campaignId: campaign.id,
   });
-  await sendStepCampaign(deps, orgId, campaign.id, context);
+  await sendOrRetry(deps, message, campaign, context);
   return campaign.id;
 };

@@ -58,6 +58,8 @@ import {
 import {
   cancelSeriesSteps,
   fireSeriesStep,
+  SERIES_HOLD_RETRY_MS,
+  SERIES_HOLD_WINDOW_MS,
   type SeriesStepMessage,
   scheduleSeriesSteps,
   seriesStepScheduleName,
@@ -616,7 +618,7 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
     ).toBe(0);
   });
 
-  it('a step held by the switch stays a draft saying why (lastHold), and a second fire leaves it be', async () => {
+  it('a step held by the switch stays a draft saying why (lastHold) and is tried again an hour later (the same schedule name): once sending is back the retry sends it, once', async () => {
     // Arrange
     const s = await stack();
     await s.contact(uniqueEmail('ann'));
@@ -624,18 +626,73 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
     await setSendingEnabled(s.deps, false);
     s.clock.set(DAY_1);
     const fire = fireOf(s, seriesId, versionId, 1);
+    const name = seriesStepScheduleName(s.orgId, seriesId, versionId, 1);
+    s.schedules.clear();
 
-    // Act
+    // Act: the fire is held; its retry is scheduled an hour later.
     const id = await fireSeriesStep(s.deps, fire);
-    await setSendingEnabled(s.deps, true);
-    const again = await fireSeriesStep(s.deps, fire);
+    const retry = s.schedules.get(name);
 
     // Assert
-    expect(again).toBe(id);
     expect(s.dispatched).toEqual([]);
     expect(await s.deps.campaigns.get(s.orgId, id as string)).toMatchObject({
       status: 'draft',
       lastHold: { reason: 'sending_disabled', at: DAY_1 },
+    });
+    expect(retry?.at.toISOString()).toBe(
+      new Date(Date.parse(DAY_1) + SERIES_HOLD_RETRY_MS).toISOString(),
+    );
+    expect(retry?.message).toEqual(fire);
+
+    // Act: sending is back; the retry fires (twice: a duplicate).
+    await setSendingEnabled(s.deps, true);
+    s.schedules.clear();
+    s.clock.set(retry?.at.toISOString() as string);
+    const again = await fireSeriesStep(s.deps, fire);
+    const duplicate = await fireSeriesStep(s.deps, fire);
+    await s.drain();
+
+    // Assert: the same campaign, sent once; no further retry.
+    expect(again).toBe(id);
+    expect(duplicate).toBe(id);
+    expect(s.accepted).toHaveLength(1);
+    expect(s.schedules.size).toBe(0);
+    expect(
+      (await s.deps.campaigns.get(s.orgId, id as string))?.status,
+    ).not.toBe('draft');
+  });
+
+  it('a step still held a day after its campaign was made is tried no more: the campaign stays a draft saying why, to be sent by hand', async () => {
+    // Arrange
+    const s = await stack();
+    await s.contact(uniqueEmail('ann'));
+    const { seriesId, versionId } = await publishedSeries(s, ONE_STEP);
+    await setSendingEnabled(s.deps, false);
+    s.clock.set(DAY_1);
+    const fire = fireOf(s, seriesId, versionId, 1);
+    const id = await fireSeriesStep(s.deps, fire);
+
+    // Act: the retries come hourly while sending stays off.
+    let retries = 0;
+    for (;;) {
+      const next = s.schedules.get(
+        seriesStepScheduleName(s.orgId, seriesId, versionId, 1),
+      );
+      if (!next) break;
+      s.schedules.clear();
+      s.clock.set(next.at.toISOString());
+      await fireSeriesStep(s.deps, fire);
+      retries++;
+      if (retries > 30) throw new Error('retried forever');
+    }
+
+    // Assert: tried hourly for a day (the last retry 24 hours after the
+    // first fire), then left.
+    expect(retries).toBe(SERIES_HOLD_WINDOW_MS / SERIES_HOLD_RETRY_MS);
+    expect(s.dispatched).toEqual([]);
+    expect(await s.deps.campaigns.get(s.orgId, id as string)).toMatchObject({
+      status: 'draft',
+      lastHold: { reason: 'sending_disabled' },
     });
   });
 
