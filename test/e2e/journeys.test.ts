@@ -3,6 +3,7 @@
  * API writes, the table's stream enrols, the steps consumer sends, the
  * mail lands in the mailbox, and the local clock moves time for the waits.
  */
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningStack, startStack } from '../support/local-stack.ts';
 import {
@@ -23,6 +24,18 @@ const waitForMail = async (
     if (mails.length >= count || Date.now() > deadline) return mails;
     await new Promise((r) => setTimeout(r, 250));
   }
+};
+
+/**
+ * Local midnight of the first day, at least two days after `nowIso`, whose
+ * next day starts with clocks sprung forward in `zone`.
+ */
+const dayBeforeSpringForward = (nowIso: string, zone: string): DateTime => {
+  let day = DateTime.fromISO(nowIso, { zone }).startOf('day').plus({ days: 2 });
+  for (let i = 0; i < 800; i++, day = day.plus({ days: 1 })) {
+    if (day.plus({ days: 1 }).endOf('day').offset > day.offset) return day;
+  }
+  throw new Error(`${zone} springs forward in no day of two years`);
 };
 
 const address = (name: string) =>
@@ -165,8 +178,17 @@ describe('journeys on the local stack (end to end, mail in the mailbox)', () => 
   }, 90_000);
 
   it('a series with two steps across a daylight-saving change: 9:00 in New York on both days, an hour apart in UTC', async () => {
-    // Arrange: the organization in New York; day 1 is Saturday 13 March
-    // 2027, the day before clocks spring forward (Sunday 14 March, 2:00).
+    // Arrange: the organization in New York; day 1 is the next day before
+    // clocks spring forward there (found from the stack's clock, so the
+    // test never dates itself).
+    const { now } = await stack.admin('local', 'clock', 'show');
+    const day1 = dayBeforeSpringForward(now as string, 'America/New_York');
+    const nineOn = (day: DateTime) =>
+      day.set({ hour: 9 }).toUTC().toISO({ suppressMilliseconds: true });
+    const [first, second] = [nineOn(day1), nineOn(day1.plus({ days: 1 }))];
+    expect(Date.parse(second as string) - Date.parse(first as string)).toBe(
+      23 * 3_600_000,
+    );
     expect(
       (
         await call('/settings/sending', {
@@ -186,7 +208,7 @@ describe('journeys on the local stack (end to end, mail in the mailbox)', () => 
       body: {
         name: 'Spring course',
         listId,
-        startsAt: '2027-03-13T00:00:00-05:00',
+        startsAt: day1.toISO(),
       },
     });
     expect(created.status).toBe(201);
@@ -234,11 +256,11 @@ describe('journeys on the local stack (end to end, mail in the mailbox)', () => 
     await new Promise((r) => setTimeout(r, 3000));
 
     // Act + assert: 9:00 EST is 14:00 UTC, 9:00 EDT is 13:00 UTC.
-    await clockTo('2027-03-13T14:00:00Z');
+    await clockTo(first as string);
     expect((await waitForMail(stack, email, 1)).map((m) => m.subject)).toEqual([
       'Lesson 1',
     ]);
-    await clockTo('2027-03-14T13:00:00Z');
+    await clockTo(second as string);
     expect((await waitForMail(stack, email, 2)).map((m) => m.subject)).toEqual([
       'Lesson 1',
       'Lesson 2',
@@ -251,5 +273,10 @@ describe('journeys on the local stack (end to end, mail in the mailbox)', () => 
       'Spring course — step 1',
       'Spring course — step 2',
     ]);
+    // The demo organization back in UTC for whatever runs next.
+    await call('/settings/sending', {
+      method: 'PATCH',
+      body: { timezone: null },
+    });
   }, 120_000);
 });
