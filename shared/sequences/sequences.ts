@@ -13,6 +13,7 @@ import {
   RuleViolationError,
   ValidationError,
 } from '../errors.ts';
+import { timeZoneOf } from '../organizations/model.ts';
 import { sequenceCapOf } from '../organizations/organizations.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
@@ -48,6 +49,7 @@ import {
   type UpdateSequenceInput,
   type UpdateSeriesInput,
 } from './sequence.schema.ts';
+import { seriesCalendar } from './timing.ts';
 
 // ---------------------------------------------------------------- views
 
@@ -1191,7 +1193,7 @@ export const deleteNode = async (
  * sequence, its trigger's list or tag gone.
  */
 const publishProblems = async (
-  deps: Pick<Deps, 'lists' | 'tags' | 'segments' | 'clock'>,
+  deps: Pick<Deps, 'lists' | 'tags' | 'segments' | 'clock' | 'organizations'>,
   orgId: string,
   s: Sequence,
   { version, nodes }: VersionWithNodes,
@@ -1212,7 +1214,7 @@ const publishProblems = async (
         message: `node ${node.id} has no subject`,
       });
     }
-    let variables: string[] = [];
+    let variables: string[] | undefined;
     try {
       variables = (await analyzeTemplate(node.content)).variables;
       await checkRenders({
@@ -1225,6 +1227,8 @@ const publishProblems = async (
         message: `node ${node.id} does not render: ${(error as Error).message}`,
       });
     }
+    // What it uses is unknown until it parses: nothing more to say.
+    if (!variables) continue;
     if (!variables.includes('unsubscribeUrl')) {
       problems.push({
         field: `${at}.content`,
@@ -1250,6 +1254,22 @@ const publishProblems = async (
         field: 'startsAt',
         message: `${version.startsAt} is in the past: day 1 must be in the future`,
       });
+    } else {
+      // A step's time of day may come before startsAt on its day: that
+      // step would never be sent (the past is not scheduled).
+      const org = await deps.organizations.get(orgId);
+      const zone = org ? timeZoneOf(org) : 'UTC';
+      for (const step of seriesCalendar(
+        new Date(version.startsAt),
+        nodes,
+        zone,
+      )) {
+        if (step.at > now) continue;
+        problems.push({
+          field: `nodes.${step.index}.sendTimeMinutes`,
+          message: `node ${step.nodeId} would go out at ${step.at.toISOString()} (${zone}), which is past: move startsAt or the time of day`,
+        });
+      }
     }
     const [list, tag] = await Promise.all([
       version.listId ? deps.lists.get(orgId, version.listId) : undefined,
@@ -1305,7 +1325,10 @@ const publishProblems = async (
  * in flight on it go on with it).
  */
 export const publishVersion = async (
-  deps: Pick<Deps, 'sequences' | 'segments' | 'lists' | 'tags' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'sequences' | 'segments' | 'lists' | 'tags' | 'clock' | 'organizations'
+  >,
   orgId: string,
   sequenceId: string,
   versionId: string,

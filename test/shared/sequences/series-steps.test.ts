@@ -321,6 +321,80 @@ describe('schedules: one per series step, at its instant on the calendar', () =>
     );
   });
 
+  it('publish names a step whose time of day is already past on its day (startsAt later today, the step earlier): it would never be sent', async () => {
+    // Arrange: now is 08:00 in New York; day 1 starts at 10:00, and the
+    // first step is at 07:00 that day, the second at 07:00 the next.
+    const s = await stack();
+    const created = await createSeries(
+      s.deps,
+      s.orgId,
+      parse(CreateSeriesBody, {
+        name: 'Too early',
+        listId: s.listId,
+        startsAt: '2026-10-29T14:00:00.000Z',
+      }),
+    );
+    const versionId = created.draftVersionId as string;
+    const ids: string[] = [];
+    for (const type of ['send_email', 'wait', 'send_email'] as const) {
+      const node = await addNode(
+        s.deps,
+        s.orgId,
+        created.id,
+        versionId,
+        parse(
+          CreateNodeBody,
+          type === 'wait' ? { type, waitHours: 24 } : { type },
+        ),
+      );
+      if (type === 'wait') continue;
+      ids.push(node.id);
+      await updateNode(
+        s.deps,
+        s.orgId,
+        created.id,
+        versionId,
+        node.id,
+        parse(UpdateNodeBody, { subject: 'Hi', content: CONTENT }),
+      );
+      await updateNode(
+        s.deps,
+        s.orgId,
+        created.id,
+        versionId,
+        node.id,
+        parse(UpdateNodeBody, { sendTimeMinutes: 7 * 60 }),
+      );
+    }
+
+    // Act
+    const refused = await publishVersion(
+      s.deps,
+      s.orgId,
+      created.id,
+      versionId,
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    // Assert: only the first step is named; the version stays a draft.
+    expect(refused).toMatchObject({
+      code: 'sequence.publishInvalid',
+      details: [
+        {
+          field: 'nodes.0.sendTimeMinutes',
+          message: expect.stringContaining(
+            `node ${ids[0]} would go out at 2026-10-29T11:00:00.000Z`,
+          ),
+        },
+      ],
+    });
+    expect(
+      (await s.deps.sequences.get(s.orgId, created.id))?.publishedVersionId,
+    ).toBeNull();
+  });
+
   it('schedules only the steps still to come: a step whose instant has passed is not sent', async () => {
     // Arrange: published before day 1, activated on day 2.
     const s = await stack();
