@@ -295,6 +295,10 @@ export const ERROR_CODES = {
     400,
     'No draft is open: open one with POST /sequences/{sequenceId}/versions first; nothing changed',
   ),
+  'sequence.onlyVersion': entry(
+    400,
+    'The draft is the only version of a series never published, and holds its list: edit it, or delete the series',
+  ),
   'sequence.draftOpen': entry(
     409,
     'A draft is already open: edit or publish it (at most one draft at a time)',

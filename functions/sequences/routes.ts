@@ -348,7 +348,7 @@ export const sequenceRoutes = [
     role: 'admin',
     summary: 'Discard the open draft',
     description: md(
-      'Deletes the draft with its nodes; the published version is untouched.',
+      'Deletes the draft with its nodes; the published version is untouched. A series that was never published keeps its draft (it holds the list the series sends to): 400 `sequence.onlyVersion`.',
       DRAFT_ONLY,
       TENANCY,
     ),
@@ -358,6 +358,7 @@ export const sequenceRoutes = [
       'sequence.notFound',
       'sequenceVersion.notFound',
       'sequence.versionNotDraft',
+      'sequence.onlyVersion',
       'sequence.changed',
     ],
     handle: async (deps, { caller, params }) =>

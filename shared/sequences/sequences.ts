@@ -109,7 +109,13 @@ const calendarEntries = {
  * is open (what an edit changes), else the published version's.
  */
 export const SeriesView = v.pipe(
-  v.object({ ...headEntries, ...calendarEntries }),
+  v.object({
+    ...headEntries,
+    ...calendarEntries,
+    // A series always has a version holding its list (its only draft
+    // cannot be discarded).
+    listId: v.pipe(ViewId, v.description('The list it sends to')),
+  }),
   v.title('Series'),
 );
 export type SeriesView = v.InferOutput<typeof SeriesView>;
@@ -250,11 +256,21 @@ export const sequenceView = (s: Sequence): SequenceView => ({
   triggerTargetId: s.trigger?.targetId ?? null,
 });
 
-/** The series as its routes show it, with the calendar of `version`. */
+/**
+ * The series as its routes show it, with the calendar of `version` (its
+ * open draft, else its published version: a series always has one, which
+ * names its list — created with it, copied by every new draft).
+ */
 export const seriesView = (
   s: Sequence,
   version: SeriesCalendar | undefined,
-): SeriesView => ({ ...headOf(s), ...calendarOf(version) });
+): SeriesView => {
+  const calendar = calendarOf(version);
+  if (!calendar.listId) {
+    throw new Error(`Series ${s.id} has no version naming its list`);
+  }
+  return { ...headOf(s), ...calendar, listId: calendar.listId };
+};
 
 const versionView = (version: SequenceVersion): VersionView => ({
   id: version.id,
@@ -976,6 +992,14 @@ export const discardVersion = async (
 ): Promise<Deleted> => {
   const s = await requireSequence(deps, orgId, sequenceId);
   const { version } = await requireDraft(deps, orgId, sequenceId, versionId);
+  if (s.kind === 'series' && !s.publishedVersionId) {
+    // The draft is all the series has: its list lives there.
+    throw new ValidationError(
+      `Version ${version.number} is the only version of series ${s.id}, never published: edit it, or delete the series`,
+      [{ field: 'versionId', message: 'is the only version of the series' }],
+      { code: 'sequence.onlyVersion' },
+    );
+  }
   const after: Sequence = {
     ...s,
     draftVersionId: null,

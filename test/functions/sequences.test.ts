@@ -943,7 +943,7 @@ describe('Series and segments', () => {
     ).toBe(200);
   });
 
-  it('discarding a draft lets its segment go', async () => {
+  it('the only draft of a series never published is not discarded (400 sequence.onlyVersion: it holds the list), so its segment stays held; deleting the series lets it go', async () => {
     const client = await createApiClient();
     const org = await organization(client);
     const segmentId = await segmentOf(client, org, org.listId);
@@ -955,12 +955,27 @@ describe('Series and segments', () => {
         audienceSegmentId: segmentId,
       },
     });
+    const { id, draftVersionId } = created.json.data;
 
-    await client.delete(
-      `/sequences/${created.json.data.id}/versions/${created.json.data.draftVersionId}`,
+    const discarded = await client.delete(
+      `/sequences/${id}/versions/${draftVersionId}`,
       { key: org.key },
     );
+    const held = await client.delete(`/segments/${segmentId}`, {
+      key: org.key,
+    });
+    const series = await client.get(`/series/${id}`, { key: org.key });
+    await client.delete(`/series/${id}`, { key: org.key });
 
+    expect([discarded.status, discarded.json.code]).toEqual([
+      400,
+      'sequence.onlyVersion',
+    ]);
+    expect(held.json.code).toBe('segment.inUse');
+    expect(series.json.data).toMatchObject({
+      listId: org.listId,
+      draftVersionId,
+    });
     expect(
       (await client.delete(`/segments/${segmentId}`, { key: org.key })).status,
     ).toBe(200);
