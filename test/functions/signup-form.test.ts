@@ -86,28 +86,44 @@ const harness = async (
   };
 };
 
-/** Opens the form, waits `seconds` like a person, and sends it. */
+/**
+ * Opens the form (coming from a blog post unless `referrer` says
+ * otherwise), waits `seconds` like a person, and sends it as a browser
+ * does from our pages: without a Referer.
+ */
 const signUp = async (
   h: Harness,
   fields: Record<string, string>,
-  options: { seconds?: number; ip?: string; token?: string } = {},
+  options: {
+    seconds?: number;
+    ip?: string;
+    token?: string;
+    path?: string;
+    referrer?: string | null;
+    postHeaders?: Record<string, string>;
+  } = {},
 ) => {
-  const shown = await h.client.get(h.path, { origin: 'pages' });
+  const path = options.path ?? h.path;
+  const referrer =
+    options.referrer === undefined
+      ? 'https://blog.example.test/post'
+      : options.referrer;
+  const shown = await h.client.get(path, {
+    origin: 'pages',
+    ...(referrer === null ? {} : { headers: { referer: referrer } }),
+  });
   h.clock.advance((options.seconds ?? 8) * 1000);
   const form = new URLSearchParams({
     form_token: options.token ?? inputValue(shown.body, 'form_token'),
     website: '',
     ...fields,
   });
-  return h.client.post(h.path, {
+  return h.client.post(path, {
     origin: 'pages',
     rawBody: form.toString(),
     contentType: 'application/x-www-form-urlencoded',
     sourceIp: options.ip ?? '198.51.100.20',
-    headers: {
-      'user-agent': 'Mozilla/5.0 (test)',
-      referer: 'https://blog.example.test/post',
-    },
+    headers: { 'user-agent': 'Mozilla/5.0 (test)', ...options.postHeaders },
   });
 };
 
@@ -177,6 +193,44 @@ describe('the hosted sign-up form', () => {
       ),
     ).toHaveLength(1);
     expect(after.confirmedAt).not.toBeNull();
+  });
+
+  it('the consent record names the page that sent the visitor (the Referer of the page view, carried by the form token), never the post’s own; a non-http(s) or overlong one is none', async () => {
+    // Arrange
+    const [fromNews, spoofed, scripted, overlong, none] = [
+      uniqueEmail('ref-news'),
+      uniqueEmail('ref-spoofed'),
+      uniqueEmail('ref-script'),
+      uniqueEmail('ref-long'),
+      uniqueEmail('ref-none'),
+    ];
+    const long = `https://long.example.test/${'a'.repeat(2048)}`;
+    // Act
+    await signUp(
+      h,
+      { email: fromNews },
+      { referrer: 'https://news.example.test/issue?id=7#top' },
+    );
+    await signUp(
+      h,
+      { email: spoofed },
+      {
+        referrer: null,
+        postHeaders: { referer: 'https://spoofed.example.test/' },
+      },
+    );
+    await signUp(h, { email: scripted }, { referrer: 'javascript:alert(1)' });
+    await signUp(h, { email: overlong }, { referrer: long });
+    await signUp(h, { email: none }, { referrer: null });
+    // Assert
+    const referrerOf = async (email: string) =>
+      (await contactOf(h, email)).consents[0].referrer;
+    expect(await referrerOf(fromNews)).toBe(
+      'https://news.example.test/issue?id=7#top',
+    );
+    for (const email of [spoofed, scripted, overlong, none]) {
+      expect(await referrerOf(email), email).toBeNull();
+    }
   });
 
   it('always double opt-in: with optin.required false the contact is still pending', async () => {
@@ -271,9 +325,45 @@ describe('the hosted sign-up form', () => {
       contentType: 'application/x-www-form-urlencoded',
       sourceIp: '198.51.100.20',
     });
-    // Assert
+    // Assert: it keeps where the visitor came from, too.
     expect(again.status).toBe(200);
-    expect((await contactOf(h, email))?.status).toBe('pending');
+    const contact = await contactOf(h, email);
+    expect(contact?.status).toBe('pending');
+    expect(contact?.consents[0].referrer).toBe(
+      'https://blog.example.test/post',
+    );
+  });
+
+  it('a form open for more than a day is shown again (400, "please send it again", nothing written); sent again, it signs up', async () => {
+    // Arrange
+    const email = uniqueEmail('stale');
+    const before = await h.client.scan();
+    // Act: sent a day and a second after it was shown.
+    const stale = await signUp(h, { email }, { seconds: 24 * 3600 + 1 });
+    const afterStale = await h.client.scan();
+    const mailAfterStale = await mailTo(email);
+    h.clock.advance(8000);
+    const again = await h.client.post(h.path, {
+      origin: 'pages',
+      rawBody: new URLSearchParams({
+        form_token: inputValue(stale.body, 'form_token'),
+        website: '',
+        email,
+      }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      sourceIp: '198.51.100.20',
+    });
+    // Assert
+    expect(stale.status).toBe(400);
+    expect(stale.body).toContain(
+      'This form was open for more than a day: please send it again.',
+    );
+    expect(stale.body).toContain(`value="${email}"`);
+    expect(afterStale).toEqual(before);
+    expect(mailAfterStale).toEqual([]);
+    expect(again.status).toBe(200);
+    expect((await contactOf(h, email)).status).toBe('pending');
+    expect(await mailTo(email)).toHaveLength(1);
   });
 
   it('a confirmation that could not go out (the organization cannot send) does not hold the next one back for a day', async () => {
