@@ -154,10 +154,11 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
   /** Creates and publishes a page; answers its id and public URL. */
   const publishedPage = async (
     page: Record<string, unknown>,
+    content: Record<string, unknown> = CONTENT,
   ): Promise<{ id: string; publicUrl: string }> => {
     const created = await api('POST', '/signup-pages', {
       listId,
-      ...CONTENT,
+      ...content,
       ...page,
     });
     await api('POST', `/signup-pages/${created.id}/publish`);
@@ -360,16 +361,19 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
 
   it('a pasted page: keyboard sign-up past a mistake, no WCAG 2.2 AA violation, nothing from elsewhere', async () => {
     // Arrange
-    const created = await publishedPage({
-      name: 'Newsletter (pasted)',
-      html: PASTED,
-      slug: 'tuesday-pasted',
-    });
+    // A pasted page's fields and consent wording are its form's own.
+    const { fields: _fields, consentText: _wording, ...said } = CONTENT;
+    const created = await publishedPage(
+      { name: 'Newsletter (pasted)', html: PASTED, slug: 'tuesday-pasted' },
+      said,
+    );
     const email = uniqueEmail('e2e-pasted');
     const { page, elsewhere, refusals } = await openTab();
 
-    // Act
-    await page.goto(created.publicUrl);
+    // Act: the visitor comes from a post linking to the page.
+    await page.goto(created.publicUrl, {
+      referer: 'https://blog.example.test/tuesday',
+    });
     await expectAccessible(page, 'pasted, fresh');
     const visited = await typeThrough(page, ['ada@', 'Ada']);
     const invalid = await submitWithEnter(page);
@@ -385,6 +389,7 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
     const statusText = await page.getByRole('status').innerText();
     await expectAccessible(page, 'pasted, success');
     const link = await confirmationLinkFor(email);
+    const pending = await contactOf(email);
 
     // Assert
     expect(visited).toEqual(['email', 'firstName', 'BUTTON']);
@@ -401,6 +406,12 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
     expect(link.startsWith(`${origin}/api/v1/public/confirm?token=`)).toBe(
       true,
     );
+    expect(pending.consents).toEqual([
+      expect.objectContaining({
+        consentText: 'Email address First name Subscribe',
+        referrer: 'https://blog.example.test/tuesday',
+      }),
+    ]);
     expect(elsewhere).toEqual([]);
     expect(refusals).toEqual([]);
     await page.context().close();

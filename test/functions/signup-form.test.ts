@@ -233,6 +233,50 @@ describe('the hosted sign-up form', () => {
     }
   });
 
+  it('a pasted page records the text of its form as the consent wording, and takes the names its form asks (read from its HTML)', async () => {
+    // Arrange: a form asking both names, its wording in its own HTML.
+    const created = await h.client.post('/signup-pages', {
+      key: h.org.ownerKey,
+      body: {
+        name: 'Pasted',
+        listId: h.listId,
+        html: `<h1>Letters</h1><form><p>We write <em>once</em> a month.</p>
+          <label>Email <input type="email" name="email"></label>
+          <label>First <input name="firstName"></label>
+          <label>Last <input name="lastName"></label>
+          <p>You can unsubscribe at any time.</p><button>Join</button></form>`,
+      },
+    });
+    await h.client.post(`/signup-pages/${created.json.data.id}/publish`, {
+      key: h.org.ownerKey,
+    });
+    const email = uniqueEmail('pasted');
+    const wording =
+      'We write once a month. Email First Last You can unsubscribe at any time. Join';
+    // Act
+    const answer = await signUp(
+      h,
+      { email, firstName: 'Grace', lastName: 'Hopper' },
+      { path: new URL(created.json.data.publicUrl).pathname },
+    );
+    // Assert
+    expect(created.json.data.content).toMatchObject({
+      fields: { firstName: true, lastName: true },
+      consentText: wording,
+    });
+    expect(answer.status).toBe(200);
+    expect(await contactOf(h, email)).toMatchObject({
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      consents: [
+        expect.objectContaining({
+          pageId: created.json.data.id,
+          consentText: wording,
+        }),
+      ],
+    });
+  });
+
   it('always double opt-in: with optin.required false the contact is still pending', async () => {
     // Arrange
     await h.client.patch('/settings/optin', {

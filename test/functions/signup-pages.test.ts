@@ -307,6 +307,61 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(empty.status).toBe(400);
   });
 
+  it('a pasted page says and asks what its HTML does: consentText or fields given with html, or to a pasted page, answer 400 naming them; new HTML reads them again; a theme again brings the default wording', async () => {
+    // Arrange
+    const html = (inputs: string) =>
+      `<form><label>Email <input type="email" name="email"></label>${inputs}<button>Sign me up</button></form>`;
+    const page = await create({
+      name: 'Own words',
+      theme: undefined,
+      html: html('<label>Last name <input name="lastName"></label>'),
+    });
+    const patch = (body: Record<string, unknown>) =>
+      client.patch(`/signup-pages/${page.id}`, { key: org.ownerKey, body });
+    const before = await client.scan();
+    // Act
+    const refused = [
+      await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body: {
+          name: 'x',
+          listId,
+          html: html(''),
+          consentText: 'Words never shown',
+          fields: { lastName: true },
+        },
+      }),
+      await patch({ consentText: 'Words never shown' }),
+      await patch({ fields: { firstName: true } }),
+    ];
+    const afterRefused = await client.scan();
+    const rewritten = await patch({
+      html: html('<label>First name <input name="firstName"></label>'),
+    });
+    const themed = await patch({ theme: 'bold' });
+    const worded = await patch({ consentText: 'Yes, write to me.' });
+    // Assert
+    expect(page.content).toMatchObject({
+      fields: { firstName: false, lastName: true },
+      consentText: 'Email Last name Sign me up',
+    });
+    expect(refused.map((answer) => answer.status)).toEqual([400, 400, 400]);
+    expect(
+      refused.map((answer) =>
+        answer.json.details.map((d: { field: string }) => d.field),
+      ),
+    ).toEqual([['consentText', 'fields'], ['consentText'], ['fields']]);
+    expect(afterRefused).toEqual(before);
+    expect(rewritten.json.data.content).toMatchObject({
+      fields: { firstName: true, lastName: false },
+      consentText: 'Email First name Sign me up',
+    });
+    expect(themed.json.data.content.consentText).toBe(
+      'By subscribing, you agree to receive emails from Pages. You can unsubscribe at any time with the link in every email.',
+    );
+    expect(worded.json.data.content.consentText).toBe('Yes, write to me.');
+  });
+
   it('GET /signup-pages/themes lists at least three themes, and each can make a page', async () => {
     // Act
     const themes = await client.get('/signup-pages/themes', {
