@@ -388,7 +388,9 @@ const signsUp = (contact: Contact | undefined) =>
  *   left as it is, and nothing is sent.
  * At most one confirmation email per address per page in 24 hours: a
  * sign-up within that time changes nothing. Names are taken from the form
- * for a new contact only (an unconfirmed form never overwrites a contact).
+ * for a new contact only (an unconfirmed form never overwrites a contact);
+ * a pending or unsubscribed one takes the new sign-up's `optinAt` and
+ * `optinIp`, since its new link confirms this opt-in.
  */
 const signUp = async (
   deps: SubmissionDeps,
@@ -435,6 +437,10 @@ const signUp = async (
     const next: Contact = before
       ? {
           ...before,
+          // This sign-up is the opt-in its link confirms: when and where
+          // from are its own (an address it does not have is none).
+          optinAt: at,
+          optinIp: visitor.ip,
           confirmationNonce: deps.ids.id(),
           consents: [...(before.consents ?? []), consent].slice(
             -MAX_CONSENT_RECORDS,

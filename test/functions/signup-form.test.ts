@@ -328,6 +328,45 @@ describe('the hosted sign-up form', () => {
     expect(await mailTo(pending)).toHaveLength(1);
   });
 
+  it('a repeat sign-up of a pending or unsubscribed address takes this sign-up’s optinAt and optinIp (its new link confirms it), and keeps the names', async () => {
+    // Arrange: both signed up long ago, from elsewhere.
+    const [pending, unsubscribed] = [
+      uniqueEmail('again-pending'),
+      uniqueEmail('again-unsub'),
+    ];
+    const old = { optinAt: '2026-01-05T09:00:00.000Z', optinIp: '203.0.113.5' };
+    await h.client.post(`/lists/${h.listId}/contacts/bulk`, {
+      key: h.org.ownerKey,
+      body: {
+        contacts: [
+          { email: pending, status: 'pending', firstName: 'Old', ...old },
+          { email: unsubscribed, status: 'unsubscribed', ...old },
+        ],
+      },
+    });
+    // Act
+    await signUp(
+      h,
+      { email: pending, firstName: 'New' },
+      { ip: '198.51.100.77' },
+    );
+    const pendingAt = h.clock.now().toISOString();
+    await signUp(h, { email: unsubscribed }, { ip: '198.51.100.78' });
+    const unsubscribedAt = h.clock.now().toISOString();
+    // Assert
+    expect(await contactOf(h, pending)).toMatchObject({
+      status: 'pending',
+      firstName: 'Old',
+      optinAt: pendingAt,
+      optinIp: '198.51.100.77',
+    });
+    expect(await contactOf(h, unsubscribed)).toMatchObject({
+      status: 'unsubscribed',
+      optinAt: unsubscribedAt,
+      optinIp: '198.51.100.78',
+    });
+  });
+
   it('a mistake a person can fix answers 400 with the form, the error beside its field and the values kept; nothing is written', async () => {
     // Arrange
     const before = await h.client.scan();
