@@ -127,6 +127,33 @@ const signUp = async (
   });
 };
 
+/** Another published page of the harness's organization and list: its path. */
+const anotherPage = async (h: Harness, name: string): Promise<string> => {
+  const page = (
+    await h.client.post('/signup-pages', {
+      key: h.org.ownerKey,
+      body: { name, listId: h.listId, theme: 'minimal' },
+    })
+  ).json.data;
+  await h.client.post(`/signup-pages/${page.id}/publish`, {
+    key: h.org.ownerKey,
+  });
+  return new URL(page.publicUrl).pathname;
+};
+
+/** Asserts answers are the normal success: its status, its body (but the token). */
+const expectNeutral = (
+  answers: { status: number; body: string }[],
+  normal: { status: number; body: string } | undefined,
+) => {
+  expect(answers.length).toBeGreaterThan(0);
+  expect(normal?.status).toBe(200);
+  for (const answer of answers) {
+    expect(answer.status).toBe(normal?.status);
+    expect(stable(answer.body)).toBe(stable(normal?.body ?? ''));
+  }
+};
+
 const contactOf = async (h: Harness, email: string) => {
   const found = await h.client.get('/contacts', {
     key: h.org.ownerKey,
@@ -532,12 +559,15 @@ describe('the hosted sign-up form', () => {
 });
 
 describe('the hosted sign-up form: limits and CAPTCHA', () => {
-  it('limits sign-ups per source address per hour, across addresses, then admits again the next hour', async () => {
+  it('limits sign-ups per source address per hour, across addresses, answering the refused one as any other, then admits again the next hour', async () => {
     // Arrange
     const h = await harness({ maxPerIpPerHour: 2 });
     const emails = [uniqueEmail('ip1'), uniqueEmail('ip2'), uniqueEmail('ip3')];
     // Act
-    for (const email of emails) await signUp(h, { email }, { ip: '192.0.2.9' });
+    const answers = [];
+    for (const email of emails) {
+      answers.push(await signUp(h, { email }, { ip: '192.0.2.9' }));
+    }
     const otherSource = uniqueEmail('ip-other');
     await signUp(h, { email: otherSource }, { ip: '192.0.2.10' });
     h.clock.advance(3600 * 1000);
@@ -549,19 +579,38 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     expect(await contactOf(h, emails[2] as string)).toBeUndefined();
     expect(await contactOf(h, otherSource)).toBeDefined();
     expect(await contactOf(h, nextHour)).toBeDefined();
+    expectNeutral(answers.slice(2), answers[0]);
   });
 
-  it('limits sign-ups per email address per hour in the organization', async () => {
-    // Arrange
-    const h = await harness({ maxPerEmailPerHour: 1 });
+  it('limits sign-ups per email address per hour in the organization, across its pages, answering the refused one as any other, then admits again the next hour', async () => {
+    // Arrange: three pages, so the one-confirmation-per-page-a-day rule
+    // holds nothing back: only the per-email limit (2) can.
+    const h = await harness({ maxPerEmailPerHour: 2 });
+    const pages = [
+      h.path,
+      await anotherPage(h, 'Second'),
+      await anotherPage(h, 'Third'),
+    ];
     const email = uniqueEmail('bombed');
-    // Act: the first passes, the second is dropped before anything is read.
-    await signUp(h, { email }, { ip: '192.0.2.1' });
-    h.clock.advance(25 * 3600 * 1000);
-    await signUp(h, { email }, { ip: '192.0.2.2' });
-    await signUp(h, { email }, { ip: '192.0.2.3' });
-    // Assert: the day-later sign-up sent a second email, the third none.
-    expect(await mailTo(email)).toHaveLength(2);
+    // Act: each from its own address, so no per-address limit applies.
+    const answers = [];
+    for (const [i, path] of pages.entries()) {
+      answers.push(
+        await signUp(h, { email }, { path, ip: `192.0.2.${i + 1}` }),
+      );
+    }
+    const sameHour = await mailTo(email);
+    const normal = await signUp(
+      h,
+      { email: uniqueEmail('third-page') },
+      { path: pages[2], ip: '192.0.2.5' },
+    );
+    h.clock.advance(3600 * 1000);
+    await signUp(h, { email }, { path: pages[2], ip: '192.0.2.4' });
+    // Assert: two emails, the third page's sign-up dropped, sent next hour.
+    expect(sameHour).toHaveLength(2);
+    expect(await mailTo(email)).toHaveLength(3);
+    expectNeutral(answers.slice(2), normal);
   });
 
   it('asks the configured CAPTCHA: the widget and its sources are on the page, and a refused or missing answer changes nothing', async () => {
@@ -583,9 +632,14 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     ];
     // Act
     const page = await h.client.get(h.path, { origin: 'pages' });
-    await signUp(h, { email: robot, 'cf-turnstile-response': 'bot' });
-    await signUp(h, { email: nobody });
-    await signUp(h, { email: human, 'cf-turnstile-response': 'human' });
+    const refused = [
+      await signUp(h, { email: robot, 'cf-turnstile-response': 'bot' }),
+      await signUp(h, { email: nobody }),
+    ];
+    const accepted = await signUp(h, {
+      email: human,
+      'cf-turnstile-response': 'human',
+    });
     // Assert
     expect(page.body).toContain('site-key-123');
     expect(page.headers['content-security-policy']).toContain(
@@ -595,5 +649,6 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     expect(await contactOf(h, robot)).toBeUndefined();
     expect(await contactOf(h, nobody)).toBeUndefined();
     expect((await contactOf(h, human)).status).toBe('pending');
+    expectNeutral(refused, accepted);
   });
 });

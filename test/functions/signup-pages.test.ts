@@ -410,7 +410,9 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("form-action 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("style-src 'unsafe-inline'");
     expect(csp).not.toContain('script-src');
+    expect(live.headers['x-frame-options']).toBe('DENY');
     expect(live.headers['x-content-type-options']).toBe('nosniff');
     expect(live.headers['referrer-policy']).toBe('no-referrer');
     expect(live.body).toContain('name="email"');
@@ -418,5 +420,49 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(unpublished.status).toBe(404);
     expect(deleted.json.data).toEqual({ id: page.id });
     expect(gone.status).toBe(404);
+  });
+});
+
+describe('sign-up pages an operator lets others frame (SIGNUP_FRAME_ANCESTORS)', () => {
+  it('serves the page with the configured frame-ancestors, inline styles only, and no X-Frame-Options (which would forbid every frame)', async () => {
+    // Arrange
+    const client = await createApiClient({
+      clock: fixedClock('2026-11-23T10:00:00.000Z'),
+      groups: [...endpointGroups, ...pageGroups],
+      signupForms: {
+        frameAncestors: "'self' https://www.example.test",
+      },
+    });
+    const org = await createOrganizationWithKeys(client, 'Framed');
+    const listId = (
+      await client.post('/lists', { key: org.ownerKey, body: { name: 'N' } })
+    ).json.data.id;
+    const page = (
+      await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body: { name: 'Embedded', listId, theme: 'bold' },
+      })
+    ).json.data;
+    await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    // Act
+    const served = await client.get(new URL(page.publicUrl).pathname, {
+      origin: 'pages',
+    });
+    // Assert
+    expect(served.status).toBe(200);
+    expect(
+      (served.headers['content-security-policy'] ?? '').split('; '),
+    ).toEqual([
+      "default-src 'none'",
+      "style-src 'unsafe-inline'",
+      'img-src https: data:',
+      "form-action 'self'",
+      "frame-ancestors 'self' https://www.example.test",
+      "base-uri 'none'",
+    ]);
+    expect(served.headers).not.toHaveProperty('x-frame-options');
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
   });
 });
