@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { requireList } from '../audience/lists.ts';
 import type { ListRepository } from '../audience/ports.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { slugify } from '../organizations/model.ts';
+import { slugFrom } from '../organizations/model.ts';
 import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { CoreDeps, Page } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
@@ -266,14 +266,17 @@ const contentOf = (
     'Almost done: we sent you an email. Click the link in it to confirm your subscription.',
 });
 
-/** A slug made from a name: `acme-news`, `acme-news-2`… */
+/**
+ * A slug made from a name: `acme-news`, `acme-news-2`…; `page` for a name
+ * without a letter or digit, `api-page` for one making a reserved word.
+ */
 const slugCandidates = function* (name: string): Generator<string> {
-  let base = slugify(name).slice(0, 56).replace(/-+$/, '');
+  let base = slugFrom(name, 'page', 56);
   if (
     !SLUG_PATTERN.test(base) ||
     (RESERVED_SLUGS as readonly string[]).includes(base)
   ) {
-    base = base ? `${base}-page` : 'page';
+    base = `${base}-page`;
   }
   yield base;
   for (let n = 2; n <= 20; n++) yield `${base}-${n}`;
