@@ -144,8 +144,15 @@ export const pageRoutes = [
     params: PageParams,
     responses: { 200: html('The page with its form') },
     errors: ['signupPage.notFound'],
-    handle: async (deps, { params }) => {
-      const shown = await showSignupPage(deps, params.orgSlug, params.pageSlug);
+    handle: async (deps, { params, visitor }) => {
+      // The page that sent the visitor, kept in the form's token for the
+      // consent record: the form's post carries no Referer of its own.
+      const shown = await showSignupPage(
+        deps,
+        params.orgSlug,
+        params.pageSlug,
+        visitor?.referrer,
+      );
       return (await draw(deps, shown)) as HtmlResult<200>;
     },
   }),
@@ -172,7 +179,7 @@ export const pageRoutes = [
         body,
         {
           ...(sourceIp ? { ip: sourceIp } : {}),
-          ...visitor,
+          ...(visitor?.userAgent ? { userAgent: visitor.userAgent } : {}),
         },
       );
       const result = await draw(deps, shown);

@@ -59,6 +59,17 @@ export interface IsolationState {
   checkedAt: string;
 }
 
-/** Turns a display name into a URL slug (lowercase ASCII words and dashes). */
-export const slugify = (name: string): string =>
-  slugifyText(name).slice(0, 48).replace(/-+$/, '') || 'org';
+/**
+ * Turns a name into a URL slug (lowercase ASCII words and dashes) of at
+ * most `maxLength` characters; `fallback` when the name has no letter or
+ * digit to make one from.
+ */
+export const slugFrom = (
+  name: string,
+  fallback: string,
+  maxLength: number,
+): string =>
+  slugifyText(name).slice(0, maxLength).replace(/-+$/, '') || fallback;
+
+/** Turns a display name into an organization's slug (`org` for a name without letters). */
+export const slugify = (name: string): string => slugFrom(name, 'org', 48);

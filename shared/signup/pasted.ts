@@ -2,7 +2,8 @@
  * Sign-up pages from an organization's own HTML: sanitized once when it is
  * written (sanitize-html, an allow-list), then, on every request, served in
  * our document shell with our hidden inputs, honeypot, errors and CAPTCHA
- * injected into its form. Pure: strings in, strings out.
+ * injected into its form. What its form asks and says (`readPastedForm`)
+ * is read from it when it is written. Pure: strings in, strings out.
  *
  * What stays is layout and text: no script, no frame, no plugin, no
  * foreign content (SVG, MathML), no event handler, no URL but https, http
@@ -383,6 +384,76 @@ const fieldInputsOf = (form: Element): [SignupField, Element][] =>
       FIELD_NAMES.has(input.attribs.name ?? '') &&
       input.attribs.type !== 'hidden',
   ).map((input) => [input.attribs.name as SignupField, input]);
+
+/** The longest consent wording read from a pasted form, in characters. */
+export const MAX_FORM_WORDING_CHARS = 2_000;
+
+/** Elements that flow inside a line: their text joins their neighbours'. */
+const INLINE = new Set([
+  'a',
+  'abbr',
+  'b',
+  'code',
+  'em',
+  'i',
+  'mark',
+  's',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'u',
+]);
+
+/** The text a browser shows for these nodes (block boundaries as spaces). */
+const shownText = (nodes: ChildNode[]): string =>
+  nodes
+    .map((node) => {
+      if (DomUtils.isText(node)) return node.data;
+      if (!DomUtils.isTag(node) || node.name === 'style') return ' ';
+      if (node.name === 'input') {
+        return node.attribs.type === 'submit'
+          ? ` ${node.attribs.value ?? 'Submit'} `
+          : ' ';
+      }
+      const inner = shownText(node.children);
+      return INLINE.has(node.name) ? inner : ` ${inner} `;
+    })
+    .join('');
+
+/** What a pasted page's form says and asks, read from its sanitized HTML. */
+export interface PastedForm {
+  /** The optional names its form has a visible input for. */
+  fields: { firstName: boolean; lastName: boolean };
+  /**
+   * The text of its form (labels, paragraphs, the button), what a person
+   * reads next to the fields: the consent wording its sign-ups record. At
+   * most 2,000 characters; a longer text is cut, with an ellipsis.
+   */
+  wording: string;
+}
+
+/** Reads what the form of sanitized pasted HTML asks and says. */
+export const readPastedForm = (safeHtml: string): PastedForm => {
+  const [form] = elementsNamed(parseDocument(safeHtml), 'form');
+  const asked = new Set(
+    (form ? fieldInputsOf(form) : [])
+      .filter(([, input]) => input.attribs.type !== 'checkbox')
+      .map(([field]) => field),
+  );
+  const text = form ? shownText(form.children).replace(/\s+/g, ' ').trim() : '';
+  return {
+    fields: {
+      firstName: asked.has('firstName'),
+      lastName: asked.has('lastName'),
+    },
+    wording:
+      text.length > MAX_FORM_WORDING_CHARS
+        ? `${text.slice(0, MAX_FORM_WORDING_CHARS - 1)}…`
+        : text,
+  };
+};
 
 /**
  * The form for this request: values back in their fields, each error next

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { requireList } from '../audience/lists.ts';
 import type { ListRepository } from '../audience/ports.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { slugify } from '../organizations/model.ts';
+import { slugFrom } from '../organizations/model.ts';
 import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { CoreDeps, Page } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
@@ -64,13 +64,13 @@ export const SignupPageContentView = v.pipe(
     fields: v.pipe(
       v.object({ firstName: v.boolean(), lastName: v.boolean() }),
       v.description(
-        'The optional fields asked besides the email (always asked)',
+        "The optional fields asked besides the email (always asked). A pasted page's are its form's inputs, read from its HTML (not given)",
       ),
     ),
     consentText: v.pipe(
       v.string(),
       v.description(
-        'Shown above the button; kept, as shown, in the consent record of each sign-up',
+        "Shown above the button; kept, as shown, in the consent record of each sign-up. A pasted page's is the text of its form, read from its HTML (not given)",
       ),
     ),
     submitLabel: v.string(),
@@ -186,12 +186,22 @@ const requirePage = async (
   return page;
 };
 
+/** Pasted HTML made safe, with what its form asks and says. */
+interface SafeHtml {
+  html: string;
+  /** The fields its form has inputs for. */
+  fields: PageContent['fields'];
+  /** The text of its form: the wording its sign-ups record. */
+  wording: string;
+}
+
 /**
- * Sanitizes pasted HTML, or refuses it naming `html`. The sanitizer
- * (sanitize-html, htmlparser2) loads only when a page brings pasted HTML.
+ * Sanitizes pasted HTML and reads its form, or refuses it naming `html`.
+ * The sanitizer (sanitize-html, htmlparser2) loads only when a page brings
+ * pasted HTML.
  */
-const safeHtml = async (html: string): Promise<string> => {
-  const { sanitizePastedHtml } = await import('./pasted.ts');
+const safeHtml = async (html: string): Promise<SafeHtml> => {
+  const { readPastedForm, sanitizePastedHtml } = await import('./pasted.ts');
   const result = sanitizePastedHtml(html);
   if (!result.ok) {
     throw new ValidationError(
@@ -199,37 +209,74 @@ const safeHtml = async (html: string): Promise<string> => {
       result.problems.map(({ field, message }) => ({ field, message })),
     );
   }
-  return result.html;
+  return { html: result.html, ...readPastedForm(result.html) };
 };
 
-/** The content of a new page: what was given, defaults for the rest. */
+/**
+ * A pasted page says and asks what its HTML does: the consent wording
+ * recorded is its form's text and the names asked are its form's inputs,
+ * so neither is taken from the call (400 naming them).
+ */
+const refuseWordingOfPasted = (input: {
+  consentText?: string | undefined;
+  fields?: unknown;
+}): void => {
+  const given = (['consentText', 'fields'] as const).filter(
+    (field) => input[field] !== undefined,
+  );
+  if (given.length === 0) return;
+  throw new ValidationError(
+    'A pasted page says and asks what its HTML does',
+    given.map((field) => ({
+      field,
+      message:
+        field === 'consentText'
+          ? "is read from a pasted page's form (its text, as a visitor reads it): write the wording in the HTML"
+          : "are read from a pasted page's form (its firstName and lastName inputs): add or remove them in the HTML",
+    })),
+  );
+};
+
+/** The consent wording of a themed page when none is given. */
+const defaultConsentText = (organizationName: string) =>
+  `By subscribing, you agree to receive emails from ${organizationName}. You can unsubscribe at any time with the link in every email.`;
+
+/**
+ * The content of a new page: what was given, defaults for the rest; a
+ * pasted page's fields and wording are its form's.
+ */
 const contentOf = (
   input: CreateSignupPageInput,
   organizationName: string,
+  pasted: SafeHtml | undefined,
 ): PageContent => ({
   headline: input.headline ?? `Subscribe to ${organizationName}`,
   intro: input.intro ?? '',
-  fields: {
+  fields: pasted?.fields ?? {
     firstName: input.fields?.firstName ?? true,
     lastName: input.fields?.lastName ?? false,
   },
   consentText:
+    pasted?.wording ??
     input.consentText ??
-    `By subscribing, you agree to receive emails from ${organizationName}. You can unsubscribe at any time with the link in every email.`,
+    defaultConsentText(organizationName),
   submitLabel: input.submitLabel ?? 'Subscribe',
   successMessage:
     input.successMessage ??
     'Almost done: we sent you an email. Click the link in it to confirm your subscription.',
 });
 
-/** A slug made from a name: `acme-news`, `acme-news-2`… */
+/**
+ * A slug made from a name: `acme-news`, `acme-news-2`…; `page` for a name
+ * without a letter or digit, `api-page` for one making a reserved word.
+ */
 const slugCandidates = function* (name: string): Generator<string> {
-  let base = slugify(name).slice(0, 56).replace(/-+$/, '');
+  let base = slugFrom(name, 'page', 56);
   if (
     !SLUG_PATTERN.test(base) ||
     (RESERVED_SLUGS as readonly string[]).includes(base)
   ) {
-    base = base ? `${base}-page` : 'page';
+    base = `${base}-page`;
   }
   yield base;
   for (let n = 2; n <= 20; n++) yield `${base}-${n}`;
@@ -249,10 +296,12 @@ export const createSignupPage = async (
   orgId: string,
   input: CreateSignupPageInput,
 ): Promise<SignupPageView> => {
+  if (input.html !== undefined) refuseWordingOfPasted(input);
   const list = await requireList(deps, orgId, input.listId);
   const org = await requireOrganization(deps, orgId);
-  const html =
+  const pasted =
     input.html === undefined ? undefined : await safeHtml(input.html);
+  const html = pasted?.html;
   const now = deps.clock.now().toISOString();
   const page = (slug: string): SignupPage => ({
     id: deps.ids.id(),
@@ -262,7 +311,7 @@ export const createSignupPage = async (
     listId: list.id,
     listName: list.name,
     theme: input.theme ?? null,
-    content: contentOf(input, org.name),
+    content: contentOf(input, org.name, pasted),
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -352,30 +401,37 @@ export const updateSignupPage = async (
   input: UpdateSignupPageInput,
 ): Promise<SignupPageView> => {
   const before = await requirePage(deps, orgId, pageId);
+  const theme =
+    input.theme !== undefined
+      ? input.theme
+      : input.html !== undefined
+        ? null
+        : before.theme;
+  if (theme === null) refuseWordingOfPasted(input);
   const org = await requireOrganization(deps, orgId);
   const list =
     input.listId !== undefined && input.listId !== before.listId
       ? await requireList(deps, orgId, input.listId)
       : undefined;
-  const html =
+  const pasted =
     input.html === undefined ? undefined : await safeHtml(input.html);
+  const html = pasted?.html;
+  // A pasted page's wording was its form's: a theme shows its own.
+  const themedAgain = before.theme === null && theme !== null;
   const content: PageContent = {
     headline: input.headline ?? before.content.headline,
     intro: input.intro ?? before.content.intro,
-    fields: {
+    fields: pasted?.fields ?? {
       firstName: input.fields?.firstName ?? before.content.fields.firstName,
       lastName: input.fields?.lastName ?? before.content.fields.lastName,
     },
-    consentText: input.consentText ?? before.content.consentText,
+    consentText:
+      pasted?.wording ??
+      input.consentText ??
+      (themedAgain ? defaultConsentText(org.name) : before.content.consentText),
     submitLabel: input.submitLabel ?? before.content.submitLabel,
     successMessage: input.successMessage ?? before.content.successMessage,
   };
-  const theme =
-    input.theme !== undefined
-      ? input.theme
-      : html !== undefined
-        ? null
-        : before.theme;
   const seen =
     JSON.stringify(content) !== JSON.stringify(before.content) ||
     theme !== before.theme ||

@@ -58,10 +58,14 @@ const FORM_TOKEN_TTL_SECONDS = 24 * 3600;
 export const CONFIRMATION_SPACING_SECONDS = 24 * 3600;
 const HOUR = 3600;
 
-/** The browser and network facts of a submission. */
+/** The browser and network facts of a sign-up. */
 export interface Visitor {
   ip?: string;
   userAgent?: string;
+  /**
+   * The page that sent the visitor to the form: the `Referer` of the page
+   * view, carried by the form's token (the post itself has none).
+   */
   referrer?: string;
 }
 
@@ -88,21 +92,57 @@ const findPage = async (
   return { published, org };
 };
 
-/** A fresh form: empty, with a token saying when it was shown. */
+/** The longest referrer a consent record keeps, in characters. */
+const MAX_REFERRER_CHARS = 2048;
+
+/**
+ * The page that sent the visitor to the form (the `Referer` of the page's
+ * GET), as a consent record keeps it: an http(s) URL of at most 2,048
+ * characters, normalized; anything else is no referrer at all.
+ */
+export const referrerOf = (header: string | undefined): string | undefined => {
+  if (!header || header.length > MAX_REFERRER_CHARS) return undefined;
+  let url: URL;
+  try {
+    url = new URL(header);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return url.href.length <= MAX_REFERRER_CHARS ? url.href : undefined;
+};
+
+/** What a form's token says about the form (see `freshState`). */
+interface FormOrigin {
+  /** When the person first saw the form (epoch milliseconds). */
+  shownAt: number;
+  /** The page that sent them to it, if it said so. */
+  referrer?: string;
+}
+
+/**
+ * A form to draw, with a token saying when it was first shown and where
+ * the visitor came from: our pages send no `Referer` themselves
+ * (`Referrer-Policy: no-referrer`), so the form's post carries the page
+ * view's in its token.
+ */
 const freshState = async (
   deps: Pick<SubmissionDeps, 'links' | 'clock' | 'signupForms'>,
   page: SignupPage,
+  origin: FormOrigin = { shownAt: deps.clock.now().getTime() },
   values: FormState['values'] = {},
   errors: FormState['errors'] = {},
-  /** When the person first saw the form (a form shown again keeps it). */
-  shownAt: number = deps.clock.now().getTime(),
 ): Promise<FormState> => ({
   values,
   errors,
   hidden: {
     [FORM_TOKEN_FIELD]: await deps.links.sign(
       FORM_TOKEN_PURPOSE,
-      { p: page.id, t: String(shownAt) },
+      {
+        p: page.id,
+        t: String(origin.shownAt),
+        ...(origin.referrer ? { r: origin.referrer } : {}),
+      },
       FORM_TOKEN_TTL_SECONDS,
     ),
   },
@@ -118,7 +158,11 @@ const freshState = async (
   done: false,
 });
 
-/** The published page at `/p/{orgSlug}/{pageSlug}`, with an empty form. */
+/**
+ * The published page at `/p/{orgSlug}/{pageSlug}`, with an empty form
+ * remembering the page that sent the visitor (`referrer`, the GET's
+ * `Referer` header) for the consent record.
+ */
 export const showSignupPage = async (
   deps: Pick<
     SubmissionDeps,
@@ -126,12 +170,17 @@ export const showSignupPage = async (
   >,
   orgSlug: string,
   pageSlug: string,
+  referrer?: string,
 ): Promise<ShownPage> => {
   const { published, org } = await findPage(deps, orgSlug, pageSlug);
+  const from = referrerOf(referrer);
   return {
     published,
     organizationName: org.name,
-    state: await freshState(deps, published.page),
+    state: await freshState(deps, published.page, {
+      shownAt: deps.clock.now().getTime(),
+      ...(from ? { referrer: from } : {}),
+    }),
     statusCode: 200,
   };
 };
@@ -197,18 +246,19 @@ type Dropped =
   | 'ip_limit'
   | 'email_limit';
 
-/** How old the form is, from its token; undefined for a forged token. */
-const formAge = async (
-  deps: Pick<SubmissionDeps, 'links' | 'clock'>,
+/** What the form's token says; undefined for a forged or missing one. */
+const readToken = async (
+  deps: Pick<SubmissionDeps, 'links'>,
   page: SignupPage,
   token: string | undefined,
-): Promise<number | 'expired' | undefined> => {
+): Promise<FormOrigin | 'expired' | undefined> => {
   if (!token) return undefined;
   try {
     const claims = await deps.links.verify(FORM_TOKEN_PURPOSE, token);
     const shownAt = Number(claims.t);
     if (claims.p !== page.id || !Number.isFinite(shownAt)) return undefined;
-    return (deps.clock.now().getTime() - shownAt) / 1000;
+    const referrer = referrerOf(claims.r);
+    return { shownAt, ...(referrer ? { referrer } : {}) };
   } catch (error) {
     if (error instanceof ExpiredLinkError) return 'expired';
     if (error instanceof InvalidLinkError) return undefined;
@@ -229,7 +279,7 @@ export const submitSignup = async (
   orgSlug: string,
   pageSlug: string,
   form: Record<string, string>,
-  visitor: Visitor,
+  visitor: Omit<Visitor, 'referrer'>,
 ): Promise<ShownPage> => {
   const { published, org } = await findPage(deps, orgSlug, pageSlug);
   const { page, orgId } = published;
@@ -249,29 +299,34 @@ export const submitSignup = async (
 
   // 1. The honeypot and the token: bots are told nothing.
   if ((form[HONEYPOT_FIELD] ?? '') !== '') return drop('honeypot');
-  const age = await formAge(deps, page, form[FORM_TOKEN_FIELD]);
-  if (age === undefined) return drop('token');
+  const token = await readToken(deps, page, form[FORM_TOKEN_FIELD]);
+  if (token === undefined) return drop('token');
 
   // 2. What a person can fix is said, on the form.
   const checked = checkFields(page, form);
-  if (age === 'expired' && Object.keys(checked.errors).length === 0) {
+  if (token === 'expired' && Object.keys(checked.errors).length === 0) {
     checked.errors.email =
       'This form was open for more than a day: please send it again.';
   }
-  if (Object.keys(checked.errors).length > 0 || !checked.email) {
-    // The form shown again keeps the time it was first shown: a person
-    // fixing a typo quickly is not taken for a bot.
-    const shownAt =
-      typeof age === 'number'
-        ? deps.clock.now().getTime() - age * 1000
-        : deps.clock.now().getTime();
+  if (
+    token === 'expired' ||
+    Object.keys(checked.errors).length > 0 ||
+    !checked.email
+  ) {
+    // The form shown again keeps the time it was first shown (a person
+    // fixing a typo quickly is not taken for a bot) and where from.
+    const origin =
+      token === 'expired' ? { shownAt: deps.clock.now().getTime() } : token;
     return shown(
-      await freshState(deps, page, checked.values, checked.errors, shownAt),
+      await freshState(deps, page, origin, checked.values, checked.errors),
       400,
     );
   }
   const email = checked.email;
-  if (typeof age === 'number' && age < settings.minFillSeconds) {
+  if (
+    deps.clock.now().getTime() - token.shownAt <
+    settings.minFillSeconds * 1000
+  ) {
     return drop('too_fast');
   }
 
@@ -312,7 +367,10 @@ export const submitSignup = async (
     email,
     ...(checked.firstName ? { firstName: checked.firstName } : {}),
     ...(checked.lastName ? { lastName: checked.lastName } : {}),
-    visitor,
+    visitor: {
+      ...visitor,
+      ...(token.referrer ? { referrer: token.referrer } : {}),
+    },
   });
   return success();
 };
@@ -330,7 +388,9 @@ const signsUp = (contact: Contact | undefined) =>
  *   left as it is, and nothing is sent.
  * At most one confirmation email per address per page in 24 hours: a
  * sign-up within that time changes nothing. Names are taken from the form
- * for a new contact only (an unconfirmed form never overwrites a contact).
+ * for a new contact only (an unconfirmed form never overwrites a contact);
+ * a pending or unsubscribed one takes the new sign-up's `optinAt` and
+ * `optinIp`, since its new link confirms this opt-in.
  */
 const signUp = async (
   deps: SubmissionDeps,
@@ -368,7 +428,7 @@ const signUp = async (
     ...(visitor.userAgent
       ? { userAgent: visitor.userAgent.slice(0, 512) }
       : {}),
-    ...(visitor.referrer ? { referrer: visitor.referrer.slice(0, 2048) } : {}),
+    ...(visitor.referrer ? { referrer: visitor.referrer } : {}),
     signedUpAt: at,
   };
   const after = await retryOnConflict(async (retryable) => {
@@ -377,6 +437,10 @@ const signUp = async (
     const next: Contact = before
       ? {
           ...before,
+          // This sign-up is the opt-in its link confirms: when and where
+          // from are its own (an address it does not have is none).
+          optinAt: at,
+          optinIp: visitor.ip,
           confirmationNonce: deps.ids.id(),
           consents: [...(before.consents ?? []), consent].slice(
             -MAX_CONSENT_RECORDS,

@@ -12,7 +12,8 @@
  * message and the confirmation page; nothing is requested from elsewhere
  * and the CSP refuses nothing; Tab never reaches the honeypot, which is
  * posted empty. A pasted page gets the same checks.
- * Screenshots: test/e2e/__screenshots__/signup-<theme>.png (committed).
+ * Screenshots: test/e2e/__screenshots__/signup-<theme>.png (committed),
+ * written again only with UPDATE_SCREENSHOTS=1.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -37,6 +38,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(
   new URL('./__screenshots__/', import.meta.url),
 );
+/** The committed screenshots are rewritten only when asked. */
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const WIDE = { width: 1200, height: 800 };
 const NARROW = { width: 390, height: 844 };
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -154,10 +157,11 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
   /** Creates and publishes a page; answers its id and public URL. */
   const publishedPage = async (
     page: Record<string, unknown>,
+    content: Record<string, unknown> = CONTENT,
   ): Promise<{ id: string; publicUrl: string }> => {
     const created = await api('POST', '/signup-pages', {
       listId,
-      ...CONTENT,
+      ...content,
       ...page,
     });
     await api('POST', `/signup-pages/${created.id}/publish`);
@@ -237,7 +241,7 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
     );
     listId = (await api('POST', '/lists', { name: 'The Tuesday Letter' })).id;
     browser = await chromium.launch({ executablePath: CHROMIUM });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    if (UPDATE_SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
@@ -259,7 +263,9 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
 
       // Act: the fresh page, wide and narrow.
       await page.goto(created.publicUrl);
-      await page.screenshot({ path: `${SCREENSHOTS}signup-${theme}.png` });
+      if (UPDATE_SCREENSHOTS) {
+        await page.screenshot({ path: `${SCREENSHOTS}signup-${theme}.png` });
+      }
       await expectAccessible(page, `${theme}, fresh, ${WIDE.width}px`);
       await page.setViewportSize(NARROW);
       await expectAccessible(page, `${theme}, fresh, ${NARROW.width}px`);
@@ -276,7 +282,7 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
       const lastNameError = await page
         .locator('#signup-lastName-error')
         .innerText();
-      if (theme === 'classic') {
+      if (UPDATE_SCREENSHOTS && theme === 'classic') {
         await page.screenshot({
           path: `${SCREENSHOTS}signup-${theme}-error.png`,
         });
@@ -360,16 +366,19 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
 
   it('a pasted page: keyboard sign-up past a mistake, no WCAG 2.2 AA violation, nothing from elsewhere', async () => {
     // Arrange
-    const created = await publishedPage({
-      name: 'Newsletter (pasted)',
-      html: PASTED,
-      slug: 'tuesday-pasted',
-    });
+    // A pasted page's fields and consent wording are its form's own.
+    const { fields: _fields, consentText: _wording, ...said } = CONTENT;
+    const created = await publishedPage(
+      { name: 'Newsletter (pasted)', html: PASTED, slug: 'tuesday-pasted' },
+      said,
+    );
     const email = uniqueEmail('e2e-pasted');
     const { page, elsewhere, refusals } = await openTab();
 
-    // Act
-    await page.goto(created.publicUrl);
+    // Act: the visitor comes from a post linking to the page.
+    await page.goto(created.publicUrl, {
+      referer: 'https://blog.example.test/tuesday',
+    });
     await expectAccessible(page, 'pasted, fresh');
     const visited = await typeThrough(page, ['ada@', 'Ada']);
     const invalid = await submitWithEnter(page);
@@ -385,6 +394,7 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
     const statusText = await page.getByRole('status').innerText();
     await expectAccessible(page, 'pasted, success');
     const link = await confirmationLinkFor(email);
+    const pending = await contactOf(email);
 
     // Assert
     expect(visited).toEqual(['email', 'firstName', 'BUTTON']);
@@ -401,6 +411,12 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
     expect(link.startsWith(`${origin}/api/v1/public/confirm?token=`)).toBe(
       true,
     );
+    expect(pending.consents).toEqual([
+      expect.objectContaining({
+        consentText: 'Email address First name Subscribe',
+        referrer: 'https://blog.example.test/tuesday',
+      }),
+    ]);
     expect(elsewhere).toEqual([]);
     expect(refusals).toEqual([]);
     await page.context().close();

@@ -86,29 +86,72 @@ const harness = async (
   };
 };
 
-/** Opens the form, waits `seconds` like a person, and sends it. */
+/**
+ * Opens the form (coming from a blog post unless `referrer` says
+ * otherwise), waits `seconds` like a person, and sends it as a browser
+ * does from our pages: without a Referer.
+ */
 const signUp = async (
   h: Harness,
   fields: Record<string, string>,
-  options: { seconds?: number; ip?: string; token?: string } = {},
+  options: {
+    seconds?: number;
+    ip?: string;
+    token?: string;
+    path?: string;
+    referrer?: string | null;
+    postHeaders?: Record<string, string>;
+  } = {},
 ) => {
-  const shown = await h.client.get(h.path, { origin: 'pages' });
+  const path = options.path ?? h.path;
+  const referrer =
+    options.referrer === undefined
+      ? 'https://blog.example.test/post'
+      : options.referrer;
+  const shown = await h.client.get(path, {
+    origin: 'pages',
+    ...(referrer === null ? {} : { headers: { referer: referrer } }),
+  });
   h.clock.advance((options.seconds ?? 8) * 1000);
   const form = new URLSearchParams({
     form_token: options.token ?? inputValue(shown.body, 'form_token'),
     website: '',
     ...fields,
   });
-  return h.client.post(h.path, {
+  return h.client.post(path, {
     origin: 'pages',
     rawBody: form.toString(),
     contentType: 'application/x-www-form-urlencoded',
     sourceIp: options.ip ?? '198.51.100.20',
-    headers: {
-      'user-agent': 'Mozilla/5.0 (test)',
-      referer: 'https://blog.example.test/post',
-    },
+    headers: { 'user-agent': 'Mozilla/5.0 (test)', ...options.postHeaders },
   });
+};
+
+/** Another published page of the harness's organization and list: its path. */
+const anotherPage = async (h: Harness, name: string): Promise<string> => {
+  const page = (
+    await h.client.post('/signup-pages', {
+      key: h.org.ownerKey,
+      body: { name, listId: h.listId, theme: 'minimal' },
+    })
+  ).json.data;
+  await h.client.post(`/signup-pages/${page.id}/publish`, {
+    key: h.org.ownerKey,
+  });
+  return new URL(page.publicUrl).pathname;
+};
+
+/** Asserts answers are the normal success: its status, its body (but the token). */
+const expectNeutral = (
+  answers: { status: number; body: string }[],
+  normal: { status: number; body: string } | undefined,
+) => {
+  expect(answers.length).toBeGreaterThan(0);
+  expect(normal?.status).toBe(200);
+  for (const answer of answers) {
+    expect(answer.status).toBe(normal?.status);
+    expect(stable(answer.body)).toBe(stable(normal?.body ?? ''));
+  }
 };
 
 const contactOf = async (h: Harness, email: string) => {
@@ -179,6 +222,88 @@ describe('the hosted sign-up form', () => {
     expect(after.confirmedAt).not.toBeNull();
   });
 
+  it('the consent record names the page that sent the visitor (the Referer of the page view, carried by the form token), never the post’s own; a non-http(s) or overlong one is none', async () => {
+    // Arrange
+    const [fromNews, spoofed, scripted, overlong, none] = [
+      uniqueEmail('ref-news'),
+      uniqueEmail('ref-spoofed'),
+      uniqueEmail('ref-script'),
+      uniqueEmail('ref-long'),
+      uniqueEmail('ref-none'),
+    ];
+    const long = `https://long.example.test/${'a'.repeat(2048)}`;
+    // Act
+    await signUp(
+      h,
+      { email: fromNews },
+      { referrer: 'https://news.example.test/issue?id=7#top' },
+    );
+    await signUp(
+      h,
+      { email: spoofed },
+      {
+        referrer: null,
+        postHeaders: { referer: 'https://spoofed.example.test/' },
+      },
+    );
+    await signUp(h, { email: scripted }, { referrer: 'javascript:alert(1)' });
+    await signUp(h, { email: overlong }, { referrer: long });
+    await signUp(h, { email: none }, { referrer: null });
+    // Assert
+    const referrerOf = async (email: string) =>
+      (await contactOf(h, email)).consents[0].referrer;
+    expect(await referrerOf(fromNews)).toBe(
+      'https://news.example.test/issue?id=7#top',
+    );
+    for (const email of [spoofed, scripted, overlong, none]) {
+      expect(await referrerOf(email), email).toBeNull();
+    }
+  });
+
+  it('a pasted page records the text of its form as the consent wording, and takes the names its form asks (read from its HTML)', async () => {
+    // Arrange: a form asking both names, its wording in its own HTML.
+    const created = await h.client.post('/signup-pages', {
+      key: h.org.ownerKey,
+      body: {
+        name: 'Pasted',
+        listId: h.listId,
+        html: `<h1>Letters</h1><form><p>We write <em>once</em> a month.</p>
+          <label>Email <input type="email" name="email"></label>
+          <label>First <input name="firstName"></label>
+          <label>Last <input name="lastName"></label>
+          <p>You can unsubscribe at any time.</p><button>Join</button></form>`,
+      },
+    });
+    await h.client.post(`/signup-pages/${created.json.data.id}/publish`, {
+      key: h.org.ownerKey,
+    });
+    const email = uniqueEmail('pasted');
+    const wording =
+      'We write once a month. Email First Last You can unsubscribe at any time. Join';
+    // Act
+    const answer = await signUp(
+      h,
+      { email, firstName: 'Grace', lastName: 'Hopper' },
+      { path: new URL(created.json.data.publicUrl).pathname },
+    );
+    // Assert
+    expect(created.json.data.content).toMatchObject({
+      fields: { firstName: true, lastName: true },
+      consentText: wording,
+    });
+    expect(answer.status).toBe(200);
+    expect(await contactOf(h, email)).toMatchObject({
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      consents: [
+        expect.objectContaining({
+          pageId: created.json.data.id,
+          consentText: wording,
+        }),
+      ],
+    });
+  });
+
   it('always double opt-in: with optin.required false the contact is still pending', async () => {
     // Arrange
     await h.client.patch('/settings/optin', {
@@ -230,6 +355,45 @@ describe('the hosted sign-up form', () => {
     expect(await mailTo(pending)).toHaveLength(1);
   });
 
+  it('a repeat sign-up of a pending or unsubscribed address takes this sign-up’s optinAt and optinIp (its new link confirms it), and keeps the names', async () => {
+    // Arrange: both signed up long ago, from elsewhere.
+    const [pending, unsubscribed] = [
+      uniqueEmail('again-pending'),
+      uniqueEmail('again-unsub'),
+    ];
+    const old = { optinAt: '2026-01-05T09:00:00.000Z', optinIp: '203.0.113.5' };
+    await h.client.post(`/lists/${h.listId}/contacts/bulk`, {
+      key: h.org.ownerKey,
+      body: {
+        contacts: [
+          { email: pending, status: 'pending', firstName: 'Old', ...old },
+          { email: unsubscribed, status: 'unsubscribed', ...old },
+        ],
+      },
+    });
+    // Act
+    await signUp(
+      h,
+      { email: pending, firstName: 'New' },
+      { ip: '198.51.100.77' },
+    );
+    const pendingAt = h.clock.now().toISOString();
+    await signUp(h, { email: unsubscribed }, { ip: '198.51.100.78' });
+    const unsubscribedAt = h.clock.now().toISOString();
+    // Assert
+    expect(await contactOf(h, pending)).toMatchObject({
+      status: 'pending',
+      firstName: 'Old',
+      optinAt: pendingAt,
+      optinIp: '198.51.100.77',
+    });
+    expect(await contactOf(h, unsubscribed)).toMatchObject({
+      status: 'unsubscribed',
+      optinAt: unsubscribedAt,
+      optinIp: '198.51.100.78',
+    });
+  });
+
   it('a mistake a person can fix answers 400 with the form, the error beside its field and the values kept; nothing is written', async () => {
     // Arrange
     const before = await h.client.scan();
@@ -271,9 +435,45 @@ describe('the hosted sign-up form', () => {
       contentType: 'application/x-www-form-urlencoded',
       sourceIp: '198.51.100.20',
     });
-    // Assert
+    // Assert: it keeps where the visitor came from, too.
     expect(again.status).toBe(200);
-    expect((await contactOf(h, email))?.status).toBe('pending');
+    const contact = await contactOf(h, email);
+    expect(contact?.status).toBe('pending');
+    expect(contact?.consents[0].referrer).toBe(
+      'https://blog.example.test/post',
+    );
+  });
+
+  it('a form open for more than a day is shown again (400, "please send it again", nothing written); sent again, it signs up', async () => {
+    // Arrange
+    const email = uniqueEmail('stale');
+    const before = await h.client.scan();
+    // Act: sent a day and a second after it was shown.
+    const stale = await signUp(h, { email }, { seconds: 24 * 3600 + 1 });
+    const afterStale = await h.client.scan();
+    const mailAfterStale = await mailTo(email);
+    h.clock.advance(8000);
+    const again = await h.client.post(h.path, {
+      origin: 'pages',
+      rawBody: new URLSearchParams({
+        form_token: inputValue(stale.body, 'form_token'),
+        website: '',
+        email,
+      }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      sourceIp: '198.51.100.20',
+    });
+    // Assert
+    expect(stale.status).toBe(400);
+    expect(stale.body).toContain(
+      'This form was open for more than a day: please send it again.',
+    );
+    expect(stale.body).toContain(`value="${email}"`);
+    expect(afterStale).toEqual(before);
+    expect(mailAfterStale).toEqual([]);
+    expect(again.status).toBe(200);
+    expect((await contactOf(h, email)).status).toBe('pending');
+    expect(await mailTo(email)).toHaveLength(1);
   });
 
   it('a confirmation that could not go out (the organization cannot send) does not hold the next one back for a day', async () => {
@@ -359,12 +559,15 @@ describe('the hosted sign-up form', () => {
 });
 
 describe('the hosted sign-up form: limits and CAPTCHA', () => {
-  it('limits sign-ups per source address per hour, across addresses, then admits again the next hour', async () => {
+  it('limits sign-ups per source address per hour, across addresses, answering the refused one as any other, then admits again the next hour', async () => {
     // Arrange
     const h = await harness({ maxPerIpPerHour: 2 });
     const emails = [uniqueEmail('ip1'), uniqueEmail('ip2'), uniqueEmail('ip3')];
     // Act
-    for (const email of emails) await signUp(h, { email }, { ip: '192.0.2.9' });
+    const answers = [];
+    for (const email of emails) {
+      answers.push(await signUp(h, { email }, { ip: '192.0.2.9' }));
+    }
     const otherSource = uniqueEmail('ip-other');
     await signUp(h, { email: otherSource }, { ip: '192.0.2.10' });
     h.clock.advance(3600 * 1000);
@@ -376,19 +579,38 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     expect(await contactOf(h, emails[2] as string)).toBeUndefined();
     expect(await contactOf(h, otherSource)).toBeDefined();
     expect(await contactOf(h, nextHour)).toBeDefined();
+    expectNeutral(answers.slice(2), answers[0]);
   });
 
-  it('limits sign-ups per email address per hour in the organization', async () => {
-    // Arrange
-    const h = await harness({ maxPerEmailPerHour: 1 });
+  it('limits sign-ups per email address per hour in the organization, across its pages, answering the refused one as any other, then admits again the next hour', async () => {
+    // Arrange: three pages, so the one-confirmation-per-page-a-day rule
+    // holds nothing back: only the per-email limit (2) can.
+    const h = await harness({ maxPerEmailPerHour: 2 });
+    const pages = [
+      h.path,
+      await anotherPage(h, 'Second'),
+      await anotherPage(h, 'Third'),
+    ];
     const email = uniqueEmail('bombed');
-    // Act: the first passes, the second is dropped before anything is read.
-    await signUp(h, { email }, { ip: '192.0.2.1' });
-    h.clock.advance(25 * 3600 * 1000);
-    await signUp(h, { email }, { ip: '192.0.2.2' });
-    await signUp(h, { email }, { ip: '192.0.2.3' });
-    // Assert: the day-later sign-up sent a second email, the third none.
-    expect(await mailTo(email)).toHaveLength(2);
+    // Act: each from its own address, so no per-address limit applies.
+    const answers = [];
+    for (const [i, path] of pages.entries()) {
+      answers.push(
+        await signUp(h, { email }, { path, ip: `192.0.2.${i + 1}` }),
+      );
+    }
+    const sameHour = await mailTo(email);
+    const normal = await signUp(
+      h,
+      { email: uniqueEmail('third-page') },
+      { path: pages[2], ip: '192.0.2.5' },
+    );
+    h.clock.advance(3600 * 1000);
+    await signUp(h, { email }, { path: pages[2], ip: '192.0.2.4' });
+    // Assert: two emails, the third page's sign-up dropped, sent next hour.
+    expect(sameHour).toHaveLength(2);
+    expect(await mailTo(email)).toHaveLength(3);
+    expectNeutral(answers.slice(2), normal);
   });
 
   it('asks the configured CAPTCHA: the widget and its sources are on the page, and a refused or missing answer changes nothing', async () => {
@@ -410,9 +632,14 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     ];
     // Act
     const page = await h.client.get(h.path, { origin: 'pages' });
-    await signUp(h, { email: robot, 'cf-turnstile-response': 'bot' });
-    await signUp(h, { email: nobody });
-    await signUp(h, { email: human, 'cf-turnstile-response': 'human' });
+    const refused = [
+      await signUp(h, { email: robot, 'cf-turnstile-response': 'bot' }),
+      await signUp(h, { email: nobody }),
+    ];
+    const accepted = await signUp(h, {
+      email: human,
+      'cf-turnstile-response': 'human',
+    });
     // Assert
     expect(page.body).toContain('site-key-123');
     expect(page.headers['content-security-policy']).toContain(
@@ -422,5 +649,6 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     expect(await contactOf(h, robot)).toBeUndefined();
     expect(await contactOf(h, nobody)).toBeUndefined();
     expect((await contactOf(h, human)).status).toBe('pending');
+    expectNeutral(refused, accepted);
   });
 });

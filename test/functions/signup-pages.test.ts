@@ -307,6 +307,169 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(empty.status).toBe(400);
   });
 
+  it('a pasted page says and asks what its HTML does: consentText or fields given with html, or to a pasted page, answer 400 naming them; new HTML reads them again; a theme again brings the default wording', async () => {
+    // Arrange
+    const html = (inputs: string) =>
+      `<form><label>Email <input type="email" name="email"></label>${inputs}<button>Sign me up</button></form>`;
+    const page = await create({
+      name: 'Own words',
+      theme: undefined,
+      html: html('<label>Last name <input name="lastName"></label>'),
+    });
+    const patch = (body: Record<string, unknown>) =>
+      client.patch(`/signup-pages/${page.id}`, { key: org.ownerKey, body });
+    const before = await client.scan();
+    // Act
+    const refused = [
+      await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body: {
+          name: 'x',
+          listId,
+          html: html(''),
+          consentText: 'Words never shown',
+          fields: { lastName: true },
+        },
+      }),
+      await patch({ consentText: 'Words never shown' }),
+      await patch({ fields: { firstName: true } }),
+    ];
+    const afterRefused = await client.scan();
+    const rewritten = await patch({
+      html: html('<label>First name <input name="firstName"></label>'),
+    });
+    const themed = await patch({ theme: 'bold' });
+    const worded = await patch({ consentText: 'Yes, write to me.' });
+    // Assert
+    expect(page.content).toMatchObject({
+      fields: { firstName: false, lastName: true },
+      consentText: 'Email Last name Sign me up',
+    });
+    expect(refused.map((answer) => answer.status)).toEqual([400, 400, 400]);
+    expect(
+      refused.map((answer) =>
+        answer.json.details.map((d: { field: string }) => d.field),
+      ),
+    ).toEqual([['consentText', 'fields'], ['consentText'], ['fields']]);
+    expect(afterRefused).toEqual(before);
+    expect(rewritten.json.data.content).toMatchObject({
+      fields: { firstName: true, lastName: false },
+      consentText: 'Email First name Sign me up',
+    });
+    expect(themed.json.data.content.consentText).toBe(
+      'By subscribing, you agree to receive emails from Pages. You can unsubscribe at any time with the link in every email.',
+    );
+    expect(worded.json.data.content.consentText).toBe('Yes, write to me.');
+  });
+
+  it('GET /signup-pages/{pageId} answers one’s own page with its content and public address; a pasted page with its HTML as stored (sanitized)', async () => {
+    // Arrange
+    const themed = await create({
+      name: 'Read me',
+      slug: 'read-me',
+      headline: 'Read all about it',
+    });
+    const pasted = await create({
+      name: 'Read pasted',
+      theme: undefined,
+      html: '<form onsubmit="steal()"><input type="email" name="email"><button>Go</button></form>',
+    });
+    // Act
+    const gotThemed = await client.get(`/signup-pages/${themed.id}`, {
+      key: org.memberKey,
+    });
+    const gotPasted = await client.get(`/signup-pages/${pasted.id}`, {
+      key: org.memberKey,
+    });
+    // Assert
+    expect(gotThemed.status).toBe(200);
+    expect(gotThemed.json.data).toEqual(themed);
+    expect(gotThemed.json.data).toMatchObject({
+      html: null,
+      content: { headline: 'Read all about it' },
+    });
+    expect(gotThemed.json.data.publicUrl).toMatch(
+      /\/p\/pages[a-z0-9-]*\/read-me$/,
+    );
+    expect(gotPasted.json.data).toEqual(pasted);
+    expect(gotPasted.json.data.html).toBe(
+      '<form method="post"><input type="email" name="email"><button type="submit">Go</button></form>',
+    );
+  });
+
+  it('PATCH answers 409 for a slug taken in the organization, 404 for a list of another organization, 400 for a slug over 64 characters — and changes nothing', async () => {
+    // Arrange
+    await create({ name: 'Holder', slug: 'held' });
+    const page = await create({ name: 'Mover', slug: 'mover' });
+    const before = await client.scan();
+    const patch = (body: Record<string, unknown>) =>
+      client.patch(`/signup-pages/${page.id}`, { key: org.ownerKey, body });
+    // Act
+    const taken = await patch({ slug: 'held' });
+    const foreign = await patch({ listId: otherListId, name: 'Moved' });
+    const tooLong = await patch({ slug: 'a'.repeat(65) });
+    const reread = await client.get(`/signup-pages/${page.id}`, {
+      key: org.ownerKey,
+    });
+    // Assert
+    expect(taken.status).toBe(409);
+    expect(taken.json.code).toBe('signupPage.slugTaken');
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.code).toBe('list.notFound');
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json.details[0].field).toBe('slug');
+    expect(await client.scan()).toEqual(before);
+    expect(reread.json.data).toEqual(page);
+  });
+
+  it('POST takes a slug of 64 characters and refuses one of 65 (400 naming slug)', async () => {
+    // Act
+    const longest = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { name: 'Long', listId, theme: 'classic', slug: 'b'.repeat(64) },
+    });
+    const tooLong = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { name: 'Longer', listId, theme: 'classic', slug: 'c'.repeat(65) },
+    });
+    // Assert
+    expect(longest.status).toBe(201);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json.details[0].field).toBe('slug');
+  });
+
+  it('a slug made from the name avoids reserved words (api → api-page) and is page when the name has no letter or digit', async () => {
+    // Act
+    const reserved = await create({ name: 'API' });
+    const unusable = await create({ name: '!!! ???' });
+    const again = await create({ name: '¿¡…!' });
+    // Assert
+    expect(reserved.slug).toBe('api-page');
+    expect(unusable.slug).toBe('page');
+    expect(again.slug).toBe('page-2');
+  });
+
+  it('DELETE frees the slug: a new page may take it at once', async () => {
+    // Arrange
+    const page = await create({ name: 'Fleeting', slug: 'fleeting' });
+    // Act
+    const deleted = await client.delete(`/signup-pages/${page.id}`, {
+      key: org.ownerKey,
+    });
+    const reused = await client.post('/signup-pages', {
+      key: org.ownerKey,
+      body: { name: 'Lasting', listId, theme: 'bold', slug: 'fleeting' },
+    });
+    const gone = await client.get(`/signup-pages/${page.id}`, {
+      key: org.ownerKey,
+    });
+    // Assert
+    expect(deleted.status).toBe(200);
+    expect(reused.status).toBe(201);
+    expect(reused.json.data.slug).toBe('fleeting');
+    expect(gone.status).toBe(404);
+  });
+
   it('GET /signup-pages/themes lists at least three themes, and each can make a page', async () => {
     // Act
     const themes = await client.get('/signup-pages/themes', {
@@ -355,7 +518,9 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("form-action 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("style-src 'unsafe-inline'");
     expect(csp).not.toContain('script-src');
+    expect(live.headers['x-frame-options']).toBe('DENY');
     expect(live.headers['x-content-type-options']).toBe('nosniff');
     expect(live.headers['referrer-policy']).toBe('no-referrer');
     expect(live.body).toContain('name="email"');
@@ -363,5 +528,207 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
     expect(unpublished.status).toBe(404);
     expect(deleted.json.data).toEqual({ id: page.id });
     expect(gone.status).toBe(404);
+  });
+
+  it('a form posted to an unpublished or a deleted page answers 404 and writes nothing', async () => {
+    // Arrange: a form shown while the page was published.
+    const page = await create({ name: 'Closing', slug: 'closing' });
+    const path = new URL(page.publicUrl).pathname;
+    await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    const shown = await client.get(path, { origin: 'pages' });
+    const token = /name="form_token" value="([^"]*)"/.exec(shown.body)?.[1];
+    clock.advance(10_000);
+    const post = () =>
+      client.post(path, {
+        origin: 'pages',
+        rawBody: new URLSearchParams({
+          form_token: token ?? '',
+          website: '',
+          email: 'late@example.test',
+        }).toString(),
+        contentType: 'application/x-www-form-urlencoded',
+        sourceIp: '198.51.100.30',
+      });
+    // Act
+    await client.post(`/signup-pages/${page.id}/unpublish`, {
+      key: org.ownerKey,
+    });
+    const before = await client.scan();
+    const unpublished = await post();
+    const afterUnpublished = await client.scan();
+    await client.delete(`/signup-pages/${page.id}`, { key: org.ownerKey });
+    const deleted = await post();
+    // Assert
+    expect(token).toBeDefined();
+    expect(unpublished.status).toBe(404);
+    expect(afterUnpublished).toEqual(before);
+    expect(deleted.status).toBe(404);
+  });
+});
+
+describe('GET /signup-pages paging (spec: "page: default 1", "limit: default 20, at most 100", "Newest first")', () => {
+  const clock = fixedClock('2026-11-23T10:00:00.000Z');
+  let client: ApiClient;
+  let org: TestOrganization;
+  let empty: TestOrganization;
+  /** Ids of the 23 pages, newest first. */
+  let newestFirst: string[];
+  /** Ids of the 12 pages named "Spring …", newest first. */
+  let springNewestFirst: string[];
+
+  const list = (key: string, query: Record<string, string> = {}) =>
+    client.get('/signup-pages', { key, query });
+  const ids = (answer: { json: { data: { id: string }[] } }) =>
+    answer.json.data.map((row) => row.id);
+
+  beforeAll(async () => {
+    client = await createApiClient({
+      clock,
+      groups: [...endpointGroups, ...pageGroups],
+    });
+    org = await createOrganizationWithKeys(client, 'Many');
+    empty = await createOrganizationWithKeys(client, 'Empty');
+    const listId = (
+      await client.post('/lists', { key: org.ownerKey, body: { name: 'L' } })
+    ).json.data.id;
+    const created: { id: string; name: string }[] = [];
+    for (let i = 1; i <= 23; i++) {
+      clock.advance(1000);
+      const name = i % 2 === 1 ? `Spring ${i}` : `Autumn ${i}`;
+      const answer = await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body: { name, listId, theme: 'classic' },
+      });
+      created.push({ id: answer.json.data.id, name });
+    }
+    newestFirst = created.map((page) => page.id).reverse();
+    springNewestFirst = created
+      .filter((page) => page.name.startsWith('Spring'))
+      .map((page) => page.id)
+      .reverse();
+  });
+
+  it('"limit: default 20" and "page: default 1": 23 pages give the 20 newest, totalPages 2; page 2 holds the other 3', async () => {
+    // Act
+    const first = await list(org.memberKey);
+    const second = await list(org.memberKey, { page: '2' });
+    // Assert
+    expect(ids(first)).toEqual(newestFirst.slice(0, 20));
+    expect(first.json.pagination).toEqual({
+      total: 23,
+      page: 1,
+      limit: 20,
+      totalPages: 2,
+    });
+    expect(ids(second)).toEqual(newestFirst.slice(20));
+    expect(second.json.pagination).toMatchObject({ page: 2, totalPages: 2 });
+  });
+
+  it('"limit: at most 100": limit=100 is taken and gives all 23', async () => {
+    // Act
+    const all = await list(org.memberKey, { limit: '100' });
+    // Assert
+    expect(all.status).toBe(200);
+    expect(ids(all)).toEqual(newestFirst);
+    expect(all.json.pagination).toEqual({
+      total: 23,
+      page: 1,
+      limit: 100,
+      totalPages: 1,
+    });
+  });
+
+  it('"search: matches internal name and slug" pages like the whole list, "Newest first": 12 matches at limit 5 are pages of 5, 5 and 2', async () => {
+    // Act
+    const pages = [
+      await list(org.memberKey, { search: 'spring', limit: '5' }),
+      await list(org.memberKey, { search: 'spring', limit: '5', page: '2' }),
+      await list(org.memberKey, { search: 'spring', limit: '5', page: '3' }),
+    ];
+    // Assert
+    expect(pages.map(ids)).toEqual([
+      springNewestFirst.slice(0, 5),
+      springNewestFirst.slice(5, 10),
+      springNewestFirst.slice(10),
+    ]);
+    for (const answer of pages) {
+      expect(answer.json.pagination).toMatchObject({
+        total: 12,
+        limit: 5,
+        totalPages: 3,
+      });
+    }
+  });
+
+  it('"status: draft or published" pages too: page 2 of the drafts at the default limit holds the 3 oldest', async () => {
+    // Act
+    const second = await list(org.memberKey, { status: 'draft', page: '2' });
+    // Assert
+    expect(ids(second)).toEqual(newestFirst.slice(20));
+    expect(second.json.pagination).toEqual({
+      total: 23,
+      page: 2,
+      limit: 20,
+      totalPages: 2,
+    });
+  });
+
+  it('"an empty array when there are none": an organization without pages', async () => {
+    // Act
+    const none = await list(empty.memberKey);
+    // Assert
+    expect(none.status).toBe(200);
+    expect(none.json.data).toEqual([]);
+    expect(none.json.pagination).toMatchObject({
+      total: 0,
+      page: 1,
+      limit: 20,
+    });
+  });
+});
+
+describe('sign-up pages an operator lets others frame (SIGNUP_FRAME_ANCESTORS)', () => {
+  it('serves the page with the configured frame-ancestors, inline styles only, and no X-Frame-Options (which would forbid every frame)', async () => {
+    // Arrange
+    const client = await createApiClient({
+      clock: fixedClock('2026-11-23T10:00:00.000Z'),
+      groups: [...endpointGroups, ...pageGroups],
+      signupForms: {
+        frameAncestors: "'self' https://www.example.test",
+      },
+    });
+    const org = await createOrganizationWithKeys(client, 'Framed');
+    const listId = (
+      await client.post('/lists', { key: org.ownerKey, body: { name: 'N' } })
+    ).json.data.id;
+    const page = (
+      await client.post('/signup-pages', {
+        key: org.ownerKey,
+        body: { name: 'Embedded', listId, theme: 'bold' },
+      })
+    ).json.data;
+    await client.post(`/signup-pages/${page.id}/publish`, {
+      key: org.ownerKey,
+    });
+    // Act
+    const served = await client.get(new URL(page.publicUrl).pathname, {
+      origin: 'pages',
+    });
+    // Assert
+    expect(served.status).toBe(200);
+    expect(
+      (served.headers['content-security-policy'] ?? '').split('; '),
+    ).toEqual([
+      "default-src 'none'",
+      "style-src 'unsafe-inline'",
+      'img-src https: data:',
+      "form-action 'self'",
+      "frame-ancestors 'self' https://www.example.test",
+      "base-uri 'none'",
+    ]);
+    expect(served.headers).not.toHaveProperty('x-frame-options');
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
   });
 });

@@ -2,7 +2,9 @@ import type { Document, Element } from 'domhandler';
 import { DomUtils } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_FORM_WORDING_CHARS,
   MAX_PASTED_HTML_CHARS,
+  readPastedForm,
   renderPastedPage,
   sanitizePastedHtml,
 } from '../../../shared/signup/pasted.ts';
@@ -393,6 +395,60 @@ describe('pasted HTML, sanitized on write', () => {
         },
       ],
     });
+  });
+});
+
+describe('pasted HTML, its form read on write', () => {
+  it('asks the names its form has visible inputs for, and no other', () => {
+    // Arrange
+    const form = (inputs: string) =>
+      sanitized(
+        `<form><input type="email" name="email">${inputs}<button>Go</button></form>`,
+      );
+    // Act
+    const both = readPastedForm(
+      form('<input name="firstName"><input type="text" name="lastName">'),
+    );
+    const last = readPastedForm(form('<input name="lastName">'));
+    const hiddenOrTicked = readPastedForm(
+      form(
+        '<input type="hidden" name="firstName" value="x"><input type="checkbox" name="lastName">',
+      ),
+    );
+    // Assert
+    expect(both.fields).toEqual({ firstName: true, lastName: true });
+    expect(last.fields).toEqual({ firstName: false, lastName: true });
+    expect(hiddenOrTicked.fields).toEqual({
+      firstName: false,
+      lastName: false,
+    });
+  });
+
+  it('takes its form’s text as a visitor reads it for the consent wording: labels, paragraphs, the button; not the page around it, hidden values nor styles', () => {
+    // Arrange
+    const html = sanitized(
+      `<h1>Outside</h1><form><style>p{color:red}</style><p>Get <strong>weekly</strong> news.</p>
+      <label for="e">Email</label><input id="e" type="email" name="email" value="kept@example.test">
+      <input type="hidden" name="source" value="secret">
+      <label><input type="checkbox" name="ok"> I agree to the <a href="https://x.example/terms">terms</a>.</label>
+      <input type="submit" value="Join"></form><p>Footer</p>`,
+    );
+    // Act
+    const { wording } = readPastedForm(html);
+    // Assert
+    expect(wording).toBe('Get weekly news. Email I agree to the terms. Join');
+  });
+
+  it('cuts a form’s text past 2,000 characters, with an ellipsis', () => {
+    // Arrange
+    const html = sanitized(
+      `<form><p>${'word '.repeat(600)}</p><input type="email" name="email"><button>Go</button></form>`,
+    );
+    // Act
+    const { wording } = readPastedForm(html);
+    // Assert
+    expect(wording).toHaveLength(MAX_FORM_WORDING_CHARS);
+    expect(wording.endsWith('…')).toBe(true);
   });
 });
 
