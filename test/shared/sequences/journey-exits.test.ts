@@ -12,193 +12,39 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
-import {
-  type StepsConsumerDeps,
-  stepsConsumer,
-} from '../../../functions/steps/consumer.ts';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import {
   addContact,
   updateContact,
 } from '../../../shared/audience/contacts.ts';
 import { createTag, tagContact } from '../../../shared/audience/tags.ts';
-import {
-  type BatchMessage,
-  deliverBatch,
-} from '../../../shared/campaigns/deliver.ts';
-import {
-  type DispatchMessage,
-  dispatchCampaign,
-} from '../../../shared/campaigns/dispatch.ts';
 import { keys } from '../../../shared/db/keys.ts';
-import type { Deps } from '../../../shared/deps.ts';
-import type {
-  Mailer,
-  OutgoingMessage,
-  QueueSender,
-} from '../../../shared/ports.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
-import type { ScheduledMessage } from '../../../shared/scheduling/ports.ts';
 import {
   declareDomain,
   verifyDomain,
 } from '../../../shared/sending/domains.ts';
 import { createIdentity } from '../../../shared/sending/identities.ts';
 import {
-  addNode,
-  createSequence,
   createSeries,
   publishVersion,
-  updateNode,
   updateSequence,
 } from '../../../shared/sequences/sequences.ts';
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
-import { orgWithList, uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps, publishDns } from '../../support/dynamo.ts';
+import { uniqueEmail } from '../../support/audience.ts';
+import { publishDns } from '../../support/dynamo.ts';
+import {
+  activeSequence,
+  fillDraft,
+  join,
+  journeyOf,
+  subjects,
+  type World,
+  journeyWorld as world,
+} from '../../support/journeys.ts';
 
 const HOUR = 3_600_000;
-
-/**
- * An organization with a list, on deps whose scheduler, queues (steps,
- * dispatch, send) and mailer are captured, on a clock the test moves.
- */
-const world = async () => {
-  let now = Date.now();
-  const clock = { now: () => new Date(now) };
-  const schedules = new Map<string, ScheduledMessage>();
-  const queued: unknown[] = [];
-  const dispatched: DispatchMessage[] = [];
-  const batches: BatchMessage[] = [];
-  const accepted: OutgoingMessage[] = [];
-  const mailer: Mailer = {
-    send: async (message) => {
-      accepted.push(message);
-      return { messageId: `msg-${accepted.length}` };
-    },
-  };
-  const { deps, events, tableName } = await createTestDeps({
-    clock,
-    mailer,
-    scheduler: {
-      schedule: async (s) => void schedules.set(s.name, s),
-      cancel: async (name) => void schedules.delete(name),
-    },
-    queues: {
-      steps: { send: async (m) => void queued.push(m) },
-      dispatch: { send: async (m) => void dispatched.push(m as never) },
-      send: { send: async (m) => void batches.push(m as never) },
-    },
-  });
-  const { orgId, listId } = await orgWithList(deps);
-  const handle = (message: unknown) =>
-    stepsConsumer.handle(
-      deps as unknown as StepsConsumerDeps,
-      message as never,
-      { messageId: 'm', receiveCount: 1 },
-    );
-  return {
-    deps,
-    events,
-    tableName,
-    orgId,
-    listId,
-    schedules,
-    queued,
-    accepted,
-    handle,
-    now: () => new Date(now),
-    advance: (ms: number) => {
-      now += ms;
-    },
-    /** Runs the queued step messages, then the schedules that came due. */
-    run: async () => {
-      for (let round = 0; round < 20; round++) {
-        const due = [...schedules.values()].filter(
-          (s) => s.at.getTime() <= now,
-        );
-        for (const s of due) schedules.delete(s.name);
-        const messages = [...queued.splice(0), ...due.map((s) => s.message)];
-        if (messages.length === 0) return;
-        for (const message of messages) await handle(message);
-      }
-      throw new Error('journeys did not settle');
-    },
-    /** Runs the dispatcher and the senders until their queues are empty. */
-    drain: async () => {
-      const pipeline = deps as Deps & {
-        queues: { dispatch: QueueSender; send: QueueSender };
-      };
-      for (;;) {
-        const message = dispatched.shift();
-        if (message) {
-          await dispatchCampaign(pipeline, message);
-          continue;
-        }
-        const batch = batches.shift();
-        if (!batch) return;
-        await deliverBatch(pipeline, batch);
-      }
-    },
-  };
-};
-
-type World = Awaited<ReturnType<typeof world>>;
-
-/** Adds `steps` emails ("Step 1"…), a 24-hour wait before each but the first. */
-const fillDraft = async (
-  w: World,
-  sequenceId: string,
-  versionId: string,
-  steps: number,
-) => {
-  for (let step = 1; step <= steps; step++) {
-    if (step > 1) {
-      await addNode(w.deps, w.orgId, sequenceId, versionId, {
-        type: 'wait',
-        waitHours: 24,
-      });
-    }
-    const node = await addNode(w.deps, w.orgId, sequenceId, versionId, {
-      type: 'send_email',
-    });
-    await updateNode(w.deps, w.orgId, sequenceId, versionId, node.id, {
-      subject: `Step ${step}`,
-    });
-  }
-};
-
-/** An active sequence of `steps` steps on the list, or on a tag. */
-const activeSequence = async (
-  w: World,
-  options: { tagId?: string; steps?: number } = {},
-) => {
-  const created = await createSequence(w.deps, w.orgId, {
-    name: `Welcome ${randomUUID()}`,
-    triggerType: options.tagId ? 'tag_added' : 'list_joined',
-    triggerTargetId: options.tagId ?? w.listId,
-  });
-  const versionId = created.draftVersionId as string;
-  await fillDraft(w, created.id, versionId, options.steps ?? 2);
-  await publishVersion(w.deps, w.orgId, created.id, versionId);
-  await updateSequence(w.deps, w.orgId, created.id, { status: 'active' });
-  return created.id;
-};
-
-/** A subscribed contact added singly; the facts enrol it. */
-const join = async (w: World, name = 'reader') => {
-  const { contact } = await addContact(w.deps, w.orgId, w.listId, {
-    email: uniqueEmail(name),
-    doubleOptIn: false,
-  });
-  await w.events.settle();
-  return contact;
-};
-
-const subjects = (w: World) => w.accepted.map((m) => m.subject);
-
-const journeyOf = (w: World, sequenceId: string, contactId: string) =>
-  w.deps.enrolments.get(w.orgId, sequenceId, contactId);
 
 describe('journey exits: the contact is read again at each step (README "Journeys")', () => {
   it.each([{ status: 'bounced' }, { status: 'complained' }] as const)(
@@ -206,7 +52,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     async ({ status }) => {
       // Arrange
       const w = await world();
-      const sequenceId = await activeSequence(w);
+      const { sequenceId } = await activeSequence(w, { steps: 2 });
       const contact = await join(w);
       await w.run();
       expect(subjects(w)).toEqual(['Step 1']);
@@ -231,7 +77,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
   it('a contact bounced before its first step ends the journey (bounced) and receives nothing', async () => {
     // Arrange
     const w = await world();
-    const sequenceId = await activeSequence(w);
+    const { sequenceId } = await activeSequence(w, { steps: 2 });
     const contact = await join(w);
 
     // Act
@@ -239,7 +85,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     await w.run();
 
     // Assert
-    expect(w.accepted).toEqual([]);
+    expect(w.mail.accepted).toEqual([]);
     expect(await journeyOf(w, sequenceId, contact.id)).toMatchObject({
       status: 'exited',
       exitReason: 'bounced',
@@ -250,7 +96,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
   it('a contact gone from the list (no route removes one: its item deleted by hand) ends the journey with exitReason removed', async () => {
     // Arrange
     const w = await world();
-    const sequenceId = await activeSequence(w);
+    const { sequenceId } = await activeSequence(w, { steps: 2 });
     const contact = await join(w);
     await w.run();
     await localDynamo(inject('dynamodbEndpoint')).send(
@@ -276,7 +122,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
   it('the address now belongs to another contact of the list (the first removed, the address added again) ends the first journey with exitReason removed; the new contact starts its own', async () => {
     // Arrange
     const w = await world();
-    const sequenceId = await activeSequence(w);
+    const { sequenceId } = await activeSequence(w, { steps: 2 });
     const first = await join(w);
     await w.run();
     await localDynamo(inject('dynamodbEndpoint')).send(
@@ -303,12 +149,12 @@ describe('journey exits: the contact is read again at each step (README "Journey
       sent: 1,
     });
     expect(
-      w.accepted
+      w.mail.accepted
         .filter((m) => m.tags?.contact === first.id)
         .map((m) => m.subject),
     ).toEqual(['Step 1']);
     expect(
-      w.accepted
+      w.mail.accepted
         .filter((m) => m.tags?.contact === second.id)
         .map((m) => m.subject),
     ).toEqual(['Step 1']);
@@ -364,10 +210,10 @@ describe('address book rule 5: sequences are signed by the default address', () 
     await w.run();
 
     // Assert
-    expect(w.accepted.map((m) => [m.subject, m.from])).toEqual([
+    expect(w.mail.accepted.map((m) => [m.subject, m.from])).toEqual([
       ['Step 1', `"Acme News" <news@${domain}>`],
     ]);
-    expect(w.accepted[0]?.replyTo).toBeUndefined();
+    expect(w.mail.accepted[0]?.replyTo).toBeUndefined();
   });
 
   it("a series step's campaign mail goes out From the organization's default identity", async () => {
@@ -385,7 +231,9 @@ describe('address book rule 5: sequences are signed by the default address', () 
       topicId: null,
     });
     const versionId = series.draftVersionId as string;
-    await fillDraft(w, series.id, versionId, 1);
+    await fillDraft(w.deps, w.orgId, series.id, versionId, 'Step', {
+      steps: 1,
+    });
     await publishVersion(w.deps, w.orgId, series.id, versionId);
     await updateSequence(w.deps, w.orgId, series.id, { status: 'active' });
     await w.events.settle();
@@ -399,7 +247,7 @@ describe('address book rule 5: sequences are signed by the default address', () 
     await w.drain();
 
     // Assert
-    expect(w.accepted.map((m) => [m.to, m.subject, m.from])).toEqual([
+    expect(w.mail.accepted.map((m) => [m.to, m.subject, m.from])).toEqual([
       [contact.email, 'Step 1', `"Acme News" <news@${domain}>`],
     ]);
   });
@@ -409,7 +257,7 @@ describe('bulk import rule 1: an import starts no sequence', () => {
   it('an import of subscribed lines into the list of an active list_joined sequence creates no journey and sends nothing; a single add enrols', async () => {
     // Arrange
     const w = await world();
-    const sequenceId = await activeSequence(w);
+    const { sequenceId } = await activeSequence(w, { steps: 2 });
     const email = uniqueEmail('imported');
 
     // Act
@@ -427,7 +275,7 @@ describe('bulk import rule 1: an import starts no sequence', () => {
       await journeyOf(w, sequenceId, imported?.id as string),
     ).toBeUndefined();
     expect(w.queued).toEqual([]);
-    expect(w.accepted).toEqual([]);
+    expect(w.mail.accepted).toEqual([]);
 
     // The contrast: the same sequence enrols a contact added singly.
     const single = await join(w, 'single');
@@ -436,14 +284,17 @@ describe('bulk import rule 1: an import starts no sequence', () => {
       status: 'active',
       sent: 1,
     });
-    expect(w.accepted.map((m) => m.to)).toEqual([single.email]);
+    expect(w.mail.accepted.map((m) => m.to)).toEqual([single.email]);
   });
 
   it('an import carrying the tag of an active tag_added sequence creates no journey and sends nothing, for a new contact and for an existing one; tagging singly enrols', async () => {
     // Arrange
     const w = await world();
     const tag = await createTag(w.deps, w.orgId, { name: 'vip' });
-    const sequenceId = await activeSequence(w, { tagId: tag.id });
+    const { sequenceId } = await activeSequence(w, {
+      tagId: tag.id,
+      steps: 2,
+    });
     const existing = await join(w, 'existing');
     const fresh = uniqueEmail('fresh');
 
@@ -467,7 +318,7 @@ describe('bulk import rule 1: an import starts no sequence', () => {
     ).toBeUndefined();
     expect(await journeyOf(w, sequenceId, existing.id)).toBeUndefined();
     expect(w.queued).toEqual([]);
-    expect(w.accepted).toEqual([]);
+    expect(w.mail.accepted).toEqual([]);
 
     // The contrast: the tag given singly enrols.
     const single = await join(w, 'single');
@@ -478,6 +329,6 @@ describe('bulk import rule 1: an import starts no sequence', () => {
       status: 'active',
       sent: 1,
     });
-    expect(w.accepted.map((m) => m.to)).toEqual([single.email]);
+    expect(w.mail.accepted.map((m) => m.to)).toEqual([single.email]);
   });
 });
