@@ -12,45 +12,12 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { type Key, keys } from '../../shared/db/keys.ts';
 import { localDynamo } from '../../shared/runtime/local.ts';
-import {
-  type ApiClient,
-  createApiClient,
-  createOrganizationWithKeys,
-} from '../support/api-client.ts';
+import { type ApiClient, createApiClient } from '../support/api-client.ts';
 import { fixedClock } from '../support/dynamo.ts';
-
-const CONTENT =
-  '<p>Hello {{firstName}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>';
+import { CONTENT, type Org, organization } from '../support/sequences-api.ts';
 
 /** Day 1 of the series below: after any clock of these tests. */
 const DAY_1 = '2099-03-01T09:00:00.000Z';
-
-/** An organization with a list, a tag, a topic and a template. */
-const organization = async (client: ApiClient, name = 'Rules Co') => {
-  const org = await createOrganizationWithKeys(client, name);
-  const key = org.ownerKey;
-  const list = await client.post('/lists', { key, body: { name: 'Readers' } });
-  const tag = await client.post('/tags', { key, body: { name: 'Trial' } });
-  const topic = await client.post('/topics', { key, body: { name: 'Tips' } });
-  const template = await client.post('/templates', {
-    key,
-    body: {
-      name: 'Welcome',
-      defaultSubject: 'Welcome aboard',
-      content: CONTENT,
-    },
-  });
-  return {
-    ...org,
-    key,
-    listId: list.json.data.id as string,
-    tagId: tag.json.data.id as string,
-    topicId: topic.json.data.id as string,
-    templateId: template.json.data.id as string,
-  };
-};
-
-type Org = Awaited<ReturnType<typeof organization>>;
 
 const createSequence = (
   client: ApiClient,

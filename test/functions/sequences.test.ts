@@ -7,39 +7,8 @@
  * are in the route matrix.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type ApiClient,
-  createApiClient,
-  createOrganizationWithKeys,
-} from '../support/api-client.ts';
-
-const CONTENT =
-  '<p>Hello {{firstName}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>';
-
-/** An organization with a list, a tag and a template. */
-const organization = async (client: ApiClient, name = 'Journey Co') => {
-  const org = await createOrganizationWithKeys(client, name);
-  const key = org.ownerKey;
-  const list = await client.post('/lists', { key, body: { name: 'Readers' } });
-  const tag = await client.post('/tags', { key, body: { name: 'Trial' } });
-  const template = await client.post('/templates', {
-    key,
-    body: {
-      name: 'Welcome',
-      defaultSubject: 'Welcome aboard',
-      content: CONTENT,
-    },
-  });
-  return {
-    ...org,
-    key,
-    listId: list.json.data.id as string,
-    tagId: tag.json.data.id as string,
-    templateId: template.json.data.id as string,
-  };
-};
-
-type Org = Awaited<ReturnType<typeof organization>>;
+import { type ApiClient, createApiClient } from '../support/api-client.ts';
+import { CONTENT, type Org, organization } from '../support/sequences-api.ts';
 
 const createSequence = (client: ApiClient, org: Org, name = 'Welcome') =>
   client.post('/sequences', {
@@ -636,10 +605,6 @@ describe('Publish', () => {
   it('Topics: {{topicOptOutUrl}} publishes once the sequence has a topic, and that topic cannot then be removed', async () => {
     const client = await createApiClient();
     const org = await organization(client);
-    const topic = await client.post('/topics', {
-      key: org.key,
-      body: { name: 'Tips' },
-    });
     const { id, draftId, nodeId } = await sequenceWithEmail(client, org);
     await client.patch(`/sequences/${id}/versions/${draftId}/nodes/${nodeId}`, {
       key: org.key,
@@ -649,7 +614,7 @@ describe('Publish', () => {
     });
     await client.patch(`/sequences/${id}`, {
       key: org.key,
-      body: { topicId: topic.json.data.id },
+      body: { topicId: org.topicId },
     });
 
     expect((await publish(client, org, id, draftId)).status).toBe(200);
