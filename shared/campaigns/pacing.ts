@@ -108,17 +108,19 @@ export const ratePlan = (accountRate: number): RatePlan => {
   };
 };
 
-/** How long one send holds a slot of a sender: a claim, the provider's call. */
-const SEND_CYCLE_SECONDS = 0.15;
+/**
+ * How long one send holds a slot of a sender: its claim, its composing,
+ * its wait for the instant and the provider's call (~0.1 s), with room.
+ */
+const SEND_CYCLE_SECONDS = 0.25;
 
 /** Most sends of one sender in flight at once. */
-export const MAX_PARALLEL_SENDS = 64;
+export const MAX_PARALLEL_SENDS = 100;
 
 /**
  * Sends in flight at once for a sender's rate: about the rate times what
- * one send takes (a claim and the provider's call, ~0.1 s), so that the
- * sender keeps up with its instants; one at a time cannot go past a dozen
- * a second.
+ * one send takes, so that the sender keeps up with its instants; one at a
+ * time cannot go past a dozen a second.
  */
 export const parallelSendsFor = (senderRate: number): number =>
   Math.min(

@@ -114,10 +114,10 @@ describe('ratePlan', () => {
     );
   });
 
-  it('keeps about a tenth of a second of a sender’s rate in flight', () => {
-    expect(parallelSendsFor(14)).toBe(3);
-    expect(parallelSendsFor(294)).toBe(45);
-    expect(parallelSendsFor(100_000)).toBe(64);
+  it('keeps about a quarter of a second of a sender’s rate in flight', () => {
+    expect(parallelSendsFor(14)).toBe(4);
+    expect(parallelSendsFor(294)).toBe(74);
+    expect(parallelSendsFor(100_000)).toBe(100);
   });
 });
 
