@@ -16,7 +16,8 @@
  * the values, so a plan is refused (the caller converts per message) unless
  * every sentinel stands in ordinary text (no heading, which upper-cases; no
  * list, quote, pre or data table, which change the width; no link text,
- * compared with its href) or in a link's href, and a recipient's values are
+ * compared with its href), in the href of a link in ordinary text, or in an
+ * attribute html-to-text never reads (style, class…); a recipient's values are
  * refused (converted per message) when one holds a control character or a
  * sentinel, when a run of words would be empty (its block would vanish), or
  * when an href would change how the link is shown (empty, `#…`, `mailto:`,
@@ -141,8 +142,8 @@ interface PlannedLink {
 /** html-to-text's reading of an href (it drops a leading `mailto:`). */
 const hrefOf = (raw: string) => raw.replace(/^mailto:/, '');
 
-/** The words of a text node, glued as html-to-text glues them. */
-const wordsOf = (text: string) => text.replace(/[ \t\r\n\f\u200b]+/g, '');
+/** A text node's words glued, as html-to-text compares a link's text. */
+const gluedWords = (text: string) => text.replace(/[ \t\r\n\f\u200b]+/g, '');
 
 /**
  * The text of a link whose content is plain text and plain inline
@@ -153,7 +154,7 @@ const constantLinkText = (link: Element): string | undefined => {
   const visit = (nodes: ChildNode[]): boolean =>
     nodes.every((node) => {
       if (isText(node)) {
-        text += wordsOf(node.data);
+        text += gluedWords(node.data);
         return !SENTINEL.test(node.data);
       }
       if (isTag(node)) {
@@ -220,15 +221,16 @@ const wrap = (words: readonly string[]): string => {
   return lines.join('\n');
 };
 
-/** The words of a run, its sentinels replaced by values. */
-const wordsWith = (run: string, values: readonly string[]): string[] =>
-  run
-    .replace(
-      SENTINELS,
-      (sentinel) => values[sentinel.charCodeAt(0) - SENTINEL_BASE] ?? '',
-    )
-    .split(' ')
-    .filter((word) => word !== '');
+/** A text with its sentinels replaced by the values they stand for. */
+const withValues = (text: string, values: readonly string[]): string =>
+  text.replace(
+    SENTINELS,
+    (sentinel) => values[sentinel.charCodeAt(0) - SENTINEL_BASE] ?? '',
+  );
+
+/** The words of a line (html-to-text joins them with one space). */
+const wordsOf = (line: string): string[] =>
+  line.split(' ').filter((word) => word !== '');
 
 /**
  * The text part of one recipient's message, from their merge values by
@@ -275,7 +277,7 @@ export const planTextPart = (
   let from = 0;
   for (const run of htmlToUnwrappedText(html).split('\n')) {
     if (!SENTINEL.test(run)) continue;
-    const lines = wrap(run.split(' ').filter((word) => word !== ''));
+    const lines = wrap(wordsOf(run));
     const at = wrapped.indexOf(lines, from);
     const end = at + lines.length;
     const whole =
@@ -301,10 +303,7 @@ export const planTextPart = (
       values.push(value);
     }
     for (const link of links) {
-      const href = link.href.replace(
-        SENTINELS,
-        (sentinel) => values[sentinel.charCodeAt(0) - SENTINEL_BASE] ?? '',
-      );
+      const href = withValues(link.href, values);
       if (
         hrefOf(href) !== href ||
         href === '' ||
@@ -316,7 +315,7 @@ export const planTextPart = (
     }
     let text = parts[0] ?? '';
     for (const [i, run] of runs.entries()) {
-      const words = wordsWith(run, values);
+      const words = wordsOf(withValues(run, values));
       if (words.length === 0) return undefined;
       text += wrap(words) + parts[i + 1];
     }

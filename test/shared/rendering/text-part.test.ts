@@ -154,6 +154,7 @@ describe('the text part and its plan', () => {
       .map((blocks) => blocks.join('\n'));
     const text = fc.oneof(
       fc.string({ maxLength: 40 }),
+      fc.string({ maxLength: 20, unit: 'binary' }),
       fc.string({
         maxLength: 120,
         unit: fc.constantFrom('a', ' ', 'ß', '&', '<', '"', "'", 'é'),
