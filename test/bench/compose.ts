@@ -1,7 +1,7 @@
 /**
  * `npm run bench:compose`: CPU per mail of the message composer, for a tiny
- * template and a 15 KB newsletter (`newsletter.ts`), each through the
- * per-mail path (`composeMessage` for every mail) and the prepared path
+ * template and a 15 KB newsletter (`test/support/newsletter.ts`), each
+ * through the per-mail path (`composeMessage` for every mail) and the prepared path
  * (`prepareMessage` once per batch of `MAX_BATCH` recipients, its cost
  * shared by the batch's mails). Links are signed for real (jose, HS256).
  *
@@ -20,7 +20,7 @@ import {
   type Recipient,
 } from '../../shared/messaging/composer.ts';
 import { fixedClock, TEST_LINK_SECRET } from '../support/dynamo.ts';
-import { NEWSLETTER_HTML, TINY_HTML } from './newsletter.ts';
+import { NEWSLETTER_HTML, TINY_HTML } from '../support/newsletter.ts';
 
 const MAILS = Number(process.env.BENCH_MAILS ?? 2_000);
 

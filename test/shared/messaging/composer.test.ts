@@ -20,8 +20,8 @@ import {
   renderTemplate,
   renderText,
 } from '../../../shared/rendering/engine.ts';
-import { NEWSLETTER_HTML, TINY_HTML } from '../../bench/newsletter.ts';
 import { fixedClock, TEST_LINK_SECRET } from '../../support/dynamo.ts';
+import { NEWSLETTER_HTML, TINY_HTML } from '../../support/newsletter.ts';
 
 const clock = fixedClock();
 const links = new JoseLinkSigner(async () => TEST_LINK_SECRET, clock);

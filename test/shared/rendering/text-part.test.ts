@@ -6,7 +6,7 @@ import {
   htmlToText,
   planTextPart,
 } from '../../../shared/rendering/text-part.ts';
-import { NEWSLETTER_HTML } from '../../bench/newsletter.ts';
+import { NEWSLETTER_HTML } from '../../support/newsletter.ts';
 
 /** html-to-text as the composer has always called it, per message. */
 const perMessage = (html: string) =>
