@@ -1,9 +1,9 @@
 /**
  * `npm run bench:compose`: CPU per mail of the message composer, for a tiny
  * template and a 15 KB newsletter (`test/support/newsletter.ts`), each
- * through the per-mail path (`composeMessage` for every mail) and the prepared path
- * (`prepareMessage` once per batch of `MAX_BATCH` recipients, its cost
- * shared by the batch's mails). Links are signed for real (jose, HS256).
+ * through the per-mail path (`composeMessage` for every mail) and the
+ * prepared path (`prepareMessage` once per batch of `MAX_BATCH`
+ * recipients, its cost shared by the batch's mails). Links are signed for real (jose, HS256).
  *
  * CPU is the process's (`process.cpuUsage`, user and system: the signing's
  * threads count too), measured over `BENCH_MAILS` mails (2,000) after as
