@@ -16,12 +16,12 @@
  * the values, so a plan is refused (the caller converts per message) unless
  * every sentinel stands in ordinary text (no heading, which upper-cases; no
  * list, quote, pre or data table, which change the width; no link text,
- * compared with its href), in the href of a link in ordinary text, or in an
- * attribute html-to-text never reads (style, class…); a recipient's values are
- * refused (converted per message) when one holds a control character or a
- * sentinel, when a run of words would be empty (its block would vanish), or
- * when an href would change how the link is shown (empty, `#…`, `mailto:`,
- * the same as its text). The plan checks itself against html-to-text on
+ * compared with its href), in the href of a link in ordinary text, or in
+ * an attribute html-to-text never reads (style, class…); a recipient's
+ * values are refused (converted per message) when one holds a control
+ * character or a sentinel, when a run of words would be empty (its block
+ * would vanish), or when an href would change how the link is shown
+ * (empty, `#…`, `mailto:`, the same as its text). The plan checks itself against html-to-text on
  * sample values before it is used.
  */
 import { type ChildNode, type Element, isTag, isText } from 'domhandler';
@@ -39,7 +39,7 @@ const TEXT_OPTIONS = {
 /** The text part of an HTML email (the converter is compiled once). */
 export const htmlToText: (html: string) => string = compile(TEXT_OPTIONS);
 
-/** The same without wrapping: each run of words html-to-text wraps is a line. */
+/** The same unwrapped: each run of words html-to-text wraps is a line. */
 const htmlToUnwrappedText = compile({ ...TEXT_OPTIONS, wordwrap: false });
 
 /** Sentinels are characters of the Private Use Area, one per variable. */
@@ -49,10 +49,10 @@ const SENTINEL = /[\ue000-\uefff]/;
 const SENTINELS = /[\ue000-\uefff]/g;
 
 /**
- * What a value may hold to go through a plan: no control character (html-to-text
- * counts tabs and line breaks as spaces, the HTML parser may rewrite some), no
- * zero-width space (a space to html-to-text), no Private Use character (a
- * sentinel), no lone surrogate.
+ * What a value may not hold to go through a plan: a control character
+ * (html-to-text counts tabs and line breaks as spaces, the HTML parser may
+ * rewrite some), a zero-width space (a space to html-to-text), a Private
+ * Use character (a sentinel), a lone surrogate.
  */
 const UNPLANNABLE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it refuses
