@@ -24,7 +24,7 @@
 import * as v from 'valibot';
 import { emailTags } from '../email-tags.ts';
 import { AppError, ConflictError } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
+import { type ComposeFor, prepareMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
 import type { CoreDeps, OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
@@ -292,6 +292,22 @@ export const deliverBatch = async (
   let stoppedBy: { reason: FailureReason; text: string } | undefined;
 
   // 3. Claim, compose, pace and send, a few recipients at a time.
+  // What is the same for every recipient is composed once per batch.
+  let composeFor: ComposeFor | undefined;
+  try {
+    composeFor = await prepareMessage(deps, {
+      orgId,
+      subject: campaign.subject,
+      html: content.html,
+      ...sender,
+      ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
+      ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
+      campaignId,
+    });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    stoppedBy = { reason: 'content_invalid', text: error.message };
+  }
   const plan = ratePlan(await accountRate(deps));
   const slots = new Slots(deps, plan, {
     wanted: recipients.length,
@@ -327,16 +343,7 @@ export const deliverBatch = async (
     }
     let mail: OutgoingMessage;
     try {
-      mail = await composeMessage(deps, {
-        orgId,
-        contact,
-        subject: campaign.subject,
-        html: content.html,
-        ...sender,
-        ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
-        ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
-        campaignId,
-      });
+      mail = await (composeFor as ComposeFor)(contact);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       // Claimed, never sent: the claim may be taken again.
