@@ -304,6 +304,18 @@ export const keys = {
     PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
     SK: `STATS#${shard}`,
   }),
+  /**
+   * The fate of one batch of a campaign's events (counted, or void): put
+   * if absent, so a batch is counted once or never.
+   */
+  campaignStatsBatch: (
+    orgId: string,
+    campaignId: string,
+    batch: string,
+  ): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `COUNTED#${batch}`,
+  }),
   /** Every shard of a campaign's delivery counters. */
   campaignStatsShards: (orgId: string, campaignId: string): QueryKey => ({
     PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
