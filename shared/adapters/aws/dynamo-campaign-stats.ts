@@ -11,8 +11,9 @@
  *   (put if absent, so exactly one of the two), kept 30 days;
  * - `LINK#<linkId>`: a clicked link's URL and clicks; its id is 16
  *   characters of the URL's SHA-256 (base64url).
- * The recipient's item (`RECIPIENT#<contactId>`, the sender's claim, which
- * events only update, never put) holds the message id of the first event
+ * The recipient's item (`RECIPIENT#<contactId>` in one of the campaign's
+ * recipient partitions, `campaign-recipient-keys.ts`: the sender's claim,
+ * which events only update, never put) holds the message id of the first event
  * (never replaced: the sender's evidence that SES took the message),
  * `seen` (a string set with a 12-character hash of each event recorded:
  * the dedupe), the instant each kind of event first happened (`openedAt`,
@@ -81,6 +82,7 @@ import type {
 import type { SesEventType } from '../../delivery/ses-event.ts';
 import { ConflictError } from '../../errors.ts';
 import { type Retryable, retryOnConflict } from '../../retry.ts';
+import { CampaignRecipientKeys } from './campaign-recipient-keys.ts';
 import {
   Counter,
   type DynamoTable,
@@ -242,13 +244,14 @@ class DynamoCampaignTally implements CampaignEventTally {
 
   constructor(
     private readonly table: DynamoTable,
+    private readonly recipients: CampaignRecipientKeys,
     private readonly orgId: string,
     private readonly campaignId: string,
     private readonly now: Date,
   ) {}
 
   async record(event: CampaignEventRecord, link?: string): Promise<boolean> {
-    const recipient = keys.campaignRecipient(
+    const recipient = await this.recipients.of(
       this.orgId,
       event.campaignId,
       event.contactId,
@@ -622,14 +625,24 @@ class DynamoCampaignTally implements CampaignEventTally {
 
 /** Campaign statistics on DynamoDB. */
 export class DynamoCampaignStats implements CampaignStatsRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly recipients: CampaignRecipientKeys;
+
+  constructor(private readonly table: DynamoTable) {
+    this.recipients = new CampaignRecipientKeys(table);
+  }
 
   tally(
     orgId: string,
     campaignId: string,
     now: Date = new Date(),
   ): CampaignEventTally {
-    return new DynamoCampaignTally(this.table, orgId, campaignId, now);
+    return new DynamoCampaignTally(
+      this.table,
+      this.recipients,
+      orgId,
+      campaignId,
+      now,
+    );
   }
 
   async recordEvent(
@@ -654,7 +667,7 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
         {
           Update: {
             TableName: this.table.tableName,
-            Key: keys.campaignRecipient(orgId, campaignId, contactId),
+            Key: await this.recipients.of(orgId, campaignId, contactId),
             UpdateExpression: 'SET unsubscribedAt = :at',
             // Only a recipient of the campaign, and once.
             ConditionExpression:
