@@ -17,7 +17,7 @@ import type { SesEvent } from '../../shared/delivery/ses-event.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { createConsumerHandler } from '../../shared/queue/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
-import { createTestDeps, scanTable } from '../support/dynamo.ts';
+import { createTestDeps, fixedClock, scanTable } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/events.ts';
 
 const record = (id: string, body: string, receiveCount = 1): SQSRecord => ({
@@ -78,7 +78,8 @@ const deliveryOf = (
 });
 
 const setup = async () => {
-  const test = await createTestDeps();
+  const clock = fixedClock();
+  const test = await createTestDeps({ clock });
   const { orgId, listId } = await orgWithList(test.deps);
   const second = await createList(test.deps, orgId, { name: 'Second' });
   const email = uniqueEmail('bouncing');
@@ -97,6 +98,7 @@ const setup = async () => {
     );
   return {
     ...test,
+    clock,
     orgId,
     listId,
     secondId: second.id,
@@ -197,7 +199,7 @@ describe('the events consumer', () => {
   it("counts a batch's campaign events in one write per campaign; a count that fails sends its messages back, and their redelivery counts each once", async () => {
     // Arrange: 30 deliveries of one campaign, the first five twice; the
     // first receipt's count dies (its transaction times out).
-    const { deps, orgId, handlerWith } = await setup();
+    const { deps, orgId, handlerWith, clock } = await setup();
     const campaignId = randomUUID();
     const bodies = Array.from({ length: 30 }, (_, i) =>
       JSON.stringify(deliveryOf(orgId, campaignId, i)),
@@ -239,6 +241,8 @@ describe('the events consumer', () => {
       lambdaContext(),
     );
     const afterCrash = await deps.campaignStats.read(orgId, campaignId);
+    // The messages come back after the visibility timeout.
+    clock.advance(61_000);
     const second = await handlerWith(crashing)(
       {
         Records: records.map((r) => ({

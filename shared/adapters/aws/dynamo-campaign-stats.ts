@@ -30,11 +30,12 @@
  *    clicked link's.
  * An event found recorded already (a duplicate, a redelivery) is counted
  * by the batch its `c#` names: nothing to do if that batch is `counted` or
- * is this one. If the batch has no fate yet it died between its steps (or
- * is still running: a copy of one of its messages came meanwhile): it is
- * made `void` (put if absent; its commit, now refused, fails its messages
- * back to the queue) and the event is moved to this batch (a conditional
- * update of `c#<hash>` from X to this batch) and counted here. An event
+ * is this one. If the batch has no fate and started less than a minute ago
+ * (`LIVE_BATCH_MS`) it may still commit: the message is retried later. If
+ * it is older, it died between its steps: it is made `void` (put if
+ * absent; a commit still on its way is refused and fails its messages back
+ * to the queue) and the event is moved to this batch (a conditional update
+ * of `c#<hash>` from X to this batch) and counted here. An event
  * recorded by the older code (in `seen`, no `c#`) was counted in its own
  * transaction. So each event is counted once: by the one batch that is
  * both named on its recipient and `counted`.
@@ -192,8 +193,26 @@ interface Firsts {
   link: boolean;
 }
 
-/** A batch's id: 12 random base64url characters (72 bits). */
-const newBatchId = (): string => randomBytes(9).toString('base64url');
+/**
+ * A batch's id: when it started (epoch ms, base 36) and 12 random hex
+ * digits, so a redelivery can tell a batch that may still be running.
+ */
+const newBatchId = (now: Date): string =>
+  `${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
+
+/** When a batch started, from its id (0 if unreadable: long ago). */
+const startOf = (batch: string): number =>
+  Number.parseInt(batch.split('-')[0] ?? '', 36) || 0;
+
+/**
+ * How long a batch may still be running: the events queue's visibility
+ * timeout (60 s; the function's own timeout is 10 s). A redelivery finding
+ * an event of a younger batch with no fate waits (its message is retried)
+ * rather than void a batch that may still commit: voiding a live batch
+ * sends all of its messages back, and a busy queue's copies would do that
+ * to batch after batch.
+ */
+export const LIVE_BATCH_MS = 60_000;
 
 /** How long a batch's fate is kept: past any redelivery (SQS: 14 days). */
 const BATCH_RECORD_DAYS = 30;
@@ -331,6 +350,7 @@ class DynamoCampaignTally implements CampaignEventTally {
     const { batch, firsts } = parseMarker(state.marker);
     if (this.parts.some((part) => part.id === batch)) return false;
     if ((await this.settle(batch)) === 'counted') return false;
+    // Voided: by this redelivery, or another one; the event is free.
     const part = this.partFor(recorded);
     try {
       await this.table.client.send(
@@ -377,6 +397,12 @@ class DynamoCampaignTally implements CampaignEventTally {
       }),
     );
     if (Item) return parseItem(BatchItem, Item, key).state;
+    if (startOf(batch) > this.now.getTime() - LIVE_BATCH_MS) {
+      throw new ConflictError(
+        'write.contended',
+        `An event of campaign ${this.campaignId} is being counted by a batch that may still be running; its message comes again`,
+      );
+    }
     try {
       await this.table.client.send(
         new PutCommand({
@@ -424,7 +450,7 @@ class DynamoCampaignTally implements CampaignEventTally {
       return last;
     }
     this.parts.push({
-      id: newBatchId(),
+      id: newBatchId(this.now),
       counters: {},
       links: new Map(),
       events: 0,

@@ -17,6 +17,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   CAMPAIGN_STATS_SHARDS,
   DynamoCampaignStats,
+  LIVE_BATCH_MS,
   linkIdOf,
 } from '../../../shared/adapters/aws/dynamo-campaign-stats.ts';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
@@ -411,7 +412,14 @@ describe('campaign statistics: crashes and races', () => {
     // Act
     await expect(stats.recordEvent(orgId, event)).rejects.toThrow('timed out');
     const afterCrash = (await read()).counters;
-    const redelivered = await stats.recordEvent(orgId, event);
+    // At once, the batch may still be running: the message waits.
+    const early = stats.recordEvent(orgId, event);
+    await expect(early).rejects.toThrow('may still be running');
+    // The visibility timeout later, it is dead: the redelivery counts.
+    const later = new Date(Date.now() + LIVE_BATCH_MS + 1_000);
+    const redelivery = stats.tally(orgId, campaignId, later);
+    const redelivered = await redelivery.record(event);
+    await redelivery.commit();
     // The redelivery of a delivery that had committed before its crash.
     const again = await deps.campaignStats.recordEvent(orgId, event);
 
@@ -617,7 +625,9 @@ describe('campaign statistics counted per batch of events', () => {
     await dead.record(eventOf(bob, 'Delivery'));
     const recordedOnly = (await read()).counters;
 
-    // Act: ana's messages come again in another batch; bob's not yet.
+    // Act: ana's messages come again in another batch, past the time a
+    // batch may run; bob's not yet.
+    clock.advance(LIVE_BATCH_MS + 1_000);
     const retry = stats.tally(orgId, campaignId, clock.now());
     const retried = [
       await retry.record(eventOf(ana, 'Delivery')),
@@ -645,14 +655,39 @@ describe('campaign statistics counted per batch of events', () => {
     expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
   });
 
-  it('a batch whose events are taken over while it commits counts nothing of them twice', async () => {
-    // Arrange: two batches hold copies of the same events (a message seen
-    // twice at once); the second finds the first's events and voids it.
+  it('a copy of a message of a batch still running waits for it', async () => {
+    // Arrange: two batches hold copies of the same event (a message seen
+    // twice at once).
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient();
+    const first = stats.tally(orgId, campaignId, clock.now());
+    const second = stats.tally(orgId, campaignId, clock.now());
+
+    // Act
+    await first.record(eventOf(ana, 'Delivery'));
+    const copy = second.record(eventOf(ana, 'Delivery'));
+    await expect(copy).rejects.toThrow('may still be running');
+    await first.commit();
+    await second.commit();
+    const later = stats.tally(orgId, campaignId, clock.now());
+    const again = await later.record(eventOf(ana, 'Delivery'));
+
+    // Assert
+    expect(again).toBe(false);
+    expect((await read()).counters).toEqual({ ...NONE, delivered: 1 });
+  });
+
+  it('a batch whose events are taken over while it commits, after its time, counts nothing of them twice', async () => {
+    // Arrange: a batch outlives its time (a process frozen, then back) and
+    // a redelivery of one of its messages voids it meanwhile.
     const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
       await setup();
     const { stats } = counted(dynamo, tableName);
     const recipients = Array.from({ length: 4 }, () => recipient());
     const first = stats.tally(orgId, campaignId, clock.now());
+    clock.advance(LIVE_BATCH_MS + 1_000);
     const second = stats.tally(orgId, campaignId, clock.now());
 
     // Act
