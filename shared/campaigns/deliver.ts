@@ -24,11 +24,7 @@
 import * as v from 'valibot';
 import { emailTags } from '../email-tags.ts';
 import { AppError, ConflictError } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
-import {
-  isSendRefused,
-  type SendRefusalKind,
-} from '../messaging/send-refusal.ts';
+import { type ComposeFor, prepareMessage } from '../messaging/composer.ts';
 import { logger } from '../observability.ts';
 import type { CoreDeps, OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
@@ -36,12 +32,17 @@ import { Id } from '../validation.ts';
 import { accountRate } from './account.ts';
 import { segmentFilterOf } from './campaigns.ts';
 import type { Campaign, FailureReason, Progress } from './model.ts';
+import { parallelSendsFor, ratePlan, Slots, sendPaced } from './pacing.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
 import { type GuardDeps, refusingBlockers } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
-/** Most recipients of one batch. */
-export const MAX_BATCH = 250;
+/**
+ * Most recipients of one batch: four seconds of a sender at its most
+ * (`SENDER_RATE`); the dispatcher also keeps a batch's message well under
+ * SQS's 256 KB.
+ */
+export const MAX_BATCH = 1_000;
 
 /** A message of the senders' queue: one batch of a send. */
 export const BatchMessage = v.object({
@@ -75,6 +76,22 @@ export type BatchMessage = v.InferOutput<typeof BatchMessage>;
 /** How long a sender may run on a batch before stopping (its time budget). */
 export const SENDER_BUDGET_MS = 40_000;
 
+/**
+ * How much later than its budget a sender's last claimed recipients may
+ * still wait for their instant: past it, the claim stays (see
+ * `RECIPIENT_LEASE_MS`).
+ */
+const SEND_GRACE_MS = 5_000;
+
+/** A number from a campaign's id: where its senders start on the lanes. */
+const laneSeed = (campaignId: string): number => {
+  let hash = 0;
+  for (let i = 0; i < campaignId.length; i++) {
+    hash = (hash * 31 + campaignId.charCodeAt(i)) >>> 0;
+  }
+  return hash;
+};
+
 /** A batch's lease: longer than a sender may run (its function's timeout). */
 export const BATCH_LEASE_MS = 60_000;
 
@@ -84,9 +101,6 @@ export const BATCH_LEASE_MS = 60_000;
  */
 export const RECIPIENT_LEASE_MS = 15 * 60_000;
 
-/** The longest pause after a throttled send. */
-const MAX_THROTTLE_PAUSE_MS = 5_000;
-
 /** What a sender needs. */
 export type DeliverDeps = GuardDeps &
   Pick<
@@ -94,81 +108,6 @@ export type DeliverDeps = GuardDeps &
     'sends' | 'topics' | 'delivery' | 'mailer' | 'pacer' | 'ids' | 'audience'
   > &
   Pick<CoreDeps, 'links'> & { queues: Pick<Deps['queues'], 'dispatch'> };
-
-const sleep = (ms: number) =>
-  ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
-
-/**
- * The share of the account's rate the pacer hands out: sends leave on time
- * give or take a few milliseconds, and SES counts its rate over any second,
- * so a little headroom keeps a late send and an on-time one from meeting
- * in the same second.
- */
-export const RATE_HEADROOM = 0.98;
-
-/** Most sends of one sender in flight at once. */
-export const MAX_PARALLEL_SENDS = 10;
-
-/**
- * Sends in flight at once for a rate: a send takes tens of milliseconds,
- * so one at a time cannot keep up with a rate above a dozen or so.
- */
-export const parallelSendsFor = (rate: number): number =>
-  Math.min(MAX_PARALLEL_SENDS, Math.max(1, Math.ceil(rate / 10)));
-
-/**
- * Instants of the shared rate, reserved one second's worth at a time and
- * handed out in order to the sender's parallel sends. An instant already
- * past by more than one interval is dropped rather than used late: sends
- * never bunch up to catch up.
- */
-export class Slots {
-  private readonly reserved: number[] = [];
-  private turn: Promise<unknown> = Promise.resolve();
-  private readonly rate: number;
-
-  /** @param wanted how many sends this sender may make at most. */
-  constructor(
-    private readonly deps: Pick<DeliverDeps, 'pacer' | 'clock'>,
-    accountRate: number,
-    private wanted: number,
-  ) {
-    this.rate = accountRate * RATE_HEADROOM;
-  }
-
-  /** Waits for the next instant this sender may send at. */
-  async take(): Promise<void> {
-    const remaining = Math.max(1, this.wanted--);
-    const next = this.turn.then(() => this.next(remaining));
-    this.turn = next.catch(() => undefined);
-    const at = await next;
-    await sleep(at - this.deps.clock.now().getTime());
-  }
-
-  private async next(remaining: number): Promise<number> {
-    const interval = 1000 / this.rate;
-    for (;;) {
-      const now = this.deps.clock.now().getTime();
-      while (
-        this.reserved.length > 0 &&
-        (this.reserved[0] as number) < now - interval
-      ) {
-        this.reserved.shift();
-      }
-      const at = this.reserved.shift();
-      if (at !== undefined) return at;
-      const count = Math.max(1, Math.min(remaining, Math.floor(this.rate)));
-      const start = await this.deps.pacer.reserve(
-        count,
-        this.rate,
-        new Date(now),
-      );
-      for (let i = 0; i < count; i++) {
-        this.reserved.push(start + Math.floor(i * interval));
-      }
-    }
-  }
-}
 
 /** Fails the campaign of this send, with why. */
 const failCampaign = (
@@ -353,8 +292,32 @@ export const deliverBatch = async (
   let stoppedBy: { reason: FailureReason; text: string } | undefined;
 
   // 3. Claim, compose, pace and send, a few recipients at a time.
-  const rate = await accountRate(deps);
-  const slots = new Slots(deps, rate, recipients.length);
+  // What is the same for every recipient is composed once per batch.
+  let composeFor: ComposeFor | undefined;
+  try {
+    composeFor = await prepareMessage(deps, {
+      orgId,
+      subject: campaign.subject,
+      html: content.html,
+      ...sender,
+      ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
+      ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
+      campaignId,
+    });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    stoppedBy = { reason: 'content_invalid', text: error.message };
+  }
+  const plan = ratePlan(await accountRate(deps));
+  const slots = new Slots(deps, plan, {
+    wanted: recipients.length,
+    lanes: plan.lanesPerSender,
+    // The batches of a send in flight together start on lanes of their
+    // own: senders of one send do not meet on a lane.
+    firstLane:
+      (laneSeed(campaignId) + batch * plan.lanesPerSender) % plan.lanes,
+    deadline: leaseStart.getTime() + SENDER_BUDGET_MS + SEND_GRACE_MS,
+  });
   let nextIndex = 0;
   const sendOne = async (contact: (typeof recipients)[number]) => {
     const now = deps.clock.now();
@@ -380,16 +343,7 @@ export const deliverBatch = async (
     }
     let mail: OutgoingMessage;
     try {
-      mail = await composeMessage(deps, {
-        orgId,
-        contact,
-        subject: campaign.subject,
-        html: content.html,
-        ...sender,
-        ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
-        ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
-        campaignId,
-      });
+      mail = await (composeFor as ComposeFor)(contact);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       // Claimed, never sent: the claim may be taken again.
@@ -408,7 +362,7 @@ export const deliverBatch = async (
           campaign: campaignId,
         }),
       },
-      started,
+      started + SENDER_BUDGET_MS,
     );
     switch (result.kind) {
       case 'sent':
@@ -454,10 +408,14 @@ export const deliverBatch = async (
   };
   await Promise.all(
     Array.from(
-      { length: Math.min(parallelSendsFor(rate), recipients.length) },
+      {
+        length: Math.min(parallelSendsFor(plan.senderRate), recipients.length),
+      },
       worker,
     ),
   );
+  // What was reserved for sends that did not happen goes back to the lane.
+  await slots.release();
   if (failure) {
     // What SES took is recorded; the retried message claims the rest.
     await deps.sends.recordOutcomes(orgId, campaignId, recorded);
@@ -482,49 +440,4 @@ export const deliverBatch = async (
     campaignId,
     sendId,
   });
-};
-
-/** What became of one paced send. */
-export type SendResult =
-  | { kind: 'sent'; messageId: string }
-  | { kind: Exclude<SendRefusalKind, 'throttled'> | 'throttled' }
-  /** `stillWanted` said no at the last instant: nothing was sent. */
-  | { kind: 'withdrawn' };
-
-/**
- * Sends one message at the next instant of the shared rate. Throttled: a
- * pause growing each time, a new instant, again — until the time budget
- * ends (never a failure of the recipient). `stillWanted`, when given, is
- * asked at each instant, just before the provider is called: false
- * withdraws the send.
- */
-export const sendPaced = async (
-  deps: Pick<DeliverDeps, 'mailer' | 'pacer' | 'clock'>,
-  slots: Slots,
-  mail: OutgoingMessage,
-  started: number,
-  stillWanted?: () => Promise<boolean>,
-): Promise<SendResult> => {
-  for (let attempt = 0; ; attempt++) {
-    await slots.take();
-    if (stillWanted && !(await stillWanted())) return { kind: 'withdrawn' };
-    try {
-      const { messageId } = await deps.mailer.send(mail);
-      return { kind: 'sent', messageId };
-    } catch (error) {
-      if (isSendRefused(error, 'throttled')) {
-        const pause = Math.min(MAX_THROTTLE_PAUSE_MS, 250 * 2 ** attempt);
-        if (Date.now() + pause - started > SENDER_BUDGET_MS) {
-          return { kind: 'throttled' };
-        }
-        logger.info('Send throttled: slowing down', { attempt, pause });
-        await sleep(pause);
-        continue;
-      }
-      if (isSendRefused(error, 'rejected')) return { kind: 'rejected' };
-      if (isSendRefused(error, 'paused')) return { kind: 'paused' };
-      logger.warn('Send outcome unknown: the claim stays', { error });
-      return { kind: 'uncertain' };
-    }
-  }
 };

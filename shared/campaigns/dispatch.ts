@@ -38,22 +38,33 @@ import type {
   SendState,
 } from './model.ts';
 import { NO_PROGRESS } from './model.ts';
+import { ratePlan } from './pacing.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
 import { type GuardDeps, holdOf, refusingBlockers } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
-/** Batches of one send in the senders' queue at once. */
+/**
+ * Batches of one send in the senders' queue at once, per sender the send
+ * runs at once (its rate plan's `sendersPerSend`): one under way and one
+ * waiting for its turn.
+ */
 export const BATCHES_IN_FLIGHT = 2;
+
+/**
+ * The most bytes of recipients in one batch's message: SQS takes messages
+ * of 256 KB, and a batch of long addresses must stay well within it.
+ */
+export const MAX_BATCH_BYTES = 160_000;
 
 /** Items of the list one walk step reads at most. */
 export const WALK_STEP_ITEMS = 500;
 
 /**
- * Recipients per batch: ten seconds of the account's rate, 10 to
- * {@link MAX_BATCH}. A batch alone takes about ten seconds (more while
- * other sends share the rate), well within a sender's time budget; the
- * larger the batch, the less its lease, its completion and its messages
- * weigh on each recipient.
+ * Recipients per batch: ten seconds of one sender's rate (its share of the
+ * account's, `ratePlan`), 10 to {@link MAX_BATCH}. A batch alone takes at
+ * most about ten seconds (more while other sends share the rate), well
+ * within a sender's time budget; the larger the batch, the less its lease,
+ * its completion and its messages weigh on each recipient.
  */
 export const batchSizeFor = (ratePerSecond: number): number =>
   Math.max(10, Math.min(MAX_BATCH, Math.round(ratePerSecond * 10)));
@@ -94,18 +105,24 @@ export const expectedEnd = (batch: InFlightBatch, now: Date): number => {
 /**
  * The delay of a batch's message, in whole seconds (to the nearest: the
  * handover's second absorbs the half second), and when it should then
- * start and end: shortly
- * before the last of the batches in flight should end, or now when none
- * is (a new send, or one whose batches are late).
+ * start and end: shortly before a sender of the send should be free (the
+ * last of the batches in flight ends, with one sender at a time; the
+ * earliest of the last `senders` with several), or now when one is (a new
+ * send, or one whose batches are late). `rate` is one sender's.
  */
 export const delayFor = (
   inFlight: readonly InFlightBatch[],
   recipients: number,
   rate: number,
   now: Date,
+  senders = 1,
 ): { delaySeconds: number; starts: Date; ends: Date } => {
   const duration = durationAt(recipients, rate);
-  const busyUntil = Math.max(0, ...inFlight.map((b) => expectedEnd(b, now)));
+  // With several senders at once, the batch takes the place of the one
+  // that ends first among those it must wait for.
+  const ends = inFlight.map((b) => expectedEnd(b, now)).sort((a, b) => a - b);
+  const busyUntil =
+    ends.length < senders ? 0 : (ends[ends.length - senders] as number);
   const wait = busyUntil - handoverMs(duration) - now.getTime();
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,
@@ -348,6 +365,7 @@ const nextBatch = async (
   done: boolean;
 }> => {
   const recipients: { contactId: string; email: string }[] = [];
+  let bytes = 0;
   let after = cursor;
   for (;;) {
     const step = await deps.audience.walk(orgId, campaign.listId, {
@@ -364,7 +382,9 @@ const nextBatch = async (
     );
     for (const contact of kept) {
       recipients.push({ contactId: contact.id, email: contact.email });
-      if (recipients.length === size) {
+      // The recipient as its message carries it, in JSON.
+      bytes += contact.id.length + contact.email.length + 32;
+      if (recipients.length === size || bytes >= MAX_BATCH_BYTES) {
         // Full: the range ends here; the rest of the step is read again.
         const rest = step.contacts.findIndex((c) => c.email > contact.email);
         return {
@@ -470,8 +490,10 @@ const advance = async (
   orgId: string,
   campaign: Campaign,
 ): Promise<void> => {
-  const rate = await accountRate(deps);
+  const plan = ratePlan(await accountRate(deps));
+  const rate = plan.senderRate;
   const size = batchSizeFor(rate);
+  const cap = BATCHES_IN_FLIGHT * plan.sendersPerSend;
   // The segment as it is now: each batch keeps the contacts it matches.
   const inSegment = await segmentFilterOf(deps, orgId, campaign);
   for (;;) {
@@ -511,10 +533,7 @@ const advance = async (
       continue;
     }
 
-    if (
-      state.walked ||
-      Object.keys(state.inFlight).length >= BATCHES_IN_FLIGHT
-    ) {
+    if (state.walked || Object.keys(state.inFlight).length >= cap) {
       return;
     }
 
@@ -533,6 +552,7 @@ const advance = async (
       batch.recipients.length,
       rate,
       now,
+      plan.sendersPerSend,
     );
     const range: InFlightBatch | undefined =
       batch.recipients.length > 0 && batch.last

@@ -189,15 +189,27 @@ export interface AudienceReader {
 /**
  * The application-wide pacer of sends: every sender of every organization
  * reserves its instants here, so that together they stay under the SES
- * account's sending rate.
+ * account's sending rate. The rate is cut into lanes (see
+ * `campaigns/pacing.ts`), each a timeline of its own.
  */
 export interface SendPacer {
   /**
-   * Reserves `count` consecutive sends at `ratePerSecond`: returns the
-   * instant (epoch milliseconds) of the first; the others follow every
-   * `1000 / ratePerSecond` ms.
+   * Reserves `count` consecutive instants of a lane at `ratePerSecond`:
+   * returns the first (epoch milliseconds; `now` when the lane is idle);
+   * the others follow every `1000 / ratePerSecond` ms.
    */
-  reserve(count: number, ratePerSecond: number, now: Date): Promise<number>;
+  reserve(
+    lane: number,
+    count: number,
+    ratePerSecond: number,
+    now: Date,
+  ): Promise<number>;
+  /**
+   * Gives back the end of a run nobody reserved after: the lane's next
+   * free instant moves from `runEnd` back to `from`. False when another
+   * run follows it (then nothing changes).
+   */
+  giveBack(lane: number, from: number, runEnd: number): Promise<boolean>;
 }
 
 /** The recipients each organization's campaigns took on, per hour. */

@@ -372,10 +372,15 @@ export const keys = {
     SK: `HOUR#${hour}`,
   }),
   /**
-   * The application's send pacer: the next free instant of the SES
-   * account's sending rate, shared by every sender of every organization.
+   * A lane of the application's send pacer: the next free instant of its
+   * part of the SES account's rate, shared by every sender of every
+   * organization. A partition per lane: the pacer's writes spread with
+   * the rate.
    */
-  sendPacer: (): Key => ({ PK: 'APP', SK: 'SENDPACER' }),
+  sendPacerLane: (lane: number): Key => ({
+    PK: `APP#SENDPACER#${lane}`,
+    SK: 'SENDPACER',
+  }),
   /**
    * The head of a sequence or series (name, status, topic, trigger, the
    * published and draft version ids): both kinds share the prefix, so one

@@ -14,12 +14,7 @@ import {
   publicLinkUrl,
 } from '../links/public-links.ts';
 import type { CoreDeps as Deps, OutgoingMessage } from '../ports.ts';
-import {
-  analyzeTemplate,
-  htmlToText,
-  renderTemplate,
-  renderText,
-} from '../rendering/engine.ts';
+import { prepareTemplate, prepareText } from '../rendering/engine.ts';
 
 /** What a message is made of. */
 export interface ComposeInput {
@@ -57,72 +52,112 @@ export const listUnsubscribeHeaders = (unsubscribeUrl: string) => ({
   'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
 });
 
+/** What every recipient of a message shares: all of it but the recipient. */
+export type MessageContent = Omit<ComposeInput, 'contact' | 'variables'>;
+
+/** The recipient of one message. */
+export type Recipient = ComposeInput['contact'];
+
 /**
- * Composes a complete message for one recipient. Content that uses
- * {{topicOptOutUrl}} without a topic is refused (400): the link would have
- * nothing to opt out of.
+ * Composes the message of prepared content for one recipient, with extra
+ * merge values if any.
  */
-export const composeMessage = async (
+export type ComposeFor = (
+  contact: Recipient,
+  variables?: Record<string, unknown>,
+) => Promise<OutgoingMessage>;
+
+/**
+ * Prepares content once for many recipients (a batch of a campaign): the
+ * HTML analysed and parsed, the subject parsed, and from the second message
+ * on the text part made from a plan instead of converting each HTML. Each
+ * message is then what `composeMessage` gives, byte for byte. Content that
+ * uses {{topicOptOutUrl}} without a topic is refused (400) here: the link
+ * would have nothing to opt out of. A subject that does not parse is
+ * refused by each message, as `composeMessage` refuses it.
+ */
+export const prepareMessage = async (
   deps: Pick<Deps, 'links' | 'endpoints' | 'clock'>,
-  input: ComposeInput,
-): Promise<OutgoingMessage> => {
+  content: MessageContent,
+): Promise<ComposeFor> => {
   // 1. The content's variables decide which links are needed.
-  const { variables: used } = await analyzeTemplate(input.html);
-  if (used.includes('topicOptOutUrl') && !input.topicId) {
+  const html = await prepareTemplate(content.html);
+  const topicLink = html.variables.includes('topicOptOutUrl');
+  if (topicLink && !content.topicId) {
     throw new RuleViolationError(
       'message.topicRequired',
       'The content uses {{topicOptOutUrl}} but no topic is set: set a topic, or remove the link',
     );
   }
-
-  // 2. Signed, per-recipient links (no database read needed to check them).
-  const claims = {
-    o: input.orgId,
-    c: input.contact.id,
-    ...(input.campaignId ? { k: input.campaignId } : {}),
-    ...(input.test ? { x: 'test' } : {}),
-  };
-  const sign = (purpose: string, extra: Record<string, string> = {}) =>
-    deps.links.sign(purpose, { ...claims, ...extra }, MESSAGE_LINK_TTL_SECONDS);
+  const subject = await prepareText(content.subject);
   const { publicApiUrl } = deps.endpoints;
-  const unsubscribeUrl = publicLinkUrl(
-    publicApiUrl,
-    'unsubscribe',
-    await sign(LINK_PURPOSES.unsubscribe),
-  );
-  const topicOptOutUrl =
-    input.topicId && used.includes('topicOptOutUrl')
-      ? publicLinkUrl(
-          publicApiUrl,
-          'topicOptOut',
-          await sign(LINK_PURPOSES.topicOptOut, { t: input.topicId }),
-        )
-      : '';
 
-  // 3. Render: contact fields, caller values, then the values nobody overrides.
-  const variables = {
-    firstName: input.contact.firstName ?? '',
-    lastName: input.contact.lastName ?? '',
-    email: input.contact.email,
-    ...input.variables,
-    unsubscribeUrl,
-    topicOptOutUrl,
-    postalAddress: input.postalAddress ?? '',
-    currentYear: String(deps.clock.now().getUTCFullYear()),
-  };
-  const html = await renderTemplate(input.html, variables);
-  // One line, whatever a stored name or a merge value holds: no header
-  // injection through the Subject (renderText folds line breaks).
-  const subject = await renderText(input.subject, variables);
+  return async (contact, extra) => {
+    // 2. Signed, per-recipient links (no database read needed to check them).
+    const claims = {
+      o: content.orgId,
+      c: contact.id,
+      ...(content.campaignId ? { k: content.campaignId } : {}),
+      ...(content.test ? { x: 'test' } : {}),
+    };
+    const sign = (purpose: string, more: Record<string, string> = {}) =>
+      deps.links.sign(
+        purpose,
+        { ...claims, ...more },
+        MESSAGE_LINK_TTL_SECONDS,
+      );
+    const unsubscribeUrl = publicLinkUrl(
+      publicApiUrl,
+      'unsubscribe',
+      await sign(LINK_PURPOSES.unsubscribe),
+    );
+    const topicOptOutUrl =
+      content.topicId && topicLink
+        ? publicLinkUrl(
+            publicApiUrl,
+            'topicOptOut',
+            await sign(LINK_PURPOSES.topicOptOut, { t: content.topicId }),
+          )
+        : '';
 
-  return {
-    from: input.from,
-    ...(input.replyTo ? { replyTo: input.replyTo } : {}),
-    to: input.contact.email,
-    subject,
-    html,
-    text: await htmlToText(html),
-    headers: listUnsubscribeHeaders(unsubscribeUrl),
-    ...(input.tenantName ? { tenantName: input.tenantName } : {}),
+    // 3. Render: contact fields, caller values, then the values nobody
+    //    overrides.
+    const variables = {
+      firstName: contact.firstName ?? '',
+      lastName: contact.lastName ?? '',
+      email: contact.email,
+      ...extra,
+      unsubscribeUrl,
+      topicOptOutUrl,
+      postalAddress: content.postalAddress ?? '',
+      currentYear: String(deps.clock.now().getUTCFullYear()),
+    };
+    const rendered = await html.render(variables);
+    // One line, whatever a stored name or a merge value holds: no header
+    // injection through the Subject (renderText folds line breaks).
+    const renderedSubject = await subject.render(variables);
+
+    return {
+      from: content.from,
+      ...(content.replyTo ? { replyTo: content.replyTo } : {}),
+      to: contact.email,
+      subject: renderedSubject,
+      html: rendered,
+      text: html.textOf(rendered, variables),
+      headers: listUnsubscribeHeaders(unsubscribeUrl),
+      ...(content.tenantName ? { tenantName: content.tenantName } : {}),
+    };
   };
+};
+
+/**
+ * Composes a complete message for one recipient: `prepareMessage` for one.
+ * Content that uses {{topicOptOutUrl}} without a topic is refused (400).
+ */
+export const composeMessage = async (
+  deps: Pick<Deps, 'links' | 'endpoints' | 'clock'>,
+  input: ComposeInput,
+): Promise<OutgoingMessage> => {
+  const { contact, variables, ...content } = input;
+  return (await prepareMessage(deps, content))(contact, variables);
 };

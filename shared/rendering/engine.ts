@@ -17,9 +17,10 @@
  * in `liquid.ts`, imported when a template is first analysed or rendered,
  * so a function that never renders never loads them.
  */
-import type { Liquid } from 'liquidjs';
+import type { Liquid, Template } from 'liquidjs';
 import { ValidationError } from '../errors.ts';
 import { utf8Bytes } from '../validation.ts';
+import type { TextPlan } from './text-part.ts';
 
 /** Patterns of constructs that stay raw, most specific first. */
 const FOREIGN_CONSTRUCTS: RegExp[] = [
@@ -178,7 +179,8 @@ const checkCost = (
 };
 
 /** The engines, loaded once per container when first needed. */
-let engines: Promise<typeof import('./liquid.ts')> | undefined;
+type Engines = typeof import('./liquid.ts');
+let engines: Promise<Engines> | undefined;
 const loadEngines = () => {
   engines ??= import('./liquid.ts');
   return engines;
@@ -200,36 +202,6 @@ export interface TemplateAnalysis {
 }
 
 /**
- * Parses a template and lists its variables and its unsupported constructs.
- * A syntax error is a `ValidationError` naming `field` and the problem.
- */
-export const analyzeTemplate = async (
-  source: string,
-  field = 'content',
-  what = 'content',
-): Promise<TemplateAnalysis> => {
-  const scanned = protect(source);
-  checkCost(scanned, field, what);
-  const { htmlEngine } = await loadEngines();
-  try {
-    // Parsed whole first, so that a syntax error tells its real place.
-    htmlEngine.parse(scanned.source);
-    // liquidjs finds each variable's line by reading the template from its
-    // start: analysing only the markup (the HTML between names no variable)
-    // keeps that cost to the markup's length, not the whole content's.
-    const markupOnly = htmlEngine.parse(scanned.markup.join(''));
-    return {
-      variables: [
-        ...new Set(htmlEngine.globalVariablesSync(markupOnly)),
-      ].sort(),
-      unsupportedTags: [...new Set(scanned.constructs)],
-    };
-  } catch (error) {
-    throw invalid(field, what, error);
-  }
-};
-
-/**
  * Largest rendered HTML, in UTF-8 bytes. The engine's limits bound memory
  * it allocates and time, not output: a loop may print tens of megabytes,
  * more than a Lambda answer (6 MB) or a mailbox (Gmail clips at 102 KB)
@@ -240,19 +212,32 @@ export const MAX_RENDERED_HTML_BYTES = 1_000_000;
 /** Largest rendered subject, in UTF-8 bytes. */
 export const MAX_RENDERED_SUBJECT_BYTES = 2_000;
 
-const render = async (
-  engineOf: (engines: typeof import('./liquid.ts')) => Liquid,
-  source: string,
+/** Where a template stands, for the errors that name it. */
+interface Target {
+  field: string;
+  what: string;
+  maxBytes: number;
+}
+
+/** Parses a scanned template; a syntax error names the target. */
+const parse = (liquid: Liquid, source: string, target: Target) => {
+  try {
+    return liquid.parse(source);
+  } catch (error) {
+    throw invalid(target.field, target.what, error);
+  }
+};
+
+/** Renders parsed templates, at most `target.maxBytes` of output. */
+const renderParsed = async (
+  liquid: Liquid,
+  templates: Template[],
   variables: Record<string, unknown>,
-  target: { field: string; what: string; maxBytes: number },
+  { field, what, maxBytes }: Target,
 ) => {
-  const { field, what, maxBytes } = target;
-  const scanned = protect(source);
-  checkCost(scanned, field, what);
-  const liquid = engineOf(await loadEngines());
   let output: string;
   try {
-    output = await liquid.parseAndRender(scanned.source, variables);
+    output = await liquid.render(templates, variables);
   } catch (error) {
     throw invalid(field, what, error);
   }
@@ -266,21 +251,137 @@ const render = async (
   return output;
 };
 
+/** A Liquid output of one variable as it is: `{{ name }}`, `{{- name -}}`. */
+const PLAIN_OUTPUT = /^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$/;
+
+/**
+ * The variables of a template whose Liquid markup is only plain outputs
+ * (foreign constructs aside); undefined when it has a tag or a filter.
+ */
+const plainOutputNames = (markup: readonly string[]) => {
+  const names = new Set<string>();
+  for (const part of markup) {
+    const name = PLAIN_OUTPUT.exec(part)?.[1];
+    if (name === undefined) return undefined;
+    names.add(name);
+  }
+  return [...names];
+};
+
+/**
+ * An HTML template parsed and analysed once, to be rendered for many
+ * recipients: what a batch of one campaign's mails shares.
+ */
+export interface PreparedTemplate extends TemplateAnalysis {
+  /** Renders the template, as `renderTemplate` does. */
+  render(variables: Record<string, unknown>): Promise<string>;
+  /**
+   * The plain-text part of `html`, which is this template rendered with
+   * `variables`: what `htmlToText(html)` gives. From the second call on,
+   * a template of plain outputs (no tag, no filter) makes it from a plan
+   * made once (`text-part.ts`) instead of converting each HTML.
+   */
+  textOf(html: string, variables: Record<string, unknown>): string;
+}
+
+/**
+ * Parses and analyses an HTML template once, refusing it as
+ * `analyzeTemplate` does, for rendering it many times.
+ */
+export const prepareTemplate = async (
+  source: string,
+  field = 'content',
+  what = 'content',
+): Promise<PreparedTemplate> => {
+  const target = { field, what, maxBytes: MAX_RENDERED_HTML_BYTES };
+  const scanned = protect(source);
+  checkCost(scanned, field, what);
+  const loaded = await loadEngines();
+  const { htmlEngine } = loaded;
+  // Parsed whole first, so that a syntax error tells its real place.
+  const templates = parse(htmlEngine, scanned.source, target);
+  // liquidjs finds each variable's line by reading the template from its
+  // start: analysing only the markup (the HTML between names no variable)
+  // keeps that cost to the markup's length, not the whole content's.
+  const markupOnly = parse(htmlEngine, scanned.markup.join(''), target);
+  let variables: string[];
+  try {
+    variables = [...new Set(htmlEngine.globalVariablesSync(markupOnly))].sort();
+  } catch (error) {
+    throw invalid(field, what, error);
+  }
+
+  const names = plainOutputNames(scanned.markup);
+  let texts = 0;
+  let plan: TextPlan | undefined;
+  return {
+    variables,
+    unsupportedTags: [...new Set(scanned.constructs)],
+    render: (values) => renderParsed(htmlEngine, templates, values, target),
+    textOf: (html, values) => {
+      texts += 1;
+      // A plan costs a few conversions: made for a second message, not one.
+      if (texts === 2 && names) {
+        plan = planOrNone(loaded, names, (sample) =>
+          htmlEngine.renderSync(templates, sample),
+        );
+      }
+      const planned = plan?.((name) =>
+        Object.hasOwn(values, name) ? values[name] : undefined,
+      );
+      return planned ?? loaded.htmlToText(html);
+    },
+  };
+};
+
+/** The template's text plan, or none when it cannot have one. */
+const planOrNone = (
+  loaded: Engines,
+  names: readonly string[],
+  render: (values: Record<string, string>) => string,
+): TextPlan | undefined => {
+  try {
+    return loaded.planTextPart(names, render);
+  } catch {
+    // A sample the template cannot render (past its limits): no plan.
+    return undefined;
+  }
+};
+
+/**
+ * Parses a template and lists its variables and its unsupported constructs.
+ * A syntax error is a `ValidationError` naming `field` and the problem.
+ */
+export const analyzeTemplate = async (
+  source: string,
+  field = 'content',
+  what = 'content',
+): Promise<TemplateAnalysis> => {
+  const { variables, unsupportedTags } = await prepareTemplate(
+    source,
+    field,
+    what,
+  );
+  return { variables, unsupportedTags };
+};
+
 /**
  * Renders an HTML template; every output value is HTML-escaped. Output
  * past `MAX_RENDERED_HTML_BYTES` is a `ValidationError` naming `field`.
  */
-export const renderTemplate = (
+export const renderTemplate = async (
   source: string,
   variables: Record<string, unknown>,
   what = 'content',
   field = 'content',
-): Promise<string> =>
-  render((engines) => engines.htmlEngine, source, variables, {
-    field,
-    what,
-    maxBytes: MAX_RENDERED_HTML_BYTES,
-  });
+): Promise<string> => {
+  const target = { field, what, maxBytes: MAX_RENDERED_HTML_BYTES };
+  const scanned = protect(source);
+  checkCost(scanned, field, what);
+  const { htmlEngine } = await loadEngines();
+  const templates = parse(htmlEngine, scanned.source, target);
+  return renderParsed(htmlEngine, templates, variables, target);
+};
 
 // Every line break (CR, LF, NEL, U+2028, U+2029) and every other C0 or C1
 // control: none may reach a mail header, where a line break starts a header.
@@ -295,6 +396,38 @@ const LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 export const foldToLine = (text: string): string =>
   text.replace(LINE_BREAKS_AND_CONTROLS, ' ');
 
+/** A one-line plain-text template (a subject) parsed once. */
+export interface PreparedText {
+  /** Renders it, as `renderText` does. */
+  render(variables: Record<string, unknown>): Promise<string>;
+}
+
+/**
+ * Parses a one-line plain-text template once, for rendering it many times.
+ * A template that does not parse is refused when it is rendered, not here:
+ * a message's subject is checked after its HTML has rendered.
+ */
+export const prepareText = async (
+  source: string,
+  what = 'subject',
+  field = 'subject',
+): Promise<PreparedText> => {
+  const target = { field, what, maxBytes: MAX_RENDERED_SUBJECT_BYTES };
+  const { textEngine } = await loadEngines();
+  let templates: Template[];
+  try {
+    const scanned = protect(source);
+    checkCost(scanned, field, what);
+    templates = parse(textEngine, scanned.source, target);
+  } catch (error) {
+    return { render: () => Promise.reject(error) };
+  }
+  return {
+    render: async (variables) =>
+      foldToLine(await renderParsed(textEngine, templates, variables, target)),
+  };
+};
+
 /**
  * Renders a one-line plain-text template (a subject): nothing is escaped,
  * and the result is folded to one line (`foldToLine`), so a merge value
@@ -307,13 +440,7 @@ export const renderText = async (
   what = 'subject',
   field = 'subject',
 ): Promise<string> =>
-  foldToLine(
-    await render((engines) => engines.textEngine, source, variables, {
-      field,
-      what,
-      maxBytes: MAX_RENDERED_SUBJECT_BYTES,
-    }),
-  );
+  (await prepareText(source, what, field)).render(variables);
 
 /** The plain-text alternative of an HTML email. */
 export const htmlToText = async (html: string): Promise<string> =>

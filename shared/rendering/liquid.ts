@@ -1,10 +1,12 @@
 /**
  * The rendering engines proper, apart from `engine.ts` so that they load
  * only when a template is first analysed or rendered: Liquid (liquidjs)
- * with our limits, and html-to-text for the text part of every email.
+ * with our limits, and html-to-text for the text part of every email
+ * (`text-part.ts`).
  */
-import { convert } from 'html-to-text';
 import { Liquid } from 'liquidjs';
+
+export { htmlToText, planTextPart } from './text-part.ts';
 
 /** Templates never touch the file system: every include is set aside. */
 const noFiles = {
@@ -36,10 +38,3 @@ export const htmlEngine = new Liquid({ ...limits, outputEscape: 'escape' });
 
 /** Subjects are plain text: no escaping there. */
 export const textEngine = new Liquid(limits);
-
-/** The plain-text alternative of an HTML email. */
-export const htmlToText = (html: string): string =>
-  convert(html, {
-    wordwrap: 78,
-    selectors: [{ selector: 'a', options: { hideLinkHrefIfSameAsText: true } }],
-  });

@@ -37,7 +37,13 @@ const dynamo = once(async () => {
     import('@aws-sdk/lib-dynamodb'),
   ]);
   return DynamoDBDocumentClient.from(
-    captureClient(new DynamoDBClient({})),
+    // A sender claims as many recipients at once as it has sends in
+    // flight (`parallelSendsFor`): more than the SDK's 50 sockets.
+    captureClient(
+      new DynamoDBClient({
+        requestHandler: { httpsAgent: { maxSockets: 128 } },
+      }),
+    ),
     documentClientOptions,
   );
 });
@@ -50,7 +56,13 @@ const ses = once(async () => {
 // says `uncertain`).
 const sendingSes = once(async () => {
   const { SESv2Client } = await import('@aws-sdk/client-sesv2');
-  return captureClient(new SESv2Client({ maxAttempts: 1 }));
+  return captureClient(
+    new SESv2Client({
+      maxAttempts: 1,
+      // A sender keeps up to `MAX_PARALLEL_SENDS` sends in flight.
+      requestHandler: { httpsAgent: { maxSockets: 128 } },
+    }),
+  );
 });
 const sqs = once(async () => {
   const { SQSClient } = await import('@aws-sdk/client-sqs');

@@ -32,11 +32,15 @@ import type { AudienceDeps } from '../audience/ports.ts';
 import { accountRate } from '../campaigns/account.ts';
 import {
   type DeliverDeps,
+  SENDER_BUDGET_MS,
+  stopReason,
+} from '../campaigns/deliver.ts';
+import {
+  ratePlan,
   type SendResult,
   Slots,
   sendPaced,
-  stopReason,
-} from '../campaigns/deliver.ts';
+} from '../campaigns/pacing.ts';
 import { type GuardDeps, last24Hours, quotaLeft } from '../campaigns/send.ts';
 import { emailTags } from '../email-tags.ts';
 import { AppError, ConflictError } from '../errors.ts';
@@ -644,7 +648,11 @@ export const runStep = async (
   try {
     result = await sendPaced(
       deps,
-      new Slots(deps, await accountRate(deps), 1),
+      // One instant, on any lane: a step waits behind at most one run.
+      new Slots(deps, ratePlan(await accountRate(deps)), {
+        wanted: 1,
+        deadline: deps.clock.now().getTime() + SENDER_BUDGET_MS,
+      }),
       {
         ...mail,
         tags: emailTags({
@@ -654,7 +662,7 @@ export const runStep = async (
           sequence: sequenceId,
         }),
       },
-      Date.now(),
+      Date.now() + SENDER_BUDGET_MS,
       stillWanted,
     );
   } catch (error) {
@@ -688,6 +696,7 @@ export const runStep = async (
       await hold(deps, orgId, holder, 'blocked');
       return;
     case 'throttled':
+    case 'late':
       // Nothing went out: let go, and the message comes again.
       await letGo();
       throw tryLater(`Step ${position} of ${contactId} throttled`);

@@ -1,55 +1,46 @@
 /**
- * Driven adapter: the application-wide send pacer, one item holding the
- * next free instant of the SES account's rate. A sender reads it, then
- * takes its run: on a busy account by an atomic add, conditional on the
- * account still being busy, which every sender reserving at once passes
- * (the instant only moves forward); on an idle one by a put, conditional
- * on it still being idle, which only one of several restarting it at once
- * wins, the others then adding to it. Senders in any number of
- * containers share the rate without a throttling error and without
- * refusing one another. One read and one write per reservation, and a
- * refused put for each sender that lost the race to restart it.
+ * Driven adapter: the application-wide send pacer, one item per lane of
+ * the SES account's rate, each holding the lane's next free instant.
+ *
+ * One write per reservation, no read: on a busy lane an atomic add,
+ * conditional on the lane still being busy, which every sender reserving
+ * at once passes (the instant only moves forward); on an idle one a set to
+ * `now + span`, conditional on it still being idle, which only one of
+ * several restarting it at once wins, the others then adding to it. Which
+ * of the two to try first is guessed from what this container last saw of
+ * the lane; a wrong guess costs one refused write. Senders in any number
+ * of containers share a lane without a throttling error and without
+ * refusing one another.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { SendPacer } from '../../campaigns/ports.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { ENTITY_TYPE } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import { CONFLICT_ATTEMPTS } from '../../retry.ts';
 import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
 
-const PacerItem = itemSchema('SendPacer', { nextFreeAt: v.number() });
 const Updated = v.object({ nextFreeAt: v.number() });
 
-/** The SES account's rate, shared through DynamoDB. */
+/** The SES account's rate, shared through DynamoDB, lane by lane. */
 export class DynamoSendPacer implements SendPacer {
+  /** What this container last saw of each lane's next free instant. */
+  private readonly seen = new Map<number, number>();
+
   constructor(private readonly table: DynamoTable) {}
 
   async reserve(
+    lane: number,
     count: number,
     ratePerSecond: number,
     now: Date,
   ): Promise<number> {
-    const key = keys.sendPacer();
+    const key = keys.sendPacerLane(lane);
     const span = Math.ceil((count * 1000) / ratePerSecond);
     const at = now.getTime();
-    // Unknown until read; known busy once another sender restarted it.
-    let busy: boolean | undefined;
+    let busy = (this.seen.get(lane) ?? Number.NEGATIVE_INFINITY) >= at;
     for (let attempt = 1; ; attempt++) {
-      if (busy === undefined) {
-        const { Item } = await this.table.client.send(
-          new GetCommand({
-            TableName: this.table.tableName,
-            Key: key,
-            ConsistentRead: true,
-          }),
-        );
-        const previous = Item
-          ? parseItem(PacerItem, Item).nextFreeAt
-          : undefined;
-        busy = previous !== undefined && previous >= at;
-      }
       try {
         if (busy) {
           // Busy: the run starts where the last one ends.
@@ -63,25 +54,34 @@ export class DynamoSendPacer implements SendPacer {
               ReturnValues: 'UPDATED_NEW',
             }),
           );
-          return v.parse(Updated, Attributes).nextFreeAt - span;
+          const end = v.parse(Updated, Attributes).nextFreeAt;
+          this.seen.set(lane, end);
+          return end - span;
         }
-        // Idle (or never used): an idle account lends nothing, the run
+        // Idle (or never used): an idle lane lends nothing, the run
         // starts now, not in the past.
         await this.table.client.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: this.table.tableName,
-            Item: { ...key, ...entityType('SendPacer'), nextFreeAt: at + span },
+            Key: key,
+            UpdateExpression: 'SET nextFreeAt = :end, #type = :type',
             ConditionExpression:
-              'attribute_not_exists(PK) OR nextFreeAt < :now',
-            ExpressionAttributeValues: { ':now': at },
+              'attribute_not_exists(nextFreeAt) OR nextFreeAt < :now',
+            ExpressionAttributeNames: { '#type': ENTITY_TYPE },
+            ExpressionAttributeValues: {
+              ':end': at + span,
+              ':now': at,
+              ':type': 'SendPacer',
+            },
           }),
         );
+        this.seen.set(lane, at + span);
         return at;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        // Refused as idle: another sender restarted it, it is busy now
-        // (the instant only moves forward). Refused as busy: read again.
-        busy = busy ? undefined : true;
+        // Refused as busy: it went idle. Refused as idle: another sender
+        // restarted it (the instant only moves forward).
+        busy = !busy;
       }
       if (attempt >= CONFLICT_ATTEMPTS) {
         throw new ConflictError(
@@ -89,6 +89,26 @@ export class DynamoSendPacer implements SendPacer {
           'The send pacer moved meanwhile',
         );
       }
+    }
+  }
+
+  async giveBack(lane: number, from: number, runEnd: number): Promise<boolean> {
+    if (from >= runEnd) return true;
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.sendPacerLane(lane),
+          UpdateExpression: 'SET nextFreeAt = :from',
+          ConditionExpression: 'nextFreeAt = :end',
+          ExpressionAttributeValues: { ':from': from, ':end': runEnd },
+        }),
+      );
+      this.seen.set(lane, from);
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
   }
 }

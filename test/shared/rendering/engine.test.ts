@@ -9,6 +9,8 @@ import {
   MAX_MARKUP_COUNT,
   MAX_RENDERED_HTML_BYTES,
   MAX_RENDERED_SUBJECT_BYTES,
+  prepareTemplate,
+  prepareText,
   renderTemplate,
   renderText,
 } from '../../../shared/rendering/engine.ts';
@@ -331,5 +333,35 @@ describe('the rendering engine (Liquid)', () => {
     expect(text).toContain('NEWS');
     expect(text).toContain('Hello Ann');
     expect(text).toContain('Unsubscribe [https://x.test/u]');
+  });
+});
+
+describe('a prepared template', () => {
+  it('analyses, renders and converts as analyzeTemplate, renderTemplate and htmlToText do, message after message', async () => {
+    // Arrange
+    const source =
+      '<p>Hi {{ firstName }}, *|FNAME|*</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>';
+    const prepared = await prepareTemplate(source);
+    // Act, Assert
+    expect({
+      variables: prepared.variables,
+      unsupportedTags: prepared.unsupportedTags,
+    }).toEqual(await analyzeTemplate(source));
+    for (const firstName of ['Ann', '<b>Bo</b> & Co', '', 'Ann\nLee']) {
+      const values = { firstName, unsubscribeUrl: 'https://a.test/u?t=1' };
+      const html = await prepared.render(values);
+      expect(html).toBe(await renderTemplate(source, values));
+      expect(prepared.textOf(html, values)).toBe(await htmlToText(html));
+    }
+  });
+
+  it('refuses a subject that does not parse when it renders, not when it is prepared', async () => {
+    // Arrange
+    const prepared = await prepareText('Hi {{ firstName');
+    // Act, Assert
+    await expect(prepared.render({})).rejects.toThrow(ValidationError);
+    await expect(prepared.render({})).rejects.toThrow(
+      (await renderText('Hi {{ firstName', {}).catch((error) => error)).message,
+    );
   });
 });
