@@ -4,12 +4,22 @@
  * on-failure queue, alarms), the local stack (a stream poller each) and the
  * tests all read this registry, so a stream consumer is declared in exactly
  * one place.
+ *
+ * At most {@link MAX_STREAM_READERS} of them: each reads every shard of the
+ * stream, and DynamoDB Streams throttles past two readers per shard. A new
+ * reader of the table's changes joins one of these (as the tag index and
+ * the audience facts share `contacts`), or reads an outbox instead.
  */
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
 import type { StreamConsumerGroup } from '../shared/streams/consumer.ts';
-import { factsBindings, factsConsumer } from './facts/consumer.ts';
+import {
+  contactChangesBindings,
+  contactChangesConsumer,
+} from './contact-changes/consumer.ts';
 import { journeysBindings, journeysConsumer } from './journeys/consumer.ts';
-import { tagIndexBindings, tagIndexConsumer } from './tag-index/consumer.ts';
+
+/** Readers of one stream shard AWS serves without throttling. */
+export const MAX_STREAM_READERS = 2;
 
 /** One stream consumer and what its function may use. */
 export interface StreamConsumerFunction<B extends Bindings = Bindings> {
@@ -33,15 +43,9 @@ export const streamConsumerFunction = <const B extends Bindings, T>(
 export const streamConsumerFunctions: readonly StreamConsumerFunction[] = [
   streamConsumerFunction({
     description:
-      'Audience facts: each committed contact write becomes the events it implies (a first join, a new tag), none for a bulk import.',
-    bindings: factsBindings,
-    group: factsConsumer,
-  }),
-  streamConsumerFunction({
-    description:
-      "The tag index: each committed contact write adds an entry per tag gained and removes one per tag lost, so a tag filter reads only the tag's contacts.",
-    bindings: tagIndexBindings,
-    group: tagIndexConsumer,
+      "Contact writes: the tag index gets an entry per tag gained and loses one per tag lost (a tag filter reads only the tag's contacts); the audience facts each write implies (a first join, a new tag; none for a bulk import) enrol contacts in sequences.",
+    bindings: contactChangesBindings,
+    group: contactChangesConsumer,
   }),
   streamConsumerFunction({
     description:

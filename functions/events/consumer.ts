@@ -14,8 +14,9 @@ import { consumer } from '../../shared/queue/consumer.ts';
 
 /** What the `events` consumer may use: the table only. */
 export const eventsBindings = [
-  // Organizations, suppressions and contacts read; events and their
-  // counters written in one transaction; contacts changed with theirs.
+  // Organizations, suppressions and contacts read; a campaign's events
+  // recorded on their recipients, a batch's counts in one transaction;
+  // other events and their counters in one; contacts changed with theirs.
   table({
     stores: ['organizations', 'lists', 'contacts', 'delivery', 'campaignStats'],
     actions: [
@@ -52,8 +53,23 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
     maxReceiveCount: 5,
   },
   message: SesEvent,
-  handle: async (deps, event) => {
-    await recordSesEvent(deps, event, known);
+  // A campaign's events are recorded one by one and counted together: one
+  // counter write per campaign and batch, once the batch is handled (see
+  // `dynamo-campaign-stats.ts`); if it fails, their messages come again.
+  handle: async (deps, event, delivery) => {
+    const { batch } = delivery;
+    await recordSesEvent(
+      deps,
+      event,
+      known,
+      batch &&
+        ((orgId, campaignId) =>
+          batch.share(
+            `${orgId}#${campaignId}`,
+            () => deps.campaignStats.tally(orgId, campaignId, deps.clock.now()),
+            (tally) => tally.commit(),
+          )),
+    );
   },
 });
 

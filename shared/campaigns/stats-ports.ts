@@ -34,10 +34,11 @@ export interface CampaignStatsRepository
     CampaignUnsubscribeCounter {
   /**
    * Counts one SES event of a campaign's message to a contact, at most
-   * once (a duplicate changes nothing), in the campaign's counters and the
-   * organization's, and records on the recipient what first happened (its
-   * message id first of all: the sender's evidence that an earlier attempt
-   * reached SES). False for a duplicate.
+   * once (a duplicate changes nothing), in the campaign's counters (a
+   * tally of one event, committed at once; the events consumer counts per
+   * batch with `tally`), and records on the recipient what first happened
+   * (its message id first of all: the sender's evidence that an earlier
+   * attempt reached SES). False for a duplicate.
    */
   recordEvent(
     orgId: string,

@@ -55,6 +55,7 @@ export const ENTITY_TYPES = [
   'CampaignRecipient',
   'CampaignSend',
   'CampaignStats',
+  'CampaignStatsBatch',
   'SendPacer',
   'SendWindow',
   'SeriesStepCampaign',

@@ -25,6 +25,22 @@ export interface KeyRange {
 
 const org = (orgId: string) => `ORG#${orgId}`;
 
+/** Partitions a campaign's recipients are spread over. */
+export const RECIPIENT_SHARDS = 16;
+
+/**
+ * The recipient partition of a contact: its id's FNV-1a hash, modulo
+ * {@link RECIPIENT_SHARDS}, as two digits (`00`…`15`).
+ */
+export const recipientShardOf = (contactId: string): string => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < contactId.length; i++) {
+    hash ^= contactId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return String((hash >>> 0) % RECIPIENT_SHARDS).padStart(2, '0');
+};
+
 /** Every key builder of the table. */
 export const keys = {
   /** The organization itself (name, slug, allowlist flag, list counter). */
@@ -290,8 +306,24 @@ export const keys = {
   /**
    * One recipient of a campaign: the sender's claim before the provider is
    * called, then what SES says of the message (first delivery, open, click).
+   * Its partition is one of {@link RECIPIENT_SHARDS} of the campaign, by its
+   * contact id's hash, so a big send's writes spread over them (a campaign
+   * at 1,000 mails a second writes about 3,000 units a second to its
+   * recipients; one partition takes 1,000).
    */
   campaignRecipient: (
+    orgId: string,
+    campaignId: string,
+    contactId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}#RECIPIENTS#${recipientShardOf(contactId)}`,
+    SK: `RECIPIENT#${contactId}`,
+  }),
+  /**
+   * A recipient of a send started before recipients were sharded (no
+   * `recipientShards` on its `SEND` item): in the campaign's partition.
+   */
+  legacyCampaignRecipient: (
     orgId: string,
     campaignId: string,
     contactId: string,
@@ -303,6 +335,18 @@ export const keys = {
   campaignStats: (orgId: string, campaignId: string, shard: number): Key => ({
     PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
     SK: `STATS#${shard}`,
+  }),
+  /**
+   * The fate of one batch of a campaign's events (counted, or void): put
+   * if absent, so a batch is counted once or never.
+   */
+  campaignStatsBatch: (
+    orgId: string,
+    campaignId: string,
+    batch: string,
+  ): Key => ({
+    PK: `${org(orgId)}#CAMPAIGN#${campaignId}`,
+    SK: `COUNTED#${batch}`,
   }),
   /** Every shard of a campaign's delivery counters. */
   campaignStatsShards: (orgId: string, campaignId: string): QueryKey => ({

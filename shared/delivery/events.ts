@@ -8,6 +8,7 @@ import { NotFoundError, RuleViolationError } from '../errors.ts';
 import { clickedLink } from '../links/public-links.ts';
 import type {
   CampaignEventCounter,
+  CampaignEventTally,
   DeliveryEventRecord,
   DeliveryDeps as Deps,
 } from './ports.ts';
@@ -95,11 +96,23 @@ export class KnownOrganizations {
 }
 
 /**
+ * The tally a campaign's events of the batch at hand go to (one per
+ * campaign and batch: the events consumer commits each once its batch is
+ * handled, and retries the messages of one that fails).
+ */
+export type CampaignTallies = (
+  orgId: string,
+  campaignId: string,
+) => CampaignEventTally;
+
+/**
  * Records an SES event of a message we sent. Refused for good (the
  * consumer drops it): an event without our organization tag, or of an
  * organization that no longer exists. An event of a campaign's message to
  * a contact is counted by the campaign's statistics (its one record and
- * dedupe); any other, by delivery, with the organization's counters.
+ * dedupe): recorded on its recipient now, counted with the rest of its
+ * batch by `tallies` (without them, at once); any other, by delivery, with
+ * the organization's counters.
  * Idempotent: a duplicate changes no counter, and the suppression step
  * runs again each time, so a delivery after a crash between the steps
  * completes what the first one began.
@@ -111,6 +124,7 @@ export const recordSesEvent = async (
   > & { campaignStats: CampaignEventCounter },
   event: SesEvent,
   known = new KnownOrganizations(),
+  tallies?: CampaignTallies,
 ): Promise<{ recorded: number; suppressed: string[] }> => {
   const orgId = tagOf(event, 'org');
   if (!orgId) {
@@ -145,15 +159,20 @@ export const recordSesEvent = async (
         ? { bounceType: event.bounce.bounceType }
         : {}),
     };
+    const link =
+      event.eventType === 'Click' ? clickedLink(event.click.link) : undefined;
     const counted =
       kind === 'campaign' && campaignId && contactId
-        ? await deps.campaignStats.recordEvent(
-            orgId,
-            { ...record, campaignId, contactId },
-            event.eventType === 'Click'
-              ? clickedLink(event.click.link)
-              : undefined,
-          )
+        ? tallies
+          ? await tallies(orgId, campaignId).record(
+              { ...record, campaignId, contactId },
+              link,
+            )
+          : await deps.campaignStats.recordEvent(
+              orgId,
+              { ...record, campaignId, contactId },
+              link,
+            )
         : await deps.delivery.recordEvent(orgId, record);
     if (counted) recorded++;
   }

@@ -38,6 +38,34 @@ export interface DeliveryEventRecord {
   bounceType?: string;
 }
 
+/** One event of a campaign's message to one of its contacts. */
+export type CampaignEventRecord = DeliveryEventRecord & {
+  campaignId: string;
+  contactId: string;
+};
+
+/**
+ * The events of one campaign counted together (a batch of the events
+ * queue): each is recorded on its recipient at once, and the counts of
+ * those newly recorded are added to the campaign's counters by `commit`,
+ * in one write, exactly once even if the process dies between the two or
+ * the events come again in another batch.
+ */
+export interface CampaignEventTally {
+  /**
+   * Records one event on its recipient, its counts kept for `commit`:
+   * false (and no change) when it was recorded and counted before, or is
+   * already in this tally. `link` is the clicked URL of a click.
+   */
+  record(event: CampaignEventRecord, link?: string): Promise<boolean>;
+  /**
+   * Adds the counts of the events recorded to the campaign's counters,
+   * once. If it fails, the events' messages must come again: their
+   * redelivery counts them.
+   */
+  commit(): Promise<void>;
+}
+
 /**
  * Where the events of a campaign's mail are counted (the campaign's
  * statistics, kept by campaigns). It records such an event for the
@@ -45,13 +73,18 @@ export interface DeliveryEventRecord {
  */
 export interface CampaignEventCounter {
   /**
-   * Counts one event of a campaign's message to one contact, at most once,
-   * in the campaign's counters and the organization's: false (and no
-   * change) for a duplicate. `link` is the clicked URL of a click.
+   * A new tally of one campaign's events; `now` dates what it leaves
+   * behind (a record of its commit, kept 30 days).
+   */
+  tally(orgId: string, campaignId: string, now: Date): CampaignEventTally;
+  /**
+   * Counts one event of a campaign's message to one contact, at most once
+   * (a tally of one event, committed at once): false (and no change) for a
+   * duplicate. `link` is the clicked URL of a click.
    */
   recordEvent(
     orgId: string,
-    event: DeliveryEventRecord & { campaignId: string; contactId: string },
+    event: CampaignEventRecord,
     link?: string,
   ): Promise<boolean>;
 }

@@ -41,7 +41,50 @@ export interface DynamoCall {
   label: string;
   /** What it touched: the sort key (or key prefix) of its first item. */
   target: string;
+  /**
+   * The items a write wrote (`PK` and `SK` joined by a space), with the
+   * write units each was charged: per-partition and per-item load.
+   */
+  written: { key: string; wcu: number }[];
 }
+
+/** The items a write call wrote, and the units each was charged. */
+export const writtenItems = (
+  command: string,
+  input: Record<string, unknown>,
+  wcu: number,
+): { key: string; wcu: number }[] => {
+  const keyOf = (body: unknown) => {
+    const { PK, SK } = (body ?? {}) as { PK?: unknown; SK?: unknown };
+    return `${String(PK)} ${String(SK)}`;
+  };
+  if (command === 'TransactWriteItemsCommand') {
+    const items = (input.TransactItems ?? []) as Record<
+      string,
+      { Key?: unknown; Item?: unknown }
+    >[];
+    const bodies = items.flatMap((entry) =>
+      Object.entries(entry)
+        .filter(([kind]) => kind !== 'ConditionCheck')
+        .map(([, body]) => keyOf(body?.Key ?? body?.Item)),
+    );
+    return bodies.map((key) => ({ key, wcu: wcu / Math.max(1, items.length) }));
+  }
+  if (command === 'BatchWriteItemCommand') {
+    const requests = Object.values(
+      (input.RequestItems ?? {}) as Record<
+        string,
+        { PutRequest?: { Item?: unknown }; DeleteRequest?: { Key?: unknown } }[]
+      >,
+    ).flat();
+    return requests.map((request) => ({
+      key: keyOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key),
+      wcu: wcu / Math.max(1, requests.length),
+    }));
+  }
+  if (!WRITE_COMMANDS.has(command)) return [];
+  return [{ key: keyOf(input.Key ?? input.Item), wcu }];
+};
 
 /** DynamoDB's item size: attribute names plus values, in bytes. */
 export const sizeOf = (value: unknown): number => {
@@ -209,6 +252,7 @@ export const meterDynamo = (
           items,
           label: who,
           target: targetOf(input),
+          written: writtenItems(command, input, write ? charged : 0),
         });
       };
       try {

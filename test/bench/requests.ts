@@ -242,14 +242,14 @@ const main = async () => {
     });
     await seeding.close();
     // The tag index follows the change stream, as on AWS: let it catch up
-    // (the tag index consumer alone; its calls are not the GETs' cost).
+    // (the contacts consumer alone; its calls are not the GETs' cost).
     const metered = calls.length;
     await catchUpLocalStreams({
       endpoint: dynamodb.endpoint,
       tableName,
       deps,
       consumers: streamConsumerFunctions.filter(
-        ({ group }) => group.name === 'tagIndex',
+        ({ group }) => group.name === 'contacts',
       ),
       checkpoints: () => memoryCheckpoints(),
     });

@@ -8,7 +8,7 @@
  *    the list, "Trial" on receiving the tag.
  * 2. `BENCH_CONTACTS` (2,000) contacts added one at a time through the
  *    domain (`BENCH_CONCURRENCY` at once), a tenth of them with the tag:
- *    the table's stream enrols them (the facts consumer) and the steps
+ *    the table's stream enrols them (the contacts consumer) and the steps
  *    consumer sends their step 1.
  * 3. After step 1, a twentieth of the contacts unsubscribe and the Trial
  *    sequence is deleted: neither may receive anything more.
@@ -393,7 +393,7 @@ const report = (
   const steps = sends.length;
   const per = (n: number, digits = 3) => fmt(n / steps, digits);
   const journeysPath = (label: string) =>
-    label === 'facts' || label === 'journeys' || label === 'steps';
+    label === 'contacts' || label === 'journeys' || label === 'steps';
   const dynamoOf = (path: (label: string) => boolean) => {
     const calls = stack.dynamoCalls.filter((c) => path(c.label));
     /** The heaviest calls by `amount`, per step sent. */
@@ -455,7 +455,7 @@ const report = (
     `  journeys              Welcome: ${[...ends.entries()].map(([end, n]) => `${end} ${n}`).join(', ')}; Trial: deleted, ${run.trialLeft} journeys left`,
     `  lateness after dueAt  all ${lateness(sends)}; ${[1, 2, 3].map((step) => `step ${step} ${lateness(sends.filter((s) => s.step === step))}`).join('; ')}; early ${early}, dueAt unknown ${unknownDue}`,
     `  DynamoDB per step sent (what AWS would charge; refused conditional writes count 1 WCU)`,
-    `    journeys            ${per(journeysDynamo.requests)} requests, ${per(journeysDynamo.wcu)} WRU, ${per(journeysDynamo.rcu)} RRU, ${journeysDynamo.refused} refused conditions (enrolment, steps, cleanup: facts, journeys, steps consumers)`,
+    `    journeys            ${per(journeysDynamo.requests)} requests, ${per(journeysDynamo.wcu)} WRU, ${per(journeysDynamo.rcu)} RRU, ${journeysDynamo.refused} refused conditions (enrolment, steps, cleanup: contacts, journeys, steps consumers)`,
     `    requests by call    ${journeysDynamo.busiest}`,
     `    read units by call  ${journeysDynamo.byRcu}`,
     `    write units by call ${journeysDynamo.byWcu}; refused ${journeysDynamo.byRefused}`,

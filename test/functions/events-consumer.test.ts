@@ -4,16 +4,20 @@
  * redelivered after a crash have the effect of one; a body that is not an
  * SES event goes to the dead-letter queue at once.
  */
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { eventsConsumer } from '../../functions/events/consumer.ts';
+import { DynamoCampaignStats } from '../../shared/adapters/aws/dynamo-campaign-stats.ts';
+import type { DynamoTable } from '../../shared/adapters/aws/dynamo-table.ts';
 import { addContact } from '../../shared/audience/contacts.ts';
 import { createList } from '../../shared/audience/lists.ts';
 import type { SesEvent } from '../../shared/delivery/ses-event.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { createConsumerHandler } from '../../shared/queue/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
-import { createTestDeps, scanTable } from '../support/dynamo.ts';
+import { createTestDeps, fixedClock, scanTable } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/events.ts';
 
 const record = (id: string, body: string, receiveCount = 1): SQSRecord => ({
@@ -49,8 +53,33 @@ const bounceOf = (orgId: string, email: string): SesEvent => ({
   },
 });
 
+/** SES's delivery of a campaign's message to its `i`th contact. */
+const deliveryOf = (
+  orgId: string,
+  campaignId: string,
+  i: number,
+): SesEvent => ({
+  eventType: 'Delivery',
+  mail: {
+    messageId: `${campaignId}-m${i}`,
+    timestamp: '2026-11-22T10:00:00.000Z',
+    destination: [`reader${i}@example.test`],
+    tags: {
+      org: [orgId],
+      kind: ['campaign'],
+      campaign: [campaignId],
+      contact: [`contact-${i}`],
+    },
+  },
+  delivery: {
+    timestamp: '2026-11-22T10:00:01.000Z',
+    recipients: [`reader${i}@example.test`],
+  },
+});
+
 const setup = async () => {
-  const test = await createTestDeps();
+  const clock = fixedClock();
+  const test = await createTestDeps({ clock });
   const { orgId, listId } = await orgWithList(test.deps);
   const second = await createList(test.deps, orgId, { name: 'Second' });
   const email = uniqueEmail('bouncing');
@@ -69,6 +98,7 @@ const setup = async () => {
     );
   return {
     ...test,
+    clock,
     orgId,
     listId,
     secondId: second.id,
@@ -164,5 +194,78 @@ describe('the events consumer', () => {
 
     // Assert
     expect(response.batchItemFailures).toEqual([]);
+  });
+
+  it("counts a batch's campaign events in one write per campaign; a count that fails sends its messages back, and their redelivery counts each once", async () => {
+    // Arrange: 30 deliveries of one campaign, the first five twice; the
+    // first receipt's count dies (its transaction times out).
+    const { deps, orgId, handlerWith, clock } = await setup();
+    const campaignId = randomUUID();
+    const bodies = Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify(deliveryOf(orgId, campaignId, i)),
+    );
+    const records = [
+      ...bodies.map((body, i) => record(`m${i}`, body)),
+      ...bodies.slice(0, 5).map((body, i) => record(`copy${i}`, body)),
+    ];
+    let transactions = 0;
+    let crashes = 1;
+    const table = (deps.campaignStats as unknown as { table: DynamoTable })
+      .table;
+    const crashing: Deps = {
+      ...deps,
+      campaignStats: new DynamoCampaignStats({
+        ...table,
+        client: new Proxy(table.client, {
+          get(target, property, receiver) {
+            if (property !== 'send') {
+              return Reflect.get(target, property, receiver);
+            }
+            return (command: Parameters<typeof target.send>[0]) => {
+              if (command instanceof TransactWriteCommand) {
+                transactions++;
+                if (crashes-- > 0) {
+                  return Promise.reject(new Error('the function timed out'));
+                }
+              }
+              return target.send(command);
+            };
+          },
+        }),
+      }),
+    };
+
+    // Act
+    const first = await handlerWith(crashing)(
+      { Records: records },
+      lambdaContext(),
+    );
+    const afterCrash = await deps.campaignStats.read(orgId, campaignId);
+    // The messages come back after the visibility timeout.
+    clock.advance(61_000);
+    const second = await handlerWith(crashing)(
+      {
+        Records: records.map((r) => ({
+          ...r,
+          attributes: { ...r.attributes, ApproximateReceiveCount: '2' },
+        })),
+      },
+      lambdaContext(),
+    );
+    const third = await handlerWith(crashing)(
+      { Records: records.slice(0, 10) },
+      lambdaContext(),
+    );
+
+    // Assert: every message back after the failed count, none after.
+    expect(first.batchItemFailures).toHaveLength(records.length);
+    expect(afterCrash.counters.delivered).toBe(0);
+    expect(second.batchItemFailures).toEqual([]);
+    expect(third.batchItemFailures).toEqual([]);
+    // The crashed count, the redelivery's, none for the third.
+    expect(transactions).toBe(2);
+    expect(
+      (await deps.campaignStats.read(orgId, campaignId)).counters.delivered,
+    ).toBe(30);
   });
 });

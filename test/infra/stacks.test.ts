@@ -377,6 +377,22 @@ describe('StatelessStack', () => {
     }
   });
 
+  it('reads the table stream with at most two event source mappings (AWS throttles a third reader per shard)', () => {
+    // Arrange
+    const { apiTemplate } = stacks();
+
+    // Act
+    const streamMappings = Object.values(
+      apiTemplate.findResources('AWS::Lambda::EventSourceMapping'),
+    ).filter((mapping) =>
+      JSON.stringify(mapping.Properties.EventSourceArn).includes('StreamArn'),
+    );
+
+    // Assert
+    expect(streamMappings).toHaveLength(streamConsumerFunctions.length);
+    expect(streamMappings.length).toBeLessThanOrEqual(2);
+  });
+
   it('serves every route on its group function, behind an API key unless public', () => {
     // Arrange
     const { api, apiTemplate } = stacks();

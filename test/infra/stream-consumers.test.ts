@@ -10,7 +10,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { consumerFunctions } from '../../functions/consumers.ts';
 import { endpointGroups } from '../../functions/groups.ts';
-import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
+import {
+  MAX_STREAM_READERS,
+  streamConsumerFunctions,
+} from '../../functions/stream-consumers.ts';
 import { StatefulStack } from '../../infra/stateful-stack.ts';
 import { StatelessStack } from '../../infra/stateless-stack.ts';
 
@@ -38,14 +41,16 @@ const build = () => {
       ['steps', 'dispatch', 'send'].includes(c.group.name),
     ),
   });
-  const facts = api.streamConsumers.get('facts');
+  const contacts = api.streamConsumers.get('contacts');
   const journeys = api.streamConsumers.get('journeys');
-  if (!facts || !journeys) throw new Error('No facts or journeys consumer');
+  if (!contacts || !journeys) {
+    throw new Error('No contacts or journeys consumer');
+  }
   return {
     app,
     data,
     api,
-    facts,
+    contacts,
     journeys,
     template: Template.fromStack(api),
   };
@@ -71,22 +76,38 @@ const actionsOf = (statements: Props[]) =>
   );
 
 describe('stream consumers in the stack', () => {
-  it('declares the audience facts, the tag index and the journeys consumers', () => {
+  it('declares the contacts (tag index and audience facts) and the journeys consumers', () => {
     expect(streamConsumerFunctions.map(({ group }) => group.name)).toEqual([
-      'facts',
-      'tagIndex',
+      'contacts',
       'journeys',
     ]);
   });
 
-  it('maps the table stream to the facts function: contacts inserted or modified only, from the trim horizon', () => {
+  it('reads each shard of the table stream with at most two mappings', () => {
     // Arrange
-    const { api, facts, template } = build();
+    const { template } = build();
+
+    // Act
+    const mappings = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping'),
+    ).filter((m) =>
+      JSON.stringify(m.Properties.EventSourceArn).includes('StreamArn'),
+    );
+
+    // Assert
+    expect(MAX_STREAM_READERS).toBe(2);
+    expect(mappings).toHaveLength(streamConsumerFunctions.length);
+    expect(mappings.length).toBeLessThanOrEqual(MAX_STREAM_READERS);
+  });
+
+  it('maps the table stream to the contacts function: contacts inserted or modified only, from the trim horizon', () => {
+    // Arrange
+    const { api, contacts, template } = build();
 
     // Act
     const mappings = Object.values(
       template.findResources('AWS::Lambda::EventSourceMapping', {
-        Properties: { FunctionName: { Ref: logicalId(api, facts.fn.fn) } },
+        Properties: { FunctionName: { Ref: logicalId(api, contacts.fn.fn) } },
       }),
     );
 
@@ -116,13 +137,13 @@ describe('stream consumers in the stack', () => {
 
   it('sends the batches it gives up to its own encrypted DLQ, and alarms on it', () => {
     // Arrange
-    const { api, facts, template } = build();
-    const dlqId = logicalId(api, facts.trigger.deadLetterQueue);
+    const { api, contacts, template } = build();
+    const dlqId = logicalId(api, contacts.trigger.deadLetterQueue);
 
     // Act
     const [mapping] = Object.values(
       template.findResources('AWS::Lambda::EventSourceMapping', {
-        Properties: { FunctionName: { Ref: logicalId(api, facts.fn.fn) } },
+        Properties: { FunctionName: { Ref: logicalId(api, contacts.fn.fn) } },
       }),
     );
 
@@ -180,24 +201,22 @@ describe('stream consumers in the stack', () => {
 
   it('grants the function the stream and its DLQ, and none of the table actions it does not bind', () => {
     // Arrange
-    const { api, facts, template } = build();
-    const roleId = logicalId(api, facts.fn.fn.role as never);
+    const { api, contacts, template } = build();
+    const roleId = logicalId(api, contacts.fn.fn.role as never);
 
     // Act
     const actions = actionsOf(statementsOfRole(template, roleId));
 
-    // Assert: enrolment reads and puts journeys, and schedules their steps.
+    // Assert: enrolment reads and puts journeys, and schedules their
+    // steps; the tag index writes its entries in batches.
     expect(actions).toContain('dynamodb:GetRecords');
     expect(actions).toContain('dynamodb:GetShardIterator');
     expect(actions).toContain('dynamodb:DescribeStream');
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).toContain('dynamodb:PutItem');
     expect(actions).toContain('scheduler:CreateSchedule');
-    for (const action of [
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-    ]) {
+    expect(actions).toContain('dynamodb:BatchWriteItem');
+    for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
       expect(actions).not.toContain(action);
     }
     template.hasResourceProperties('AWS::Lambda::Function', {

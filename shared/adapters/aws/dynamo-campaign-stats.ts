@@ -1,50 +1,64 @@
 /**
  * Driven adapter: the statistics of campaigns, from SES's events and the
  * unsubscribe links, exact whatever SES's delivery does (a duplicate, any
- * order, a redelivery after a crash).
+ * order, a redelivery after a crash), counted per batch of events.
  *
- * One partition per campaign (`ORG#o#CAMPAIGN#c`) holds:
- * - `RECIPIENT#<contactId>`: the sender's claim, which events only update
- *   (never put: the claim stays) with the message id of the first event
- *   (never replaced: the sender's evidence that SES took the message),
- *   `seen` (a string set with a 12-character hash of each event counted:
- *   the dedupe), the instant each kind of event first happened (`openedAt`,
- *   `clickedAt`…: what is first for the unique counts), `links` (the ids of
- *   the links it clicked) and `unsubscribedAt`;
- * - `STATS#0`…`STATS#7`: the counters in 8 shards, so that the events of a
- *   big campaign spread over 8 items (a recipient's always go to the shard
- *   of its contact id's hash); `read` sums them;
+ * The campaign's partition (`ORG#o#CAMPAIGN#c`) holds:
+ * - `STATS#0`…`STATS#7`: the counters in 8 shards (a batch adds to the
+ *   shard of its id's hash, so concurrent batches rarely meet); `read`
+ *   sums them;
+ * - `COUNTED#<batch>`: the fate of a batch of events, `counted` or `void`
+ *   (put if absent, so exactly one of the two), kept 30 days;
  * - `LINK#<linkId>`: a clicked link's URL and clicks; its id is 16
  *   characters of the URL's SHA-256 (base64url).
+ * The recipient's item (`RECIPIENT#<contactId>` in one of the campaign's
+ * recipient partitions, `campaign-recipient-keys.ts`: the sender's claim,
+ * which events only update, never put) holds the message id of the first event
+ * (never replaced: the sender's evidence that SES took the message),
+ * `seen` (a string set with a 12-character hash of each event recorded:
+ * the dedupe), the instant each kind of event first happened (`openedAt`,
+ * `clickedAt`…: what is first for the unique counts), `links` (the ids of
+ * the links it clicked), `unsubscribedAt`, and for each counted event
+ * `c#<hash>`: the batch that counts it and the firsts it counts.
  *
- * An event is one TransactWriteItems of updates, all or nothing: the
- * recipient, on condition that the event is not in `seen` (and, for an
- * open or a click, that what the counters take as a first is one); the
- * recipient's counter shard, for the types a campaign counts; the link, for
- * a click. An event that moves no counter (Send, DeliveryDelay, Rendering
- * Failure, Subscription) is the recipient's update alone, a plain one.
- * After a crash a redelivery finds the event in `seen`. Campaign mail
- * moves no organization-wide counter (`DELIVERYSTATS`): one item taking
- * every event of every campaign of an organization would be the table's
- * hottest key, and the campaigns' shards already hold the figures.
+ * Counting per batch, in two steps (see `CampaignEventTally`):
+ * 1. record: one plain conditional update of the recipient per event (the
+ *    event not in `seen`, each first a first): into `seen`, with its batch
+ *    `X` in `c#<hash>`; its counts are kept in memory;
+ * 2. commit: one TransactWriteItems per batch: put `COUNTED#X` as
+ *    `counted` if absent, add the batch's counts to a shard, and each
+ *    clicked link's.
+ * An event found recorded already (a duplicate, a redelivery) is counted
+ * by the batch its `c#` names: nothing to do if that batch is `counted` or
+ * is this one. If the batch has no fate and started less than a minute ago
+ * (`LIVE_BATCH_MS`) it may still commit: the message is retried later. If
+ * it is older, it died between its steps: it is made `void` (put if
+ * absent; a commit still on its way is refused and fails its messages back
+ * to the queue) and the event is moved to this batch (a conditional update
+ * of `c#<hash>` from X to this batch) and counted here. An event
+ * recorded by the older code (in `seen`, no `c#`) was counted in its own
+ * transaction. So each event is counted once: by the one batch that is
+ * both named on its recipient and `counted`.
  *
  * Write units, items under 1 KB (a transaction bills 2 per item and KB):
  * - Send, DeliveryDelay, Rendering Failure, Subscription: 1 (recipient);
- * - Delivery, Bounce, Complaint, Reject, Open: 4 (and the shard);
- * - Click: 6 (and the link);
- * - an unsubscribe: 4 (recipient, shard).
+ * - Delivery, Bounce, Complaint, Reject, Open, Click: 1, plus each batch's
+ *   commit (4, and 2 per link clicked) shared by its events: 1.04 for a
+ *   batch of 100 events of one campaign;
+ * - an unsubscribe: 4 (recipient and shard, one transaction: rare).
  * An open or a click first reads the recipient (1 read unit), so a repeat
  * is written right away, without a unique count, and a duplicate is not
- * written at all. A duplicate of another type, or a lost race, costs one
- * refused write and that read before the right write (or none).
+ * written at all. A duplicate of another type costs one refused write, a
+ * read of the recipient and one of its batch's fate.
  * A recipient is about 600 bytes after a claim and a usual history (send,
- * delivery, a few opens and clicks); `seen` grows by 12 bytes per event,
- * so past some 35 more events (a scanner clicking every link) its part
- * costs 2 units more per KB.
+ * delivery, a few opens and clicks); each counted event adds about 35
+ * bytes (`seen` and `c#`), so past some 12 more (a scanner clicking every
+ * link) its writes cost 2 units instead of 1.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   GetCommand,
+  PutCommand,
   paginateQuery,
   QueryCommand,
   UpdateCommand,
@@ -55,14 +69,25 @@ import type {
   CampaignStatsRepository,
   LinkClicks,
 } from '../../campaigns/stats-ports.ts';
-import { type EntityType, itemSchema, parseItem } from '../../db/items.ts';
+import {
+  type EntityType,
+  entityType,
+  itemSchema,
+  parseItem,
+} from '../../db/items.ts';
 import { type Key, keys } from '../../db/keys.ts';
+import type {
+  CampaignEventRecord,
+  CampaignEventTally,
+} from '../../delivery/ports.ts';
 import type { SesEventType } from '../../delivery/ses-event.ts';
 import { ConflictError } from '../../errors.ts';
-import { retryOnConflict } from '../../retry.ts';
+import { type Retryable, retryOnConflict } from '../../retry.ts';
+import { CampaignRecipientKeys } from './campaign-recipient-keys.ts';
 import {
   Counter,
   type DynamoTable,
+  epochSeconds,
   failedConditions,
   isConditionFailure,
   type TransactItem,
@@ -78,10 +103,12 @@ const hash = (text: string, chars: number): string =>
 /** The id of a campaign's link: 16 characters of its URL's SHA-256. */
 export const linkIdOf = (url: string): string => hash(url, 16);
 
-/** The counter shard of a recipient: its contact id's hash, modulo 8. */
-export const shardOf = (contactId: string): number =>
-  createHash('sha256').update(contactId).digest().readUInt8(0) %
-  CAMPAIGN_STATS_SHARDS;
+/**
+ * The counter shard of an id (a recipient's contact id, a batch's id): its
+ * hash, modulo 8.
+ */
+export const shardOf = (id: string): number =>
+  createHash('sha256').update(id).digest().readUInt8(0) % CAMPAIGN_STATS_SHARDS;
 
 /** Each counter of a shard: absent until first counted, so 0. */
 const COUNTERS = {
@@ -113,7 +140,15 @@ const RecipientItem = itemSchema('CampaignRecipient', {
   openedAt: v.optional(v.string()),
   clickedAt: v.optional(v.string()),
 });
-type RecipientState = v.InferOutput<typeof RecipientItem.schema>;
+type RecipientState = v.InferOutput<typeof RecipientItem.schema> & {
+  /** `c#<hash>` of the event asked about: its batch and firsts. */
+  marker?: string;
+};
+
+/** The fate of a batch of events. */
+const BatchItem = itemSchema('CampaignStatsBatch', {
+  state: v.picklist(['counted', 'void']),
+});
 
 /** Nothing counted yet: what an event assumes until it reads otherwise. */
 const NOTHING_SEEN: RecipientState = { seen: new Set(), links: new Set() };
@@ -151,8 +186,6 @@ const FIRST_AT: Partial<Record<SesEventType, string>> = {
   Click: 'clickedAt',
 };
 
-type CampaignEvent = Parameters<CampaignStatsRepository['recordEvent']>[1];
-
 /** What an event counts as a first: a unique open, click, link click. */
 interface Firsts {
   open: boolean;
@@ -160,17 +193,85 @@ interface Firsts {
   link: boolean;
 }
 
-/** Campaign statistics on DynamoDB. */
-export class DynamoCampaignStats implements CampaignStatsRepository {
-  constructor(private readonly table: DynamoTable) {}
+/**
+ * A batch's id: when it started (epoch ms, base 36) and 12 random hex
+ * digits, so a redelivery can tell a batch that may still be running.
+ */
+const newBatchId = (now: Date): string =>
+  `${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
 
-  async recordEvent(
-    orgId: string,
-    event: CampaignEvent,
-    link?: string,
-  ): Promise<boolean> {
-    const recipient = keys.campaignRecipient(
-      orgId,
+/** When a batch started, from its id (0 if unreadable: long ago). */
+const startOf = (batch: string): number =>
+  Number.parseInt(batch.split('-')[0] ?? '', 36) || 0;
+
+/**
+ * How long a batch may still be running: the events queue's visibility
+ * timeout (60 s; the function's own timeout is 10 s). A redelivery finding
+ * an event of a younger batch with no fate waits (its message is retried)
+ * rather than void a batch that may still commit: voiding a live batch
+ * sends all of its messages back, and a busy queue's copies would do that
+ * to batch after batch.
+ */
+export const LIVE_BATCH_MS = 60_000;
+
+/** How long a batch's fate is kept: past any redelivery (SQS: 14 days). */
+const BATCH_RECORD_DAYS = 30;
+
+/** Most links one commit's transaction moves (TransactWriteItems: 100). */
+const LINKS_PER_COMMIT = 96;
+
+/** The attribute naming the batch that counts an event. */
+const countedBy = (seen: string): string => `c#${seen}`;
+
+/** The marker of `c#<hash>`: the batch, then the firsts it counts. */
+const markerOf = (batch: string, firsts: Firsts): string =>
+  `${batch}.${firsts.open ? 'o' : ''}${firsts.click ? 'c' : ''}${
+    firsts.link ? 'l' : ''
+  }`;
+
+const parseMarker = (marker: string): { batch: string; firsts: Firsts } => {
+  const [batch = '', flags = ''] = marker.split('.');
+  return {
+    batch,
+    firsts: {
+      open: flags.includes('o'),
+      click: flags.includes('c'),
+      link: flags.includes('l'),
+    },
+  };
+};
+
+/** What one part of a tally adds, by counter and by link. */
+interface Counts {
+  id: string;
+  counters: Partial<Record<keyof CampaignCounters, number>>;
+  links: Map<string, { url: string; total: number; unique: number }>;
+  events: number;
+}
+
+/** An event as a tally records it. */
+interface Recorded {
+  event: CampaignEventRecord;
+  seen: string;
+  link: { id: string; url: string } | undefined;
+}
+
+/** A tally of one campaign's events on DynamoDB (see the file's header). */
+class DynamoCampaignTally implements CampaignEventTally {
+  /** Parts, each committed in one transaction (at most 96 links each). */
+  private readonly parts: Counts[] = [];
+
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly recipients: CampaignRecipientKeys,
+    private readonly orgId: string,
+    private readonly campaignId: string,
+    private readonly now: Date,
+  ) {}
+
+  async record(event: CampaignEventRecord, link?: string): Promise<boolean> {
+    const recipient = await this.recipients.of(
+      this.orgId,
       event.campaignId,
       event.contactId,
     );
@@ -178,57 +279,407 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
       [event.messageId, event.type, event.recipient, event.at].join('#'),
       12,
     );
-    const clicked = event.type === 'Click' ? link : undefined;
-    const linkId = clicked === undefined ? undefined : linkIdOf(clicked);
+    const url = event.type === 'Click' ? link : undefined;
+    const recorded: Recorded = {
+      event,
+      seen,
+      link: url === undefined ? undefined : { id: linkIdOf(url), url },
+    };
+    const counted = counterOf(event.type, event.bounceType) !== undefined;
     // Only opens and clicks have firsts to know; others assume nothing.
     const knowFirsts = event.type === 'Open' || event.type === 'Click';
     return retryOnConflict(async (retryable, attempt) => {
       const state =
         knowFirsts || attempt > 1
-          ? await this.recipientState(recipient)
+          ? await this.recipientState(recipient, seen)
           : NOTHING_SEEN;
-      if (state.seen.has(seen)) return false;
+      if (state.seen.has(seen)) {
+        return counted
+          ? this.recount(recipient, recorded, state, retryable)
+          : false;
+      }
       const firsts: Firsts = {
         open: event.type === 'Open' && state.openedAt === undefined,
         click: event.type === 'Click' && state.clickedAt === undefined,
-        link: linkId !== undefined && !state.links.has(linkId),
+        link: recorded.link !== undefined && !state.links.has(recorded.link.id),
       };
-      const update = this.recipientUpdate(
-        recipient,
-        event,
-        seen,
-        linkId,
-        firsts,
-      );
-      const others = [
-        ...this.countersUpdate(orgId, event, firsts),
-        ...(clicked !== undefined && linkId !== undefined
-          ? [this.linkUpdate(orgId, event, clicked, linkId, firsts)]
-          : []),
-      ];
+      const part = counted ? this.partFor(recorded) : undefined;
       try {
-        // An event that moves no counter (a Send…) is one plain update.
-        if (others.length === 0 && update.Update) {
-          await this.table.client.send(new UpdateCommand(update.Update));
-        } else {
-          await transactWrite(this.table, [update, ...others]);
-        }
-        return true;
+        await this.table.client.send(
+          new UpdateCommand(
+            this.recipientUpdate(recipient, recorded, firsts, part?.id),
+          ),
+        );
       } catch (error) {
         // The recipient changed since it was read (or never was): a
         // duplicate, or a first that is not one. Read it, and write again.
-        if (isConditionFailure(error) || failedConditions(error)?.includes(0)) {
+        if (isConditionFailure(error)) {
           retryable(
             new ConflictError(
               'write.contended',
-              `The recipient ${event.contactId} of campaign ${event.campaignId} changed while its event was counted`,
+              `The recipient ${event.contactId} of campaign ${event.campaignId} changed while its event was recorded`,
               { cause: error },
             ),
           );
         }
         throw error;
       }
+      if (part) this.add(part, recorded, firsts);
+      return true;
     });
+  }
+
+  async commit(): Promise<void> {
+    for (const part of this.parts) {
+      if (part.events > 0) await this.commitPart(part);
+    }
+  }
+
+  /**
+   * An event recorded before: counted already (false), or left by a batch
+   * that died before its commit, and taken over by this one (true).
+   */
+  private async recount(
+    recipient: Key,
+    recorded: Recorded,
+    state: RecipientState,
+    retryable: Retryable,
+  ): Promise<boolean> {
+    // Recorded by the older code, which counted in the same transaction.
+    if (state.marker === undefined) return false;
+    const { batch, firsts } = parseMarker(state.marker);
+    if (this.parts.some((part) => part.id === batch)) return false;
+    if ((await this.settle(batch)) === 'counted') return false;
+    // Voided: by this redelivery, or another one; the event is free.
+    const part = this.partFor(recorded);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: recipient,
+          UpdateExpression: 'SET #marker = :mine',
+          ConditionExpression: '#marker = :theirs',
+          ExpressionAttributeNames: { '#marker': countedBy(recorded.seen) },
+          ExpressionAttributeValues: {
+            ':mine': markerOf(part.id, firsts),
+            ':theirs': state.marker,
+          },
+        }),
+      );
+    } catch (error) {
+      // Another batch took it over first: read again, and see.
+      if (isConditionFailure(error)) {
+        retryable(
+          new ConflictError(
+            'write.contended',
+            `The event of recipient ${recorded.event.contactId} of campaign ${this.campaignId} was taken over meanwhile`,
+            { cause: error },
+          ),
+        );
+      }
+      throw error;
+    }
+    this.add(part, recorded, firsts);
+    return true;
+  }
+
+  /**
+   * The fate of a batch, settled: `counted` if it committed; otherwise it
+   * is made `void` now (put if absent: its commit can no longer pass).
+   */
+  private async settle(batch: string): Promise<'counted' | 'void'> {
+    const key = keys.campaignStatsBatch(this.orgId, this.campaignId, batch);
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: key,
+        ConsistentRead: true,
+      }),
+    );
+    if (Item) return parseItem(BatchItem, Item, key).state;
+    if (startOf(batch) > this.now.getTime() - LIVE_BATCH_MS) {
+      throw new ConflictError(
+        'write.contended',
+        `An event of campaign ${this.campaignId} is being counted by a batch that may still be running; its message comes again`,
+      );
+    }
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...key, ...this.batchRecord('void') },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return 'void';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // It committed, or another retry voided it, meanwhile.
+      return this.settle(batch);
+    }
+  }
+
+  private batchRecord(state: 'counted' | 'void') {
+    const expires = new Date(
+      this.now.getTime() + BATCH_RECORD_DAYS * 24 * 3600_000,
+    );
+    return {
+      ...entityType('CampaignStatsBatch'),
+      state,
+      ttl: epochSeconds(expires),
+    };
+  }
+
+  /** The part an event goes to: the last, unless its links are full. */
+  private partFor(recorded: Recorded): Counts {
+    const last = this.parts.at(-1);
+    if (
+      last &&
+      (recorded.link === undefined ||
+        last.links.has(recorded.link.id) ||
+        last.links.size < LINKS_PER_COMMIT)
+    ) {
+      // Reserve the link's place now: the part's links never outgrow it.
+      if (recorded.link && !last.links.has(recorded.link.id)) {
+        last.links.set(recorded.link.id, {
+          url: recorded.link.url,
+          total: 0,
+          unique: 0,
+        });
+      }
+      return last;
+    }
+    this.parts.push({
+      id: newBatchId(this.now),
+      counters: {},
+      links: new Map(),
+      events: 0,
+    });
+    return this.partFor(recorded);
+  }
+
+  private add(part: Counts, recorded: Recorded, firsts: Firsts): void {
+    const { event, link } = recorded;
+    const counter = counterOf(event.type, event.bounceType);
+    const names = [
+      ...(counter ? [counter] : []),
+      ...(firsts.open ? (['opensUnique'] as const) : []),
+      ...(firsts.click ? (['clicksUnique'] as const) : []),
+    ];
+    for (const name of names) {
+      part.counters[name] = (part.counters[name] ?? 0) + 1;
+    }
+    if (link) {
+      const clicks = part.links.get(link.id) ?? {
+        url: link.url,
+        total: 0,
+        unique: 0,
+      };
+      clicks.total++;
+      if (firsts.link) clicks.unique++;
+      part.links.set(link.id, clicks);
+    }
+    part.events++;
+  }
+
+  /** One transaction: the batch counted, its counts on a shard and links. */
+  private async commitPart(part: Counts): Promise<void> {
+    const { tableName: TableName } = this.table;
+    const batchKey = keys.campaignStatsBatch(
+      this.orgId,
+      this.campaignId,
+      part.id,
+    );
+    const counters = Object.entries(part.counters).filter(([, n]) => n > 0);
+    const links = [...part.links].filter(([, clicks]) => clicks.total > 0);
+    try {
+      await transactWrite(this.table, [
+        {
+          Put: {
+            TableName,
+            Item: { ...batchKey, ...this.batchRecord('counted') },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        ...(counters.length > 0
+          ? [
+              {
+                Update: {
+                  TableName,
+                  Key: keys.campaignStats(
+                    this.orgId,
+                    this.campaignId,
+                    shardOf(part.id),
+                  ),
+                  UpdateExpression: `SET #type = :type ADD ${counters
+                    .map((_, i) => `#c${i} :n${i}`)
+                    .join(', ')}`,
+                  ExpressionAttributeNames: {
+                    '#type': '_type',
+                    ...Object.fromEntries(
+                      counters.map(([name], i) => [`#c${i}`, name]),
+                    ),
+                  },
+                  ExpressionAttributeValues: {
+                    ':type': 'CampaignStats' satisfies EntityType,
+                    ...Object.fromEntries(
+                      counters.map(([, n], i) => [`:n${i}`, n]),
+                    ),
+                  },
+                },
+              },
+            ]
+          : []),
+        ...links.map(([linkId, clicks]) => ({
+          Update: {
+            TableName,
+            Key: keys.campaignLink(this.orgId, this.campaignId, linkId),
+            UpdateExpression:
+              'SET #type = :type, #url = :url ADD clicksTotal :total, clicksUnique :unique',
+            ExpressionAttributeNames: { '#type': '_type', '#url': 'url' },
+            ExpressionAttributeValues: {
+              ':type': 'CampaignLink' satisfies EntityType,
+              ':url': clicks.url,
+              ':total': clicks.total,
+              ':unique': clicks.unique,
+            },
+          },
+        })),
+      ]);
+    } catch (error) {
+      if (!failedConditions(error)?.includes(0)) throw error;
+      // Its fate was settled meanwhile: by this very commit (a retry after
+      // a lost answer), or voided by a redelivery that took its events.
+      const { Item } = await this.table.client.send(
+        new GetCommand({ TableName, Key: batchKey, ConsistentRead: true }),
+      );
+      if (Item && parseItem(BatchItem, Item, batchKey).state === 'counted') {
+        return;
+      }
+      throw new ConflictError(
+        'write.contended',
+        `A batch of events of campaign ${this.campaignId} was taken over by a redelivery before it was counted; its messages come again`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** What the recipient's item says so far, strongly consistent. */
+  private async recipientState(
+    key: Key,
+    seen: string,
+  ): Promise<RecipientState> {
+    const { Item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: key,
+        ConsistentRead: true,
+        ProjectionExpression: '#seen, #links, #openedAt, #clickedAt, #marker',
+        ExpressionAttributeNames: {
+          '#seen': 'seen',
+          '#links': 'links',
+          '#openedAt': 'openedAt',
+          '#clickedAt': 'clickedAt',
+          '#marker': countedBy(seen),
+        },
+      }),
+    );
+    if (!Item) return NOTHING_SEEN;
+    const marker = Item[countedBy(seen)];
+    return {
+      ...parseItem(RecipientItem, Item, key),
+      ...(typeof marker === 'string' ? { marker } : {}),
+    };
+  }
+
+  /**
+   * The recipient's part: the event into `seen` (with the batch counting
+   * it, for a counted type), the message id if none yet, the first instant
+   * of its kind, the clicked link; on condition that the event is new and
+   * each first is one.
+   */
+  private recipientUpdate(
+    key: Key,
+    { event, seen, link }: Recorded,
+    firsts: Firsts,
+    batch: string | undefined,
+  ) {
+    const first = FIRST_AT[event.type];
+    const conditions = [
+      'NOT contains(#seen, :seen)',
+      ...(firsts.open ? ['attribute_not_exists(openedAt)'] : []),
+      ...(firsts.click ? ['attribute_not_exists(clickedAt)'] : []),
+      ...(firsts.link ? ['NOT contains(#links, :link)'] : []),
+    ];
+    return {
+      TableName: this.table.tableName,
+      Key: key,
+      UpdateExpression: [
+        'SET messageId = if_not_exists(messageId, :messageId)',
+        '#type = if_not_exists(#type, :type)',
+        'contactId = :contactId',
+        ...(first ? [`${first} = if_not_exists(${first}, :at)`] : []),
+        ...(batch ? ['#marker = :marker'] : []),
+      ]
+        .join(', ')
+        .concat(` ADD #seen :seenSet${link ? ', #links :linkSet' : ''}`),
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: {
+        '#type': '_type',
+        '#seen': 'seen',
+        ...(link ? { '#links': 'links' } : {}),
+        ...(batch ? { '#marker': countedBy(seen) } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':messageId': event.messageId,
+        ':type': 'CampaignRecipient' satisfies EntityType,
+        ':contactId': event.contactId,
+        ':seen': seen,
+        ':seenSet': new Set([seen]),
+        ...(first ? { ':at': event.at } : {}),
+        ...(batch ? { ':marker': markerOf(batch, firsts) } : {}),
+        ...(link
+          ? {
+              ':linkSet': new Set([link.id]),
+              ...(firsts.link ? { ':link': link.id } : {}),
+            }
+          : {}),
+      },
+    };
+  }
+}
+
+/** Campaign statistics on DynamoDB. */
+export class DynamoCampaignStats implements CampaignStatsRepository {
+  private readonly recipients: CampaignRecipientKeys;
+
+  constructor(private readonly table: DynamoTable) {
+    this.recipients = new CampaignRecipientKeys(table);
+  }
+
+  tally(
+    orgId: string,
+    campaignId: string,
+    now: Date = new Date(),
+  ): CampaignEventTally {
+    return new DynamoCampaignTally(
+      this.table,
+      this.recipients,
+      orgId,
+      campaignId,
+      now,
+    );
+  }
+
+  async recordEvent(
+    orgId: string,
+    event: CampaignEventRecord,
+    link?: string,
+  ): Promise<boolean> {
+    const tally = this.tally(orgId, event.campaignId);
+    const recorded = await tally.record(event, link);
+    await tally.commit();
+    return recorded;
   }
 
   async recordUnsubscribe(
@@ -242,7 +693,7 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
         {
           Update: {
             TableName: this.table.tableName,
-            Key: keys.campaignRecipient(orgId, campaignId, contactId),
+            Key: await this.recipients.of(orgId, campaignId, contactId),
             UpdateExpression: 'SET unsubscribedAt = :at',
             // Only a recipient of the campaign, and once.
             ConditionExpression:
@@ -307,97 +758,6 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
     return links;
   }
 
-  /** What the recipient's item says so far, strongly consistent. */
-  private async recipientState(key: Key): Promise<RecipientState> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: '#seen, #links, #openedAt, #clickedAt',
-        ExpressionAttributeNames: {
-          '#seen': 'seen',
-          '#links': 'links',
-          '#openedAt': 'openedAt',
-          '#clickedAt': 'clickedAt',
-        },
-      }),
-    );
-    return Item ? parseItem(RecipientItem, Item, key) : NOTHING_SEEN;
-  }
-
-  /**
-   * The recipient's part: the event into `seen`, the message id if none
-   * yet, the first instant of its kind, the clicked link; on condition that
-   * the event is new and each first is one.
-   */
-  private recipientUpdate(
-    key: Key,
-    event: CampaignEvent,
-    seen: string,
-    linkId: string | undefined,
-    firsts: Firsts,
-  ): TransactItem {
-    const first = FIRST_AT[event.type];
-    const conditions = [
-      'NOT contains(#seen, :seen)',
-      ...(firsts.open ? ['attribute_not_exists(openedAt)'] : []),
-      ...(firsts.click ? ['attribute_not_exists(clickedAt)'] : []),
-      ...(firsts.link ? ['NOT contains(#links, :link)'] : []),
-    ];
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: key,
-        UpdateExpression: [
-          'SET messageId = if_not_exists(messageId, :messageId)',
-          '#type = if_not_exists(#type, :type)',
-          'contactId = :contactId',
-          ...(first ? [`${first} = if_not_exists(${first}, :at)`] : []),
-        ]
-          .join(', ')
-          .concat(` ADD #seen :seenSet${linkId ? ', #links :linkSet' : ''}`),
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: {
-          '#type': '_type',
-          '#seen': 'seen',
-          ...(linkId ? { '#links': 'links' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':messageId': event.messageId,
-          ':type': 'CampaignRecipient' satisfies EntityType,
-          ':contactId': event.contactId,
-          ':seen': seen,
-          ':seenSet': new Set([seen]),
-          ...(first ? { ':at': event.at } : {}),
-          ...(linkId
-            ? {
-                ':linkSet': new Set([linkId]),
-                ...(firsts.link ? { ':link': linkId } : {}),
-              }
-            : {}),
-        },
-      },
-    };
-  }
-
-  /** The campaign counters an event moves: none for uncounted types. */
-  private countersUpdate(
-    orgId: string,
-    event: CampaignEvent,
-    firsts: Firsts,
-  ): TransactItem[] {
-    const counter = counterOf(event.type, event.bounceType);
-    if (!counter) return [];
-    return [
-      this.shardUpdate(orgId, event.campaignId, event.contactId, [
-        counter,
-        ...(firsts.open ? (['opensUnique'] as const) : []),
-        ...(firsts.click ? (['clicksUnique'] as const) : []),
-      ]),
-    ];
-  }
-
   /** Adds 1 to each of these counters in the recipient's shard. */
   private shardUpdate(
     orgId: string,
@@ -420,31 +780,6 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
         },
         ExpressionAttributeValues: {
           ':type': 'CampaignStats' satisfies EntityType,
-          ':one': 1,
-        },
-      },
-    };
-  }
-
-  /** A click on a link: its URL, its clicks, a unique one if first. */
-  private linkUpdate(
-    orgId: string,
-    event: CampaignEvent,
-    url: string,
-    linkId: string,
-    firsts: Firsts,
-  ): TransactItem {
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: keys.campaignLink(orgId, event.campaignId, linkId),
-        UpdateExpression: `SET #type = :type, #url = :url ADD clicksTotal :one${
-          firsts.link ? ', clicksUnique :one' : ''
-        }`,
-        ExpressionAttributeNames: { '#type': '_type', '#url': 'url' },
-        ExpressionAttributeValues: {
-          ':type': 'CampaignLink' satisfies EntityType,
-          ':url': url,
           ':one': 1,
         },
       },

@@ -4,6 +4,9 @@
  * - `SEND`: the dispatcher's cursor and batches in flight, the progress
  *   counters (one small item: a few hundred bytes, 1 write unit);
  * - `BATCH#n`: a batch's lease while a sender works on it, then its outcome;
+ * and in one of the campaign's 16 recipient partitions
+ * (`ORG#o#CAMPAIGN#c#RECIPIENTS#nn`, by the contact id's hash; see
+ * `campaign-recipient-keys.ts` for sends started before them):
  * - `RECIPIENT#contactId`: a recipient's claim, written before the provider
  *   is called (1 write unit), later the evidence SES's events add to it.
  *
@@ -26,6 +29,10 @@ import {
 } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
+import {
+  CampaignRecipientKeys,
+  shardedSendAttributes,
+} from './campaign-recipient-keys.ts';
 import {
   type DynamoTable,
   failedConditions,
@@ -73,7 +80,11 @@ const RecipientItem = itemSchema('CampaignRecipient', {
 
 /** Running sends on DynamoDB. */
 export class DynamoSendRepository implements SendRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly recipients: CampaignRecipientKeys;
+
+  constructor(private readonly table: DynamoTable) {
+    this.recipients = new CampaignRecipientKeys(table);
+  }
 
   async start(
     orgId: string,
@@ -88,12 +99,15 @@ export class DynamoSendRepository implements SendRepository {
             ...keys.campaignSend(orgId, campaignId),
             ...entityType('CampaignSend'),
             ...state,
+            // Its recipients spread over partitions (older sends: one).
+            ...shardedSendAttributes(),
           },
           // The same send again (a redelivered message) keeps its progress.
           ConditionExpression: 'attribute_not_exists(PK) OR sendId <> :sendId',
           ExpressionAttributeValues: { ':sendId': state.sendId },
         }),
       );
+      this.recipients.started(orgId, campaignId);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -251,7 +265,11 @@ export class DynamoSendRepository implements SendRepository {
     until: Date,
     now: Date,
   ): Promise<ClaimResult> {
-    const key = keys.campaignRecipient(orgId, campaignId, recipient.contactId);
+    const key = await this.recipients.of(
+      orgId,
+      campaignId,
+      recipient.contactId,
+    );
     try {
       await this.table.client.send(
         new PutCommand({
@@ -296,7 +314,7 @@ export class DynamoSendRepository implements SendRepository {
       await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: keys.campaignRecipient(orgId, campaignId, outcome.contactId),
+          Key: await this.recipients.of(orgId, campaignId, outcome.contactId),
           UpdateExpression: outcome.messageId
             ? 'SET messageId = if_not_exists(messageId, :messageId)'
             : 'SET refused = :true',

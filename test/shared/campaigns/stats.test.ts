@@ -17,6 +17,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   CAMPAIGN_STATS_SHARDS,
   DynamoCampaignStats,
+  LIVE_BATCH_MS,
   linkIdOf,
 } from '../../../shared/adapters/aws/dynamo-campaign-stats.ts';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
@@ -32,6 +33,7 @@ import { keys } from '../../../shared/db/keys.ts';
 import { recordSesEvent } from '../../../shared/delivery/events.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
 import type { Deps } from '../../../shared/deps.ts';
+import { ConflictError } from '../../../shared/errors.ts';
 import {
   clickedLink,
   LINK_PURPOSES,
@@ -157,11 +159,25 @@ const setup = async () => {
     messageId: `ses-${randomUUID()}`,
   });
   const read = () => test.deps.campaignStats.read(orgId, campaignId);
+  /**
+   * Records one event as its queue would: a message refused while
+   * another batch may still count the same recipient comes again.
+   */
+  const recordOne = async (event: SesEvent) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await recordSesEvent(test.deps, event);
+      } catch (error) {
+        const waiting =
+          error instanceof ConflictError && error.code === 'write.contended';
+        if (!waiting || attempt >= 40) throw error;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
   const record = async (...events: SesEvent[]) => {
     let recorded = 0;
-    for (const event of events) {
-      recorded += (await recordSesEvent(test.deps, event)).recorded;
-    }
+    for (const event of events) recorded += (await recordOne(event)).recorded;
     return recorded;
   };
   const dynamo = localDynamo(inject('dynamodbEndpoint'));
@@ -381,8 +397,8 @@ describe('campaign statistics from SES events', () => {
 });
 
 describe('campaign statistics: crashes and races', () => {
-  it('a crash before the transaction commits leaves nothing; the redelivery counts once', async () => {
-    // Arrange: a store whose first transaction dies on the way.
+  it('a crash after recording, before counting: the redelivery counts once', async () => {
+    // Arrange: a store whose first transaction (the count) dies on the way.
     const { deps, read, recipient, orgId, campaignId, dynamo, tableName } =
       await setup();
     let crashes = 1;
@@ -407,17 +423,23 @@ describe('campaign statistics: crashes and races', () => {
       campaignId,
       contactId: ana.contactId,
     };
-    const before = await scanTable(tableName);
 
     // Act
     await expect(stats.recordEvent(orgId, event)).rejects.toThrow('timed out');
-    const afterCrash = await scanTable(tableName);
-    const redelivered = await stats.recordEvent(orgId, event);
+    const afterCrash = (await read()).counters;
+    // At once, the batch may still be running: the message waits.
+    const early = stats.recordEvent(orgId, event);
+    await expect(early).rejects.toThrow('may still be running');
+    // The visibility timeout later, it is dead: the redelivery counts.
+    const later = new Date(Date.now() + LIVE_BATCH_MS + 1_000);
+    const redelivery = stats.tally(orgId, campaignId, later);
+    const redelivered = await redelivery.record(event);
+    await redelivery.commit();
     // The redelivery of a delivery that had committed before its crash.
     const again = await deps.campaignStats.recordEvent(orgId, event);
 
-    // Assert
-    expect(afterCrash).toEqual(before);
+    // Assert: recorded, not counted; then counted once, by the redelivery.
+    expect(afterCrash).toEqual(NONE);
     expect(redelivered).toBe(true);
     expect(again).toBe(false);
     expect((await read()).counters).toEqual({
@@ -425,9 +447,14 @@ describe('campaign statistics: crashes and races', () => {
       opensTotal: 1,
       opensUnique: 1,
     });
+    const batches = (await scanTable(tableName))
+      .filter((i) => i._type === 'CampaignStatsBatch')
+      .map((i) => i.state)
+      .sort();
+    expect(batches).toEqual(['counted', 'void']);
   });
 
-  it('writes a send with one plain update (1 unit), a delivery with one two-item transaction; a duplicate send is refused and changes nothing', async () => {
+  it('writes a send with one plain update (1 unit), a delivery with one plain update and its count with one two-item transaction; a duplicate send is refused and changes nothing', async () => {
     // Arrange: every command the statistics send, by name.
     const { orgId, campaignId, dynamo, tableName, recipient, read } =
       await setup();
@@ -463,7 +490,10 @@ describe('campaign statistics: crashes and races', () => {
 
     // Assert
     expect([sent, delivered, again]).toEqual([true, true, false]);
-    expect(commands.slice(0, 2)).toEqual([
+    // The campaign's recipient layout is read once (its send's item).
+    expect(commands.slice(0, 4)).toEqual([
+      'GetCommand',
+      'UpdateCommand',
       'UpdateCommand',
       'TransactWriteCommand×2',
     ]);
@@ -495,6 +525,204 @@ describe('campaign statistics: crashes and races', () => {
       clicksUnique: 1,
     });
     expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
+  });
+});
+
+describe('campaign statistics counted per batch of events', () => {
+  /** The campaign events of a recipient, as the tally records them. */
+  const eventOf = (
+    r: Recipient,
+    type: 'Delivery' | 'Open' | 'Click',
+    s = 1,
+  ) => ({
+    messageId: r.messageId,
+    type,
+    recipient: r.email,
+    at: sentPlus(s),
+    campaignId: r.campaignId,
+    contactId: r.contactId,
+  });
+
+  /** The statistics over a client that counts its transactions. */
+  const counted = (
+    dynamo: ReturnType<typeof localDynamo>,
+    tableName: string,
+  ) => {
+    const transactions: number[] = [];
+    const client = new Proxy(dynamo, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (command: Parameters<typeof target.send>[0]) => {
+          if (command instanceof TransactWriteCommand) {
+            transactions.push(command.input.TransactItems?.length ?? 0);
+          }
+          return target.send(command);
+        };
+      },
+    });
+    return {
+      stats: new DynamoCampaignStats({ client, tableName }),
+      transactions,
+    };
+  };
+
+  it('counts a batch in one transaction, and a duplicate event in the same batch once', async () => {
+    // Arrange
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats, transactions } = counted(dynamo, tableName);
+    const recipients = Array.from({ length: 20 }, () => recipient());
+    const link = 'https://acme.example/sale';
+    const tally = stats.tally(orgId, campaignId, clock.now());
+
+    // Act: every event twice, at once, as a batch with duplicates does.
+    const results = await Promise.all(
+      recipients.flatMap((r) => [
+        tally.record(eventOf(r, 'Delivery')),
+        tally.record(eventOf(r, 'Delivery')),
+        tally.record(eventOf(r, 'Click', 20), link),
+        tally.record(eventOf(r, 'Click', 20), link),
+      ]),
+    );
+    await tally.commit();
+
+    // Assert: one transaction: its fate, a shard, the link.
+    expect(results.filter(Boolean)).toHaveLength(40);
+    expect(transactions).toEqual([3]);
+    const { counters, links } = await read();
+    expect(counters).toEqual({
+      ...NONE,
+      delivered: 20,
+      clicksTotal: 20,
+      clicksUnique: 20,
+    });
+    expect(links).toEqual([{ url: link, clicksTotal: 20, clicksUnique: 20 }]);
+  });
+
+  it('the same events redelivered in another batch after the first was counted change nothing', async () => {
+    // Arrange
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const recipients = Array.from({ length: 5 }, () => recipient());
+    const first = stats.tally(orgId, campaignId, clock.now());
+    for (const r of recipients) await first.record(eventOf(r, 'Open', 10));
+    await first.commit();
+    const before = await scanTable(tableName);
+
+    // Act
+    const second = stats.tally(orgId, campaignId, clock.now());
+    const again = await Promise.all(
+      recipients.map((r) => second.record(eventOf(r, 'Open', 10))),
+    );
+    await second.commit();
+
+    // Assert
+    expect(again).toEqual([false, false, false, false, false]);
+    expect(await scanTable(tableName)).toEqual(before);
+    expect((await read()).counters).toEqual({
+      ...NONE,
+      opensTotal: 5,
+      opensUnique: 5,
+    });
+  });
+
+  it('a batch that died between recording and counting: another batch takes its events over, counts them once, and the dead one can no longer count', async () => {
+    // Arrange: a batch records its events, then its process dies (no commit).
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const [ana, bob] = [recipient('ana'), recipient('bob')];
+    const link = 'https://acme.example/a';
+    const dead = stats.tally(orgId, campaignId, clock.now());
+    await dead.record(eventOf(ana, 'Delivery'));
+    await dead.record(eventOf(ana, 'Click', 20), link);
+    await dead.record(eventOf(bob, 'Delivery'));
+    const recordedOnly = (await read()).counters;
+
+    // Act: ana's messages come again in another batch, past the time a
+    // batch may run; bob's not yet.
+    clock.advance(LIVE_BATCH_MS + 1_000);
+    const retry = stats.tally(orgId, campaignId, clock.now());
+    const retried = [
+      await retry.record(eventOf(ana, 'Delivery')),
+      await retry.record(eventOf(ana, 'Click', 20), link),
+    ];
+    await retry.commit();
+    const lateCommit = dead.commit();
+    await expect(lateCommit).rejects.toThrow('taken over');
+    // bob's message comes again too (its batch failed), in a third batch.
+    const third = stats.tally(orgId, campaignId, clock.now());
+    const bobAgain = await third.record(eventOf(bob, 'Delivery'));
+    await third.commit();
+
+    // Assert
+    expect(recordedOnly).toEqual(NONE);
+    expect(retried).toEqual([true, true]);
+    expect(bobAgain).toBe(true);
+    const { counters, links } = await read();
+    expect(counters).toEqual({
+      ...NONE,
+      delivered: 2,
+      clicksTotal: 1,
+      clicksUnique: 1,
+    });
+    expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
+  });
+
+  it('a copy of a message of a batch still running waits for it', async () => {
+    // Arrange: two batches hold copies of the same event (a message seen
+    // twice at once).
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient();
+    const first = stats.tally(orgId, campaignId, clock.now());
+    const second = stats.tally(orgId, campaignId, clock.now());
+
+    // Act
+    await first.record(eventOf(ana, 'Delivery'));
+    const copy = second.record(eventOf(ana, 'Delivery'));
+    await expect(copy).rejects.toThrow('may still be running');
+    await first.commit();
+    await second.commit();
+    const later = stats.tally(orgId, campaignId, clock.now());
+    const again = await later.record(eventOf(ana, 'Delivery'));
+
+    // Assert
+    expect(again).toBe(false);
+    expect((await read()).counters).toEqual({ ...NONE, delivered: 1 });
+  });
+
+  it('a batch whose events are taken over while it commits, after its time, counts nothing of them twice', async () => {
+    // Arrange: a batch outlives its time (a process frozen, then back) and
+    // a redelivery of one of its messages voids it meanwhile.
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const recipients = Array.from({ length: 4 }, () => recipient());
+    const first = stats.tally(orgId, campaignId, clock.now());
+    clock.advance(LIVE_BATCH_MS + 1_000);
+    const second = stats.tally(orgId, campaignId, clock.now());
+
+    // Act
+    for (const r of recipients) await first.record(eventOf(r, 'Delivery'));
+    const taken = await second.record(
+      eventOf(recipients[0] as Recipient, 'Delivery'),
+    );
+    const outcomes = await Promise.allSettled([
+      first.commit(),
+      second.commit(),
+    ]);
+    // The first batch's messages come again: the rest is counted then.
+    const third = stats.tally(orgId, campaignId, clock.now());
+    for (const r of recipients) await third.record(eventOf(r, 'Delivery'));
+    await third.commit();
+
+    // Assert
+    expect(taken).toBe(true);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+    expect((await read()).counters).toEqual({ ...NONE, delivered: 4 });
   });
 });
 

@@ -78,6 +78,82 @@ const setup = (failWith?: (id: string) => Error | undefined) => {
 const body = (thingId: string, amount = 1) =>
   JSON.stringify({ thingId, amount });
 
+describe('values the messages of a batch share', () => {
+  /** A consumer that sums amounts per key, written once per batch. */
+  const sharing = (failClose?: (key: string) => boolean) => {
+    const written: [string, number][] = [];
+    const group = consumer({
+      name: 'sums',
+      entry: 'functions/sums/lambda.ts',
+      queue: {
+        visibilityTimeoutSeconds: 60,
+        batchSize: 10,
+        maxConcurrency: 2,
+        maxReceiveCount: 5,
+      },
+      message: v.object({ thingId: v.string(), amount: v.number() }),
+      handle: async (_deps: object, message, delivery) => {
+        const sum = delivery.batch?.share(
+          message.thingId,
+          () => ({ total: 0 }),
+          async (value) => {
+            if (failClose?.(message.thingId)) throw new Error('store down');
+            written.push([message.thingId, value.total]);
+          },
+        );
+        if (sum) sum.total += message.amount;
+      },
+    });
+    const deadLetters = { send: vi.fn<DeadLetters['send']>(async () => {}) };
+    return { written, handler: createConsumerHandler({ deadLetters }, group) };
+  };
+
+  it('closes each shared value once, after every message of the batch', async () => {
+    // Arrange
+    const { written, handler } = sharing();
+    // Act
+    const response = await handler(
+      batch(
+        record('1', body('a', 2)),
+        record('2', body('b', 5)),
+        record('3', body('a', 3)),
+      ),
+      lambdaContext(),
+    );
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(written).toEqual([
+      ['a', 5],
+      ['b', 5],
+    ]);
+  });
+
+  it('retries the messages that shared a value whose close failed, and only them, in a new response each batch', async () => {
+    // Arrange
+    const { written, handler } = sharing((key) => key === 'a');
+    // Act
+    const failing = await handler(
+      batch(
+        record('1', body('a', 2)),
+        record('2', body('b', 5)),
+        record('3', body('a', 3)),
+      ),
+      lambdaContext(),
+    );
+    const clean = await handler(batch(record('4', body('b'))), lambdaContext());
+    // Assert
+    expect(failing.batchItemFailures).toEqual([
+      { itemIdentifier: '1' },
+      { itemIdentifier: '3' },
+    ]);
+    expect(clean.batchItemFailures).toEqual([]);
+    expect(written).toEqual([
+      ['b', 5],
+      ['b', 1],
+    ]);
+  });
+});
+
 describe('a consumer group handles a batch record by record', () => {
   it('processes valid messages, parsed with the schema, with their receive count', async () => {
     // Arrange

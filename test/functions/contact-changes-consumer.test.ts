@@ -1,16 +1,20 @@
 /**
- * The `facts` stream consumer: its handler as Lambda's DynamoDB trigger
- * calls it (records as Lambda sends them, partial batch responses), and a
- * round trip through the embedded engine's stream: a contact written by the
- * repository comes out as its events.
+ * The `contacts` stream consumer (audience facts and the tag index): its
+ * handler as Lambda's DynamoDB trigger calls it (records as Lambda sends
+ * them, partial batch responses), and a round trip through the embedded
+ * engine's stream: a contact written by the repository comes out as its
+ * events.
  */
+
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
-import { factsConsumer } from '../../functions/facts/consumer.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { contactChangesConsumer } from '../../functions/contact-changes/consumer.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import type { Contact } from '../../shared/audience/model.ts';
 import { keys } from '../../shared/db/keys.ts';
+import { localDynamo } from '../../shared/runtime/local.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
 import { createTestDeps } from '../support/dynamo.ts';
@@ -68,7 +72,7 @@ const record = (
 
 /** The handler over recording deps; `fail` makes publish throw for a contact. */
 const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
-  const { deps } = await createTestDeps();
+  const { deps, tableName } = await createTestDeps();
   const published: AudienceEvent[] = [];
   const handler = createStreamHandler(
     {
@@ -80,17 +84,27 @@ const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
         },
       },
     },
-    factsConsumer,
+    contactChangesConsumer,
   );
   const run = (records: DynamoDBRecord[]) =>
     handler(
       { Records: records } satisfies DynamoDBStreamEvent,
       lambdaContext(),
     );
-  return { run, published };
+  /** The tag index entry of a contact, if written. */
+  const indexEntry = async (c: Contact, tagId: string) =>
+    (
+      await localDynamo(inject('dynamodbEndpoint')).send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.taggedContact(ORG, c.listId, tagId, c.email),
+        }),
+      )
+    ).Item;
+  return { run, published, indexEntry };
 };
 
-describe('the facts consumer handler', () => {
+describe('the contacts consumer handler: audience facts', () => {
   it('publishes the join and tags of a new contact, and only the new tag of a change', async () => {
     // Arrange
     const { run, published } = await setup();
@@ -172,6 +186,42 @@ describe('the facts consumer handler', () => {
     // Assert
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: '11' }]);
     expect(published.map((e) => e.contactId)).toEqual(['c-1', 'c-3']);
+  });
+});
+
+describe('the contacts consumer handler: tag index', () => {
+  it('indexes each tag gained and drops each tag lost', async () => {
+    // Arrange
+    const { run, indexEntry } = await setup();
+    const first = contact({ tagIds: ['t-1'] });
+    const retagged = contact({ tagIds: ['t-2'], version: 2 });
+    // Act
+    const response = await run([
+      record('1', itemOf(first)),
+      record('2', itemOf(retagged), itemOf(first)),
+    ]);
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await indexEntry(retagged, 't-1')).toBeUndefined();
+    expect(await indexEntry(retagged, 't-2')).toMatchObject({
+      email: retagged.email,
+    });
+  });
+
+  it('indexes a record whose facts fail, and reports the record for a retry that changes nothing more', async () => {
+    // Arrange: publishing fails for every contact.
+    const { run, published, indexEntry } = await setup(() => true);
+    const tagged = contact({ tagIds: ['t-1'] });
+    // Act
+    const response = await run([record('7', itemOf(tagged))]);
+    const retried = await run([record('7', itemOf(tagged))]);
+    // Assert
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '7' }]);
+    expect(retried.batchItemFailures).toEqual([{ itemIdentifier: '7' }]);
+    expect(published).toEqual([]);
+    expect(await indexEntry(tagged, 't-1')).toMatchObject({
+      email: tagged.email,
+    });
   });
 });
 

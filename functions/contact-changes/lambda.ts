@@ -1,12 +1,13 @@
 /**
- * Lambda entry of the `tagIndex` stream consumer.
+ * Lambda entry of the `contacts` stream consumer (tag index and audience
+ * facts).
  */
 import { awsDeps } from '../../shared/runtime/aws.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
-import { tagIndexBindings, tagIndexConsumer } from './consumer.ts';
+import { contactChangesBindings, contactChangesConsumer } from './consumer.ts';
 
 /** The Lambda handler (DynamoDB Streams trigger, partial batch responses). */
 export const handler = createStreamHandler(
-  await awsDeps(tagIndexBindings),
-  tagIndexConsumer,
+  await awsDeps(contactChangesBindings),
+  contactChangesConsumer,
 );

@@ -1,0 +1,111 @@
+/**
+ * The `contacts` stream consumer: every committed write of a contact, read
+ * from the table's change stream, feeds two readers in one function, so
+ * that the table's stream keeps at most two readers per shard (AWS
+ * throttles past two):
+ * - the **tag index** (one small item per list × tag × contact, so that
+ *   `GET /contacts?tagId=` reads the tag's contacts and nothing else): an
+ *   entry put per tag gained, deleted per tag lost. Every write path (a
+ *   single add, a tag call, an import) is covered, like a secondary index
+ *   the table maintains itself; the per-list counts move in the writers'
+ *   own transactions, so totals are exact at once;
+ * - the **audience facts**: the events the write implies (a first join,
+ *   each new tag), published through `AudienceEvents`, which enrol the
+ *   contact in the sequences they trigger. The writers publish nothing
+ *   themselves, so a crash after a write loses no enrolment.
+ *
+ * Each handler is idempotent on its own (index entries derived from the
+ * record's two images; an enrolment put only if absent), so a retried
+ * record runs both again harmlessly. Both run for every record, even when
+ * the other fails: a failing enrolment does not hold back the index of the
+ * same record; the record fails (and is retried) if either did.
+ */
+import {
+  type ContactImage,
+  contactImageOf,
+} from '../../shared/adapters/aws/dynamo-contact-repository.ts';
+import { publishContactFacts } from '../../shared/audience/facts.ts';
+import { type DepsOf, queue, scheduler, table } from '../../shared/bindings.ts';
+import { enrolFromEvents } from '../../shared/sequences/journeys.ts';
+import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
+import {
+  type StreamChange,
+  streamConsumer,
+} from '../../shared/streams/consumer.ts';
+
+/**
+ * What the `contacts` consumer may use: the tag index's puts and deletes;
+ * the sequences a fact triggers, the contact, the published version
+ * (reads); the journey (a conditional put); its first step's schedule, or
+ * its message when due at once.
+ */
+export const contactChangesBindings = [
+  table({
+    stores: ['organizations', 'sequences', 'enrolments', 'contacts'],
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:BatchWriteItem',
+    ],
+  }),
+  scheduler(STEPS_QUEUE),
+  queue(STEPS_QUEUE),
+] as const;
+
+/** The deps of the `contacts` consumer. */
+export type ContactChangesDeps = DepsOf<typeof contactChangesBindings>;
+
+/** The tag index's part of a record: entries for tags gained and lost. */
+export const indexTagsOf = async (
+  deps: Pick<ContactChangesDeps, 'contacts'>,
+  { before, after }: StreamChange<ContactImage>,
+): Promise<void> => {
+  if (!after) return;
+  await deps.contacts.indexTags(after.orgId, before?.contact, after.contact);
+};
+
+/** The audience facts' part of a record: its events, and enrolments. */
+export const publishFactsOf = async (
+  deps: ContactChangesDeps,
+  { before, after }: StreamChange<ContactImage>,
+): Promise<void> => {
+  if (!after) return;
+  const events = await publishContactFacts(deps, {
+    orgId: after.orgId,
+    ...(before ? { before: before.contact } : {}),
+    after: after.contact,
+    origin: after.origin,
+  });
+  if (events.length > 0) await enrolFromEvents(deps, events);
+};
+
+/** The `contacts` stream consumer. */
+export const contactChangesConsumer = streamConsumer<
+  ContactChangesDeps,
+  ContactImage
+>({
+  name: 'contacts',
+  entry: 'functions/contact-changes/lambda.ts',
+  stream: {
+    // An import of 500 lines writes 500 contacts: five invocations, each
+    // one BatchWriteItem per 25 index entries and no facts. A lone add
+    // waits up to a second for company.
+    batchSize: 100,
+    batchWindowSeconds: 1,
+    retryAttempts: 10,
+    bisectOnError: true,
+  },
+  // Contacts are never deleted: a tag comes and goes by a change.
+  filter: { eventNames: ['INSERT', 'MODIFY'], entityTypes: ['Contact'] },
+  image: contactImageOf,
+  handle: async (deps, change) => {
+    const outcomes = await Promise.allSettled([
+      indexTagsOf(deps, change),
+      publishFactsOf(deps, change),
+    ]);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') throw outcome.reason;
+    }
+  },
+});
