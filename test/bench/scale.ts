@@ -300,7 +300,7 @@ const seed = async (
   await setSendingAllowed(deps, { orgId: org.id }, true);
   await setSendQuota(deps, { orgId: org.id, max24h: 10_000_000 });
   const list = await createList(deps, org.id, { name: 'Readers' });
-  const chunk = 1_000;
+  const chunk = 500;
   const imports: Promise<unknown>[] = [];
   for (let from = 0; from < size; from += chunk) {
     const lines = Array.from(
