@@ -75,7 +75,10 @@ export interface ContactRepository {
     listId: string,
     email: string,
   ): Promise<Contact | undefined>;
-  /** Several contacts of one list by email, keyed by email. */
+  /**
+   * Several contacts of one list by email, keyed by email: strongly
+   * consistent, 100 keys a request, a few requests in flight.
+   */
   getMany(
     orgId: string,
     listId: string,

@@ -44,6 +44,15 @@ const TagNameItem = itemSchema('TagName', {
 export const tagListCountAttribute = (listId: string): string =>
   `inList#${listId}`;
 
+/**
+ * The attribute of a tag item counting its subscribed carriers in one list
+ * (what a send to the list and tag reaches), moved by the same
+ * transactions as the contacts. Absent (older data): 0 until `admin org
+ * recount` sets it.
+ */
+export const tagSubscribedCountAttribute = (listId: string): string =>
+  `subscribedInList#${listId}`;
+
 const fromItem = (item: Record<string, unknown>): Tag =>
   parseItem(TagItem, item);
 

@@ -32,7 +32,7 @@ const random = (seed: number) => {
 };
 
 describe('list and tag counters', () => {
-  it('equal a full scan after a random mix of adds, imports, status changes and tag changes; so do the per-list tag counts and, once the stream is read, the tag index', async () => {
+  it('equal a full scan after a random mix of adds, imports, status changes and tag changes; so do the per-list tag counts (all and subscribed) and, once the stream is read, the tag index', async () => {
     // Arrange
     const seed = Number(process.env.COUNTER_SEED ?? Date.now() % 100_000);
     const next = random(seed);
@@ -148,6 +148,18 @@ describe('list and tag counters', () => {
           await deps.tags.countInList(orgId, tag.id, id),
           `seed ${seed} tag ${tag.name} in list ${id}`,
         ).toBe(carriers.length);
+        expect(
+          await deps.audience.countSubscribedWithTag(orgId, id, tag.id),
+          `seed ${seed} subscribed with ${tag.name} in list ${id}`,
+        ).toBe(
+          Items.filter(
+            (item) =>
+              item.status === 'subscribed' &&
+              ((item.tagIds as Set<string> | undefined) ?? new Set()).has(
+                tag.id,
+              ),
+          ).length,
+        );
         expect(
           indexed.map((item) => String(item.email)),
           `seed ${seed} index of ${tag.name} in list ${id}`,
