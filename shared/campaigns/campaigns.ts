@@ -154,7 +154,7 @@ export const CampaignView = v.pipe(
     recipientCountExact: v.pipe(
       v.boolean(),
       v.description(
-        "false when recipientCount is an estimate: a segment's count on a list too large to read in the call (the share of the first 5,000 contacts walked, scaled to the list's or tag's subscribed); true otherwise",
+        "false when recipientCount is an estimate: a segment's count on a list too large to read in the call (the share of the first 2,000 contacts walked, scaled to the list's or tag's subscribed), or a tag with a topic some of the list declined (the tag's share of the decliners); true otherwise. Once the send starts it is the send's exact total",
       ),
     ),
     progress: ProgressView,
@@ -266,10 +266,10 @@ export const segmentFilterOf = async (
 };
 
 /** Items one step of a segment's count reads at most. */
-const COUNT_STEP_ITEMS = 1000;
+const COUNT_STEP_ITEMS = 2000;
 
 /** Items (contacts, or a tag's index entries) a segment's count reads. */
-const COUNT_BUDGET_ITEMS = 5000;
+const COUNT_BUDGET_ITEMS = 2000;
 
 /** How many a campaign would go to, and whether that was counted exactly. */
 export interface RecipientCount {
@@ -291,7 +291,7 @@ const countSegmentAudience = async (
   orgId: string,
   campaign: Pick<Campaign, 'listId' | 'tagId' | 'topicId'>,
   keep: (contact: SegmentContact) => boolean,
-  population: () => Promise<number>,
+  population: number,
 ): Promise<RecipientCount> => {
   let count = 0;
   let walked = 0;
@@ -320,9 +320,8 @@ const countSegmentAudience = async (
     if (read >= COUNT_BUDGET_ITEMS) break;
     after = step.last;
   }
-  const total = await population();
   return {
-    count: walked === 0 ? 0 : Math.round((count / walked) * total),
+    count: walked === 0 ? 0 : Math.round((count / walked) * population),
     exact: false,
   };
 };
@@ -341,49 +340,54 @@ export const recipientCountOf = async (
   deps: Pick<Deps, 'lists' | 'contacts' | 'audience' | 'segments' | 'topics'>,
   orgId: string,
   campaign: Pick<Campaign, 'id' | 'listId' | 'segmentId' | 'tagId' | 'topicId'>,
+  options: {
+    /**
+     * With a tag and a topic, look the list's decliners up among the
+     * tag's carriers (a read per 100 of them) rather than estimate them.
+     */
+    exact?: boolean;
+  } = {},
 ): Promise<RecipientCount> => {
   if (campaign.segmentId) {
-    const keep = await segmentFilterOf(deps, orgId, campaign);
-    return countSegmentAudience(deps, orgId, campaign, keep, async () =>
-      campaign.tagId
-        ? deps.audience.countSubscribedWithTag(
-            orgId,
-            campaign.listId,
-            campaign.tagId,
-          )
-        : ((await deps.lists.get(orgId, campaign.listId))?.statusCounts
-            .subscribed ?? 0),
-    );
+    const [keep, counters] = await Promise.all([
+      segmentFilterOf(deps, orgId, campaign),
+      deps.audience.audienceCounters(orgId, campaign.listId, {
+        tagId: campaign.tagId,
+        topicId: null,
+      }),
+    ]);
+    const population = campaign.tagId
+      ? counters?.withTag
+      : counters?.subscribed;
+    return countSegmentAudience(deps, orgId, campaign, keep, population ?? 0);
   }
-  const [list, tagged, declinedInList] = await Promise.all([
-    deps.lists.get(orgId, campaign.listId),
-    campaign.tagId
-      ? deps.audience.countSubscribedWithTag(
-          orgId,
-          campaign.listId,
-          campaign.tagId,
-        )
-      : undefined,
-    campaign.topicId
-      ? deps.audience.countDeclinedInList(
-          orgId,
-          campaign.topicId,
-          campaign.listId,
-        )
-      : 0,
-  ]);
-  if (!list) return { count: 0, exact: true };
+  // 1. The kept counters: the list's subscribed, the tag's, the topic's.
+  const counters = await deps.audience.audienceCounters(
+    orgId,
+    campaign.listId,
+    { tagId: campaign.tagId, topicId: campaign.topicId },
+  );
+  if (!counters) return { count: 0, exact: true };
   if (!campaign.tagId) {
     return {
-      count: Math.max(0, list.statusCounts.subscribed - declinedInList),
+      count: Math.max(0, counters.subscribed - counters.declined),
       exact: true,
     };
   }
-  const subscribed = tagged ?? 0;
-  if (!campaign.topicId || subscribed === 0 || declinedInList === 0) {
+  const subscribed = counters.withTag;
+  if (!campaign.topicId || subscribed === 0 || counters.declined === 0) {
     return { count: subscribed, exact: true };
   }
-  // The list's decliners are kept per list, not per tag: look them up.
+  // 2. A tag and a topic: the list's decliners are kept per list, not per
+  // tag. A view estimates the tag's share of them (as if the tag and the
+  // topic were independent); a send looks them up.
+  if (!options.exact) {
+    const share = counters.subscribed ? subscribed / counters.subscribed : 0;
+    return {
+      count: Math.max(0, Math.round(subscribed - counters.declined * share)),
+      exact: false,
+    };
+  }
   const declined = await deps.audience.topicOptOuts(orgId, campaign.topicId);
   const found = await deps.contacts.getMany(orgId, campaign.listId, declined);
   let excluded = 0;

@@ -335,7 +335,7 @@ const eligible = async <C extends SegmentContact & { id: string }>(
  * Walks on from the cursor until a batch is full or the list ends: the
  * batch's range ends at its last recipient (the next walk starts there).
  */
-const nextBatch = async (
+export const nextBatch = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,

@@ -181,6 +181,18 @@ export interface AudienceReader {
   /** Every address that declined a topic (one query per 1 MB of them). */
   topicOptOuts(orgId: string, topicId: string): Promise<string[]>;
   /**
+   * A list's kept counters a send's audience needs, in one read: its
+   * subscribed contacts, those carrying `tagId` and those whose address
+   * declined `topicId` (each 0 when not asked); undefined without the list.
+   */
+  audienceCounters(
+    orgId: string,
+    listId: string,
+    target: { tagId: string | null; topicId: string | null },
+  ): Promise<
+    { subscribed: number; withTag: number; declined: number } | undefined
+  >;
+  /**
    * How many subscribed contacts of a list declined a topic (by address):
    * a kept counter.
    */

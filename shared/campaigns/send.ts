@@ -199,7 +199,9 @@ export const holdOf = async (
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { hold: 'sending_disabled', recipients: 0 };
   }
-  const recipients = (await recipientCountOf(deps, org.id, campaign)).count;
+  const recipients = (
+    await recipientCountOf(deps, org.id, campaign, { exact: true })
+  ).count;
   if (recipients > (await quotaLeft(deps, org))) {
     return { hold: 'quota_exceeded', recipients };
   }

@@ -27,7 +27,7 @@ import type {
 } from './segment.schema.ts';
 
 /** Contacts of its list a segment's live count reads at most. */
-export const SEGMENT_SAMPLE = 5000;
+export const SEGMENT_SAMPLE = 2000;
 
 const OPERATORS = [...new Set(Object.values(SEGMENT_OPERATORS).flat())];
 

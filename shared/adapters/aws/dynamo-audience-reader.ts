@@ -233,6 +233,40 @@ export class DynamoAudienceReader implements AudienceReader {
     return v.parse(Counter, Item?.[attribute]);
   }
 
+  async audienceCounters(
+    orgId: string,
+    listId: string,
+    target: { tagId: string | null; topicId: string | null },
+  ): Promise<
+    { subscribed: number; withTag: number; declined: number } | undefined
+  > {
+    const list = keys.list(orgId, listId);
+    const tag = target.tagId ? keys.tag(orgId, target.tagId) : undefined;
+    const topic = target.topicId
+      ? keys.topicAudience(orgId, target.topicId)
+      : undefined;
+    const items = await batchGet(
+      this.table,
+      [list, ...(tag ? [tag] : []), ...(topic ? [topic] : [])],
+      { consistent: false },
+    );
+    const find = (key: { PK: string; SK: string } | undefined) =>
+      key && items.find((item) => item.PK === key.PK && item.SK === key.SK);
+    const listItem = find(list);
+    if (!listItem) return undefined;
+    return {
+      subscribed: v.parse(Counter, listItem.subscribedCount),
+      withTag: v.parse(
+        Counter,
+        find(tag)?.[tagSubscribedCountAttribute(listId)],
+      ),
+      declined: v.parse(
+        Counter,
+        find(topic)?.[topicDeclinedCountAttribute(listId)],
+      ),
+    };
+  }
+
   async countDeclinedInList(
     orgId: string,
     topicId: string,
