@@ -352,7 +352,12 @@ export const nextBatch = async (
   for (;;) {
     const step = await deps.audience.walk(orgId, campaign.listId, {
       after,
-      limit: WALK_STEP_ITEMS,
+      // A tag's index entries are nearly all recipients: read what the
+      // batch still needs, so that no entry (nor its contact) is read
+      // again by the next batch.
+      limit: campaign.tagId
+        ? Math.min(WALK_STEP_ITEMS, size - recipients.length)
+        : WALK_STEP_ITEMS,
       tagId: campaign.tagId,
     });
     const kept = await eligible(
