@@ -138,6 +138,8 @@ export interface TagRepository {
     orgId: string,
     tagId: string,
     listId: string,
+    /** Only its subscribed carriers (a kept counter too). */
+    options?: { subscribed?: boolean },
   ): Promise<number | undefined>;
   /**
    * The names of tags by id (unknown ids left out). A tag is never renamed

@@ -16,7 +16,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
-import { CONTACT_SCAN_BUDGET, CONTACT_STATUSES } from '../../audience/model.ts';
+import {
+  CONTACT_SCAN_BUDGET,
+  CONTACT_STATUSES,
+  type ContactStatus,
+} from '../../audience/model.ts';
 import type {
   ContactChange,
   ContactFilter,
@@ -557,6 +561,7 @@ export class DynamoContactRepository implements ContactRepository {
             offset,
             limit,
             position,
+            filter.status,
           )
         : await this.listed(orgId, listId, filter, offset, limit, position);
       return { items, total: knownTotal, exact: true };
@@ -621,8 +626,62 @@ export class DynamoContactRepository implements ContactRepository {
    * A page of a tag's contacts through the tag index: the entries up to the
    * page's end, then the contacts themselves. An entry whose contact no
    * longer carries the tag (the index follows the stream) is left out.
+   * With a status (`subscribed`, whose total a counter keeps), it reads on
+   * in rounds until the page is full of carriers of that status.
    */
   private async tagged(
+    orgId: string,
+    listId: string,
+    tagId: string,
+    offset: number,
+    limit: number,
+    position: ContactPosition | undefined,
+    status?: ContactStatus,
+  ): Promise<Contact[]> {
+    if (!status) {
+      return this.taggedPage(orgId, listId, tagId, offset, limit, position);
+    }
+    const matches: Contact[] = [];
+    let after = position;
+    // Each round reads the entries the page still needs, then their
+    // contacts; a carrier of another status (or one whose entry outlived
+    // its tag) needs one more.
+    for (;;) {
+      const found = await this.table.client.send(
+        new QueryCommand({
+          ...this.indexQuery(orgId, listId, tagId, after),
+          Limit: offset + limit - matches.length,
+        }),
+      );
+      const emails = (found.Items ?? []).map((item) => String(item.email));
+      const contacts = await this.getMany(orgId, listId, emails);
+      matches.push(
+        ...[...contacts.values()]
+          .filter(
+            (contact) =>
+              contact.tagIds.includes(tagId) &&
+              (!status || contact.status === status),
+          )
+          .sort(byEmail),
+      );
+      const last = emails.at(-1);
+      if (
+        matches.length >= offset + limit ||
+        !found.LastEvaluatedKey ||
+        last === undefined
+      ) {
+        break;
+      }
+      after = { after: last, before: 0 };
+    }
+    return matches.slice(offset, offset + limit);
+  }
+
+  /**
+   * A page of a tag's carriers (any status): the entries up to the page's
+   * end, then the page's contacts alone.
+   */
+  private async taggedPage(
     orgId: string,
     listId: string,
     tagId: string,
