@@ -242,9 +242,8 @@ export const stopReason = (
  * strongly consistent so that an unsubscribe, an untag, a change that
  * takes a contact out of the campaign's segment or a topic opt-out that
  * landed before is honoured: the batch's own recipients by key (one
- * BatchGetItem per 100, in parallel; a unit per contact), whatever lies
- * between them in the list — a rare tag's batch may span most of it.
- * Suppressions are read
+ * BatchGetItem per 100, in parallel), never what lies between them in the
+ * list (a rare tag's batch may span most of it). Suppressions are read
  * eventually consistent: a suppressed address's contacts are bounced or
  * complained already (the status read here), and the suppression item
  * only covers the seconds before the events consumer changes them.

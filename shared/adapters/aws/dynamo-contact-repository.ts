@@ -13,6 +13,7 @@ import {
   paginateQuery,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
@@ -494,8 +495,10 @@ export class DynamoContactRepository implements ContactRepository {
       checkedAddresses(changes),
     );
     // The domain caps the tags of a contact so that one contact's change
-    // always fits; more than one transaction here is a programming error.
-    const needed = itemsNeeded(changes, declined);
+    // fits; past it only tag counters may overflow (they follow the
+    // transaction): more is a programming error.
+    const needed =
+      itemsNeeded(changes, declined) - movedTagCounters(changes).size;
     if (needed > MAX_TRANSACTION_ITEMS) {
       throw new Error(
         `${changes.length} contact changes write ${needed} items, more than one transaction holds`,
@@ -643,14 +646,19 @@ export class DynamoContactRepository implements ContactRepository {
     }
     const matches: Contact[] = [];
     let after = position;
-    // Each round reads the entries the page still needs, then their
-    // contacts; a carrier of another status (or one whose entry outlived
-    // its tag) needs one more.
+    let round = 0;
+    // Each round reads the entries the page still needs (twice as many as
+    // the round before, up to 1,000), then their contacts; a carrier of
+    // another status (or one whose entry outlived its tag) needs more.
     for (;;) {
+      round = Math.min(
+        1000,
+        Math.max(offset + limit - matches.length, 2 * round),
+      );
       const found = await this.table.client.send(
         new QueryCommand({
           ...this.indexQuery(orgId, listId, tagId, after),
-          Limit: offset + limit - matches.length,
+          Limit: round,
         }),
       );
       const emails = (found.Items ?? []).map((item) => String(item.email));
@@ -852,7 +860,12 @@ export class DynamoContactRepository implements ContactRepository {
     changes: ContactChange[],
     declined: ReadonlyMap<string, Declined>,
   ) {
-    const items = this.transactItems(orgId, changes, declined);
+    const all = this.transactItems(orgId, changes, declined);
+    // Past 100 items (a status change of a contact stored with more tags
+    // than today's cap allows) the last tag counters follow the
+    // transaction, each its own ADD: exact unless the process dies between.
+    const items = all.slice(0, MAX_TRANSACTION_ITEMS);
+    const overflow = all.slice(MAX_TRANSACTION_ITEMS);
     // The contacts, their pointers and the checks of declined topics: a
     // failed condition there is a change that raced this one.
     const contactItems =
@@ -884,6 +897,13 @@ export class DynamoContactRepository implements ContactRepository {
         throw conflict;
       }
     });
+    await Promise.all(
+      overflow.flatMap((item) =>
+        item.Update
+          ? [this.table.client.send(new UpdateCommand(item.Update))]
+          : [],
+      ),
+    );
   }
 
   private transactItems(
@@ -972,6 +992,14 @@ export class DynamoContactRepository implements ContactRepository {
             },
       );
     }
+    // Each topic the address declined: its subscribed decliners per list.
+    for (const [topicId, perList] of movedTopicCounters(changes, declined)) {
+      counterWrites.push(
+        moveTopicCounters(this.table, orgId, topicId, perList),
+      );
+    }
+    // Tags last: past a transaction's 100 items, only tag counters follow.
+    const tagWrites: TransactItem[] = [];
     // Each tag's counters: its carriers in the organization and in each
     // list (what `GET /contacts?tagId=` gives as its total), and its
     // subscribed carriers in each list (what a tagged send reaches).
@@ -988,7 +1016,7 @@ export class DynamoContactRepository implements ContactRepository {
         }
       }
       if (total) moves.push(['contactCount', total]);
-      counterWrites.push({
+      tagWrites.push({
         Update: {
           TableName,
           Key: keys.tag(orgId, tagId),
@@ -1003,12 +1031,6 @@ export class DynamoContactRepository implements ContactRepository {
         },
       });
     }
-    // Each topic the address declined: its subscribed decliners per list.
-    for (const [topicId, perList] of movedTopicCounters(changes, declined)) {
-      counterWrites.push(
-        moveTopicCounters(this.table, orgId, topicId, perList),
-      );
-    }
-    return [...contactWrites, ...counterWrites];
+    return [...contactWrites, ...counterWrites, ...tagWrites];
   }
 }

@@ -232,7 +232,8 @@ describe('GET /contacts reads (tag index, read budget)', () => {
       'c52@example.test',
     ]);
     expect(second.nextCursor).toBeNull();
-    expect(read.items).toBeLessThan(2 * 15 + 4);
+    // Entries and their contacts (rounds double), never the 60 contacts.
+    expect(read.items).toBeLessThanOrEqual(3 * 15);
   });
 
   it('a page number past what the budget reached answers an empty page that is not exact, with a cursor reading on', async () => {
