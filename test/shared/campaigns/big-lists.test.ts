@@ -161,8 +161,8 @@ const world = async (size: number, rare: number) => {
 
 describe('big lists', () => {
   it('recipientCount of a list, a tag, a topic and a tag with a topic equals a brute-force count; a list, a tag or a topic reads kept counters in at most 3 requests (a view estimates a tag with a topic, and says so)', async () => {
-    // Arrange: 300 contacts; a fifth of the common ones decline the topic.
-    const w = await world(300, 50);
+    // Arrange: 120 contacts; one in seven declines the topic.
+    const w = await world(120, 30);
     const everyone = await w.brute();
     const decliners = everyone.filter((_, i) => i % 7 === 0);
     for (const contact of decliners) {
@@ -215,11 +215,11 @@ describe('big lists', () => {
       await w.campaign(targets[4] ?? {}),
     );
     expect(shown.exact).toBe(false);
-  }, 120_000);
+  }, 300_000);
 
   it('a send to a rare tag hands out its carriers from the tag index, reading about twice its carriers, never the rest of the list', async () => {
-    // Arrange: 1,500 contacts, one in 300 tagged rare (5, 4 subscribed).
-    const w = await world(1500, 300);
+    // Arrange: 600 contacts, one in 200 tagged rare (3, all subscribed).
+    const w = await world(600, 200);
     const carriers = (await w.brute()).filter(
       (c) => c.status === 'subscribed' && c.tagIds.includes(w.rareId),
     );
@@ -241,9 +241,9 @@ describe('big lists', () => {
       carriers.map((c) => c.email),
     );
     const items = m.calls.reduce((sum, call) => sum + call.items, 0);
-    expect(items).toBeLessThanOrEqual(2 * 5);
+    expect(items).toBeLessThanOrEqual(2 * carriers.length);
     expect(m.calls.length).toBeLessThanOrEqual(2);
-  }, 120_000);
+  }, 300_000);
 
   it('a sender honours an untag and a topic opt-out that landed after its batch was made: both skipped, never sent', async () => {
     // Arrange
@@ -276,7 +276,7 @@ describe('big lists', () => {
     expect(sent).toHaveLength(batch.recipients.length - 3);
     const state = await w.deps.sends.get(w.orgId, campaign.id);
     expect(state?.progress).toMatchObject({ skipped: 3 });
-  }, 120_000);
+  }, 300_000);
 
   it('keeps the counters exact when a tag, an unsubscribe, an opt-out and an opt-in of the same contacts race, and when an opt-out races an add of its address to another list', async () => {
     // Arrange
@@ -328,5 +328,5 @@ describe('big lists', () => {
         await w.deps.audience.countDeclinedInList(w.orgId, w.topicId, listId),
       ).toBe(subscribed.filter((c) => optedOut.has(c.email)).length);
     }
-  }, 120_000);
+  }, 300_000);
 });
