@@ -245,7 +245,12 @@ export const listContacts = async (
     items: await contactViews(deps, orgId, found.items),
     page: number,
     nextCursor: nextCursorAfter(listing, found, number, ahead),
-    ...(knownTotal === undefined ? { totalExact: found.exact } : {}),
+    ...(knownTotal === undefined
+      ? { totalExact: found.exact }
+      : // A tag with a status said whether its total was exact: it is.
+        query.tagId && query.status
+        ? { totalExact: true }
+        : {}),
   };
 };
 
@@ -262,8 +267,13 @@ const countedTotal = async (
 ): Promise<number | null | undefined> => {
   if (query.search) return undefined;
   if (query.tagId) {
-    if (query.status) return undefined;
-    return (await deps.tags.countInList(orgId, query.tagId, list.id)) ?? null;
+    // Per tag and list, the counters keep all carriers and subscribed ones.
+    if (query.status && query.status !== 'subscribed') return undefined;
+    return (
+      (await deps.tags.countInList(orgId, query.tagId, list.id, {
+        subscribed: query.status === 'subscribed',
+      })) ?? null
+    );
   }
   return query.status ? list.statusCounts[query.status] : list.contactCount;
 };

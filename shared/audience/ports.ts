@@ -75,7 +75,10 @@ export interface ContactRepository {
     listId: string,
     email: string,
   ): Promise<Contact | undefined>;
-  /** Several contacts of one list by email, keyed by email. */
+  /**
+   * Several contacts of one list by email, keyed by email: strongly
+   * consistent, 100 keys a request, a few requests in flight.
+   */
   getMany(
     orgId: string,
     listId: string,
@@ -135,6 +138,8 @@ export interface TagRepository {
     orgId: string,
     tagId: string,
     listId: string,
+    /** Only its subscribed carriers (a kept counter too). */
+    options?: { subscribed?: boolean },
   ): Promise<number | undefined>;
   /**
    * The names of tags by id (unknown ids left out). A tag is never renamed

@@ -151,6 +151,12 @@ export const CampaignView = v.pipe(
         'Who it goes to: before the send, the subscribed contacts of the list (matching the segment and carrying the tag, if any) minus those who declined the topic (suppressed addresses are never subscribed); once started, the recipients of the send',
       ),
     ),
+    recipientCountExact: v.pipe(
+      v.boolean(),
+      v.description(
+        "false when recipientCount is an estimate: a segment's count on a list too large to read in the call (the share of the first 2,000 contacts walked, scaled to the list's or tag's subscribed), or a tag with a topic some of the list declined (the tag's share of the decliners); true otherwise. Once the send starts it is the send's exact total",
+      ),
+    ),
     progress: ProgressView,
     sendingEnabled: v.pipe(
       v.boolean(),
@@ -259,88 +265,141 @@ export const segmentFilterOf = async (
   return (contact) => matchesSegment(segment, contact);
 };
 
-/** Items of the list one step of a segment's count reads at most. */
-const COUNT_STEP_ITEMS = 1000;
+/** Items one step of a segment's count reads at most. */
+const COUNT_STEP_ITEMS = 2000;
+
+/** Items (contacts, or a tag's index entries) a segment's count reads. */
+const COUNT_BUDGET_ITEMS = 2000;
+
+/** How many a campaign would go to, and whether that was counted exactly. */
+export interface RecipientCount {
+  count: number;
+  /** false: an estimate (a segment's count on a large list). */
+  exact: boolean;
+}
 
 /**
  * The subscribed contacts of a list (carrying `tagId`, if given) that a
- * segment matches, less the addresses in `declined`: a walk of the whole
- * list, each contact evaluated in memory.
+ * segment matches, less those who declined the topic: the first
+ * `COUNT_BUDGET_ITEMS` items of the walk (the list, or the tag's index),
+ * each contact evaluated in memory and its opt-out looked up. Exact when
+ * the walk ended within the budget; else the share of the walked
+ * subscribed contacts that pass, scaled to all of them (`population`).
  */
 const countSegmentAudience = async (
-  deps: Pick<Deps, 'audience'>,
+  deps: Pick<Deps, 'audience' | 'topics'>,
   orgId: string,
-  campaign: Pick<Campaign, 'listId' | 'tagId'>,
+  campaign: Pick<Campaign, 'listId' | 'tagId' | 'topicId'>,
   keep: (contact: SegmentContact) => boolean,
-  declined: ReadonlySet<string>,
-): Promise<number> => {
+  population: number,
+): Promise<RecipientCount> => {
   let count = 0;
+  let walked = 0;
+  let read = 0;
   let after: string | null = null;
   for (;;) {
+    const limit = Math.min(COUNT_STEP_ITEMS, COUNT_BUDGET_ITEMS - read);
     const step = await deps.audience.walk(orgId, campaign.listId, {
       after,
-      limit: COUNT_STEP_ITEMS,
+      limit,
       tagId: campaign.tagId,
     });
-    for (const contact of step.contacts) {
-      if (keep(contact) && !declined.has(contact.email)) count++;
-    }
-    if (step.done) return count;
+    read += limit;
+    walked += step.contacts.length;
+    const kept = step.contacts.filter(keep);
+    const declined = campaign.topicId
+      ? await deps.topics.optedOut(
+          orgId,
+          campaign.topicId,
+          kept.map((c) => c.email),
+          { consistent: false },
+        )
+      : new Set<string>();
+    count += kept.filter((c) => !declined.has(c.email)).length;
+    if (step.done) return { count, exact: true };
+    if (read >= COUNT_BUDGET_ITEMS) break;
     after = step.last;
   }
+  return {
+    count: walked === 0 ? 0 : Math.round((count / walked) * population),
+    exact: false,
+  };
 };
 
 /**
  * Who a campaign would go to now: the subscribed contacts of its list
  * (matching its segment and carrying its tag, if any), minus the addresses
  * that declined its topic. Suppressed addresses are bounced or complained,
- * never subscribed. Without a segment or a tag the list's counter gives the
- * subscribed (one read); with a tag, a filtered walk of the list counts
- * them, and opt-outs are looked up in the list by address; with a segment,
- * the walk evaluates each contact.
+ * never subscribed. From kept counters without a segment: the list's
+ * subscribed, or the tag's subscribed in the list, less the list's
+ * subscribed contacts who declined the topic; with a tag and a topic, the
+ * opt-outs are looked up among the tag's carriers. With a segment, a
+ * bounded walk evaluates each contact (an estimate past its budget).
  */
 export const recipientCountOf = async (
-  deps: Pick<Deps, 'lists' | 'contacts' | 'audience' | 'segments'>,
+  deps: Pick<Deps, 'lists' | 'contacts' | 'audience' | 'segments' | 'topics'>,
   orgId: string,
   campaign: Pick<Campaign, 'id' | 'listId' | 'segmentId' | 'tagId' | 'topicId'>,
-): Promise<number> => {
-  const list = await deps.lists.get(orgId, campaign.listId);
-  if (!list) return 0;
+  options: {
+    /**
+     * With a tag and a topic, look the list's decliners up among the
+     * tag's carriers (a read per 100 of them) rather than estimate them.
+     */
+    exact?: boolean;
+  } = {},
+): Promise<RecipientCount> => {
   if (campaign.segmentId) {
-    const [keep, declined] = await Promise.all([
+    const [keep, counters] = await Promise.all([
       segmentFilterOf(deps, orgId, campaign),
-      campaign.topicId
-        ? deps.audience.topicOptOuts(orgId, campaign.topicId)
-        : [],
+      deps.audience.audienceCounters(orgId, campaign.listId, {
+        tagId: campaign.tagId,
+        topicId: null,
+      }),
     ]);
-    return countSegmentAudience(deps, orgId, campaign, keep, new Set(declined));
+    const population = campaign.tagId
+      ? counters?.withTag
+      : counters?.subscribed;
+    return countSegmentAudience(deps, orgId, campaign, keep, population ?? 0);
   }
-  const subscribed = campaign.tagId
-    ? await deps.audience.countSubscribedWithTag(
-        orgId,
-        campaign.listId,
-        campaign.tagId,
-      )
-    : list.statusCounts.subscribed;
-  if (!campaign.topicId || subscribed === 0) return subscribed;
+  // 1. The kept counters: the list's subscribed, the tag's, the topic's.
+  const counters = await deps.audience.audienceCounters(
+    orgId,
+    campaign.listId,
+    { tagId: campaign.tagId, topicId: campaign.topicId },
+  );
+  if (!counters) return { count: 0, exact: true };
+  if (!campaign.tagId) {
+    return {
+      count: Math.max(0, counters.subscribed - counters.declined),
+      exact: true,
+    };
+  }
+  const subscribed = counters.withTag;
+  if (!campaign.topicId || subscribed === 0 || counters.declined === 0) {
+    return { count: subscribed, exact: true };
+  }
+  // 2. A tag and a topic: the list's decliners are kept per list, not per
+  // tag. A view estimates the tag's share of them (as if the tag and the
+  // topic were independent); a send looks them up.
+  if (!options.exact) {
+    const share = counters.subscribed ? subscribed / counters.subscribed : 0;
+    return {
+      count: Math.max(0, Math.round(subscribed - counters.declined * share)),
+      exact: false,
+    };
+  }
   const declined = await deps.audience.topicOptOuts(orgId, campaign.topicId);
+  const found = await deps.contacts.getMany(orgId, campaign.listId, declined);
   let excluded = 0;
-  for (let i = 0; i < declined.length; i += 100) {
-    const found = await deps.contacts.getMany(
-      orgId,
-      campaign.listId,
-      declined.slice(i, i + 100),
-    );
-    for (const contact of found.values()) {
-      if (
-        contact.status === 'subscribed' &&
-        (!campaign.tagId || contact.tagIds.includes(campaign.tagId))
-      ) {
-        excluded++;
-      }
+  for (const contact of found.values()) {
+    if (
+      contact.status === 'subscribed' &&
+      contact.tagIds.includes(campaign.tagId)
+    ) {
+      excluded++;
     }
   }
-  return Math.max(0, subscribed - excluded);
+  return { count: Math.max(0, subscribed - excluded), exact: true };
 };
 
 /**
@@ -441,6 +500,7 @@ export const campaignView = async (
     | 'sends'
     | 'lists'
     | 'contacts'
+    | 'topics'
     | 'audience'
     | 'segments'
     | 'appSettings'
@@ -475,7 +535,8 @@ export const campaignView = async (
   return {
     ...summaryOf(campaign),
     content: content.html,
-    recipientCount: audience ?? progress.total,
+    recipientCount: audience?.count ?? progress.total,
+    recipientCountExact: audience?.exact ?? true,
     progress: progressView(progress),
     sendingEnabled: app.sendingEnabled,
     failure: campaign.failure,

@@ -180,9 +180,9 @@ export const stopReason = (
  * The recipients still in the audience when their turn comes, read
  * strongly consistent so that an unsubscribe, an untag, a change that
  * takes a contact out of the campaign's segment or a topic opt-out that
- * landed before is honoured: the contacts of the batch's range in one
- * query (the read units of the range's items, about a tenth of a unit per
- * contact, where a read per contact costs one). Suppressions are read
+ * landed before is honoured: the batch's own recipients by key (one
+ * BatchGetItem per 100, in parallel), never what lies between them in the
+ * list (a rare tag's batch may span most of it). Suppressions are read
  * eventually consistent: a suppressed address's contacts are bounced or
  * complained already (the status read here), and the suppression item
  * only covers the seconds before the events consumer changes them.
@@ -192,18 +192,12 @@ const stillIn = async (
   campaign: Campaign,
   message: BatchMessage,
 ) => {
-  const { orgId, recipients, range } = message;
+  const { orgId, recipients } = message;
   const emails = recipients.map((r) => r.email);
   const [contacts, declined, suppressed, inSegment] = await Promise.all([
-    range
-      ? deps.audience
-          .range(orgId, campaign.listId, {
-            ...range,
-            tagId: campaign.tagId,
-            consistent: true,
-          })
-          .then((found) => new Map(found.map((c) => [c.email, c])))
-      : deps.contacts.getMany(orgId, campaign.listId, emails),
+    // Exactly the batch's recipients, strongly consistent (100 keys a call,
+    // in parallel): never the rest of the batch's range of the list.
+    deps.contacts.getMany(orgId, campaign.listId, emails),
     campaign.topicId
       ? deps.topics.optedOut(orgId, campaign.topicId, emails)
       : new Set<string>(),

@@ -352,7 +352,7 @@ const eligible = async <C extends SegmentContact & { id: string }>(
  * Walks on from the cursor until a batch is full or the list ends: the
  * batch's range ends at its last recipient (the next walk starts there).
  */
-const nextBatch = async (
+export const nextBatch = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
@@ -370,7 +370,12 @@ const nextBatch = async (
   for (;;) {
     const step = await deps.audience.walk(orgId, campaign.listId, {
       after,
-      limit: WALK_STEP_ITEMS,
+      // A tag's index entries are nearly all recipients: read what the
+      // batch still needs, so that no entry (nor its contact) is read
+      // again by the next batch.
+      limit: campaign.tagId
+        ? Math.min(WALK_STEP_ITEMS, size - recipients.length)
+        : WALK_STEP_ITEMS,
       tagId: campaign.tagId,
     });
     const kept = await eligible(

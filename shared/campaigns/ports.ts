@@ -153,8 +153,10 @@ export interface SendRepository {
 export interface AudienceReader {
   /**
    * Subscribed contacts of a list (carrying `tagId`, if given) whose email
-   * sorts after `after`, reading at most `limit` items of the list; `last`
-   * is the last email read (the next cursor), `done` when the list ended.
+   * sorts after `after`, reading at most `limit` items of the list (with a
+   * tag: `limit` entries of the tag index, then their contacts); `last` is
+   * the last email read (the next cursor), `done` when the list (the tag's
+   * entries) ended.
    */
   walk(
     orgId: string,
@@ -178,7 +180,28 @@ export interface AudienceReader {
   ): Promise<Contact[]>;
   /** Every address that declined a topic (one query per 1 MB of them). */
   topicOptOuts(orgId: string, topicId: string): Promise<string[]>;
-  /** How many subscribed contacts of a list carry a tag (a filtered walk). */
+  /**
+   * A list's kept counters a send's audience needs, in one read: its
+   * subscribed contacts, those carrying `tagId` and those whose address
+   * declined `topicId` (each 0 when not asked); undefined without the list.
+   */
+  audienceCounters(
+    orgId: string,
+    listId: string,
+    target: { tagId: string | null; topicId: string | null },
+  ): Promise<
+    { subscribed: number; withTag: number; declined: number } | undefined
+  >;
+  /**
+   * How many subscribed contacts of a list declined a topic (by address):
+   * a kept counter.
+   */
+  countDeclinedInList(
+    orgId: string,
+    topicId: string,
+    listId: string,
+  ): Promise<number>;
+  /** How many subscribed contacts of a list carry a tag (a kept counter). */
   countSubscribedWithTag(
     orgId: string,
     listId: string,

@@ -189,6 +189,7 @@ export const holdOf = async (
     | 'clock'
     | 'lists'
     | 'contacts'
+    | 'topics'
     | 'audience'
     | 'segments'
   >,
@@ -198,7 +199,9 @@ export const holdOf = async (
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { hold: 'sending_disabled', recipients: 0 };
   }
-  const recipients = await recipientCountOf(deps, org.id, campaign);
+  const recipients = (
+    await recipientCountOf(deps, org.id, campaign, { exact: true })
+  ).count;
   if (recipients > (await quotaLeft(deps, org))) {
     return { hold: 'quota_exceeded', recipients };
   }
@@ -209,7 +212,13 @@ export const holdOf = async (
 export type GuardDeps = ReadinessDeps &
   Pick<
     Deps,
-    'campaigns' | 'lists' | 'contacts' | 'audience' | 'segments' | 'sendWindows'
+    | 'campaigns'
+    | 'lists'
+    | 'contacts'
+    | 'topics'
+    | 'audience'
+    | 'segments'
+    | 'sendWindows'
   > & { provider: Deps['provider'] };
 
 /** What POST /campaigns/{id}/send needs. */

@@ -101,6 +101,23 @@ export const keys = {
     PK: `${org(orgId)}#LIST#${listId}#TAG#${tagId}`,
     SK: `CONTACT#${email}`,
   }),
+  /**
+   * The topics an address declined in an organization (ids) and a
+   * `version`: what a contact write reads to move the topics' per-list
+   * counters, and checks in its transaction; an opt-out changes it.
+   */
+  declinedTopics: (orgId: string, email: string): Key => ({
+    PK: `${org(orgId)}#DECLINED`,
+    SK: `EMAIL#${email}`,
+  }),
+  /**
+   * A topic's per-list counters (`declinedInList#<listId>`: subscribed
+   * contacts of the list whose address declined it), beside its opt-outs.
+   */
+  topicAudience: (orgId: string, topicId: string): Key => ({
+    PK: `${org(orgId)}#TOPIC#${topicId}`,
+    SK: 'AUDIENCE',
+  }),
   /** The contacts of a list carrying a tag, by email. */
   taggedContactsOfList: (
     orgId: string,

@@ -40,7 +40,13 @@ export interface RecountReport {
     contacts: number;
     statuses: Record<string, number>;
     tags: Record<string, number>;
+    /** Per tag: its subscribed carriers in the list (a tagged send). */
+    subscribedWithTag: Record<string, number>;
+    /** Per topic: the list's subscribed contacts whose address declined it. */
+    declinedTopics: Record<string, number>;
   }[];
+  /** Addresses whose declined topics were written (opt-outs by address). */
+  declinedAddresses: number;
   /** Tag index entries put back and removed. */
   tagIndex: { written: number; removed: number };
 }

@@ -32,10 +32,15 @@ export interface SegmentRepository {
    */
   delete(orgId: string, segmentId: string): Promise<boolean>;
   /**
-   * Every contact of a list (any status), a page of them at a time, in
-   * email order: the whole list is read (eventually consistent).
+   * The first `limit` contacts of a list (any status) in email order,
+   * eventually consistent: a sample, and the whole list when it holds no
+   * more (`whole`).
    */
-  contactsOfList(orgId: string, listId: string): AsyncIterable<Contact[]>;
+  sampleOfList(
+    orgId: string,
+    listId: string,
+    limit: number,
+  ): Promise<{ contacts: Contact[]; whole: boolean }>;
 }
 
 /** What segments need. */

@@ -26,6 +26,9 @@ import type {
   UpdateSegmentInput,
 } from './segment.schema.ts';
 
+/** Contacts of its list a segment's live count reads at most. */
+export const SEGMENT_SAMPLE = 2000;
+
 const OPERATORS = [...new Set(Object.values(SEGMENT_OPERATORS).flat())];
 
 /** A condition as the API shows it (as stored: values normalized). */
@@ -77,12 +80,20 @@ export const SegmentWithCount = v.pipe(
     contactCount: v.pipe(
       Count,
       v.description(
-        'Contacts of the list that match, any status: counted now, by reading the whole list',
+        `Contacts of the list that match, any status: counted now on the list's first ${SEGMENT_SAMPLE.toLocaleString('en')} contacts (by email); in a larger list, scaled to the list's size (an estimate: see countsExact)`,
       ),
     ),
     subscribedCount: v.pipe(
       Count,
-      v.description('Of those, the subscribed ones: who a send would reach'),
+      v.description(
+        'Of those, the subscribed ones: who a send would reach (estimated as contactCount)',
+      ),
+    ),
+    countsExact: v.pipe(
+      v.boolean(),
+      v.description(
+        'true when the counts read the whole list; false when they are an estimate from its first contacts',
+      ),
     ),
   }),
   v.title('SegmentWithCount'),
@@ -221,31 +232,57 @@ export const listSegments = async (
 
 /**
  * How many contacts of its list a segment matches, and how many of those
- * are subscribed: one walk over the whole list.
+ * are subscribed: exact from the list's first `SEGMENT_SAMPLE` contacts
+ * when it holds no more; else those contacts' shares scaled to the list's
+ * counters (an estimate, `countsExact` false). Membership can change
+ * without a write (a date passes), so it cannot be a kept counter; the
+ * sample keeps the answer within a second whatever the list's size.
  */
 export const countSegment = async (
-  deps: Pick<Deps, 'segments'>,
+  deps: Pick<Deps, 'segments' | 'lists'>,
   orgId: string,
   segment: Segment,
-): Promise<{ contactCount: number; subscribedCount: number }> => {
-  let contactCount = 0;
-  let subscribedCount = 0;
-  for await (const contacts of deps.segments.contactsOfList(
-    orgId,
-    segment.listId,
-  )) {
-    for (const contact of contacts) {
-      if (!matchesSegment(segment, contact)) continue;
-      contactCount++;
-      if (contact.status === 'subscribed') subscribedCount++;
-    }
+): Promise<{
+  contactCount: number;
+  subscribedCount: number;
+  countsExact: boolean;
+}> => {
+  const [list, sample] = await Promise.all([
+    deps.lists.get(orgId, segment.listId),
+    deps.segments.sampleOfList(orgId, segment.listId, SEGMENT_SAMPLE),
+  ]);
+  let matched = 0;
+  let matchedSubscribed = 0;
+  let subscribed = 0;
+  for (const contact of sample.contacts) {
+    if (contact.status === 'subscribed') subscribed++;
+    if (!matchesSegment(segment, contact)) continue;
+    matched++;
+    if (contact.status === 'subscribed') matchedSubscribed++;
   }
-  return { contactCount, subscribedCount };
+  if (sample.whole || !list) {
+    return {
+      contactCount: matched,
+      subscribedCount: matchedSubscribed,
+      countsExact: true,
+    };
+  }
+  const scaled = (part: number, of: number, total: number) =>
+    of === 0 ? 0 : Math.round((part / of) * total);
+  return {
+    contactCount: scaled(matched, sample.contacts.length, list.contactCount),
+    subscribedCount: scaled(
+      matchedSubscribed,
+      subscribed,
+      list.statusCounts.subscribed,
+    ),
+    countsExact: false,
+  };
 };
 
 /** One segment with its live counts. */
 export const getSegment = async (
-  deps: Pick<Deps, 'segments'>,
+  deps: Pick<Deps, 'segments' | 'lists'>,
   orgId: string,
   segmentId: string,
 ): Promise<SegmentWithCount> => {

@@ -15,16 +15,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endpointGroups } from '../../functions/groups.ts';
-import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
 import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
 import { localEngines, startEngines } from '../../infra/local/engines.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
-import { memoryCheckpoints } from '../../infra/local/stream-poller.ts';
-import { catchUpLocalStreams } from '../../infra/local/streams.ts';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
-import { importContacts } from '../../shared/audience/bulk-import.ts';
 import { encodeCursor } from '../../shared/audience/contact-cursor.ts';
+import { createTag } from '../../shared/audience/tags.ts';
+import { nextBatch } from '../../shared/campaigns/dispatch.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
 import {
@@ -38,8 +36,13 @@ import {
   noEdgeKeyRegistry,
 } from '../../shared/runtime/local.ts';
 import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
+import { seedList } from './seed-list.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 5_000);
+/** Digits of a contact's number in its email (sorted as the number). */
+const DIGITS = Math.max(5, String(CONTACTS - 1).length);
+const emailOf = (i: number) =>
+  `reader${String(i).padStart(DIGITS, '0')}@bench.example`;
 const TAGS = ['vip', 'beta', 'press', 'partner', 'staff'];
 
 const calls: DynamoCall[] = [];
@@ -88,12 +91,16 @@ interface Figures {
   rcu: number;
   wcu: number;
   writes: number;
+  /** Wall time of the call, milliseconds. */
+  ms: number;
 }
 
 /** The DynamoDB calls `act` made. */
 const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
   const from = calls.length;
+  const start = performance.now();
   await act();
+  const ms = performance.now() - start;
   const made = calls.slice(from);
   const counts = new Map<string, number>();
   for (const call of made) {
@@ -116,6 +123,7 @@ const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
     writes: made.filter(
       (call) => call.wcu > 0 && !call.label.startsWith('rate'),
     ).length,
+    ms,
   };
 };
 
@@ -170,31 +178,41 @@ const main = async () => {
     const seeding = await serve(deps);
     const call = caller(seeding.origin, apiKey);
     const list = await call('POST', '/lists', { name: 'Readers' });
-    for (let from = 0; from < CONTACTS; from += 500) {
-      const lines = Array.from(
-        { length: Math.min(500, CONTACTS - from) },
-        (_, i) => ({
-          email: `reader${String(from + i).padStart(5, '0')}@bench.example`,
-          firstName: `Reader ${from + i}`,
-          // One contact in ten carries a tag, in turn.
-          ...((from + i) % 10 === 0
-            ? { tags: [TAGS[((from + i) / 10) % TAGS.length]] }
-            : {}),
-        }),
-      );
-      const report = await importContacts(deps, org.id, list.id, lines);
-      if (report.rejected) throw new Error(JSON.stringify(report.errors));
+    const tagIds = new Map<string, string>();
+    for (const name of [...TAGS, 'rare']) {
+      tagIds.set(name, (await createTag(deps, org.id, { name })).id);
     }
-    const tags = (await call('GET', '/tags')) as unknown as {
-      id: string;
-      name: string;
-    }[];
-    const vip = tags.find((tag) => tag.name === 'vip')?.id ?? '';
-    const contacts = (await call(
-      'GET',
-      `/contacts?listId=${list.id}&limit=1`,
-    )) as unknown as { id: string }[];
-    const contactId = contacts[0]?.id ?? '';
+    const vip = tagIds.get('vip') ?? '';
+    const rare = tagIds.get('rare') ?? '';
+    const topic = await call('POST', '/topics', { name: 'Product news' });
+    const started = performance.now();
+    const contactId = await seedList(
+      { client: dynamo, tableName },
+      {
+        orgId: org.id,
+        listId: list.id,
+        contacts: CONTACTS,
+        emailOf,
+        // One contact in ten carries a tag, in turn; one in 1,000 "rare".
+        tagsOf: (i) => [
+          ...(i % 10 === 0
+            ? [tagIds.get(TAGS[(i / 10) % TAGS.length] ?? '') ?? '']
+            : []),
+          ...(i % 1000 === 1 ? [rare] : []),
+        ],
+        unsubscribed: (i) => i % 20 === 7,
+        // One address in 100 declined the topic.
+        declines: (i) => (i % 100 === 3 ? topic.id : undefined),
+      },
+      (done) => {
+        if (done % 100_000 === 0 || done === CONTACTS) {
+          console.error(
+            `  ${done} contacts in ${Math.round((performance.now() - started) / 1000)} s`,
+          );
+        }
+      },
+    );
+    calls.splice(0);
     const template = await call('POST', '/templates', {
       name: 'News',
       defaultSubject: 'News for {{firstName}}',
@@ -208,7 +226,6 @@ const main = async () => {
         content: '<p>Hi</p><a href="{{unsubscribeUrl}}">x</a>',
       });
     }
-    const topic = await call('POST', '/topics', { name: 'Product news' });
     await call('POST', '/settings/identities', {
       senderEmail: 'news@bench.example',
       senderName: 'Bench',
@@ -230,6 +247,24 @@ const main = async () => {
       templateId: template.id,
       listId: list.id,
     });
+    /** Campaigns whose recipientCount each GET shows, by target. */
+    const targeted: [string, Record<string, string>][] = [
+      ['tag (2 %)', { tagId: vip }],
+      ['tag (0.1 %)', { tagId: rare }],
+      ['topic', { topicId: topic.id }],
+      ['tag and topic', { tagId: vip, topicId: topic.id }],
+      ['segment', { segmentId: segment.id }],
+    ];
+    const campaigns = new Map<string, string>();
+    for (const [what, target] of targeted) {
+      const made = await call('POST', '/campaigns', {
+        name: what,
+        templateId: template.id,
+        listId: list.id,
+        ...target,
+      });
+      campaigns.set(what, made.id);
+    }
     await call('POST', '/sequences', {
       name: 'Welcome',
       triggerType: 'list_joined',
@@ -241,20 +276,7 @@ const main = async () => {
       theme: 'classic',
     });
     await seeding.close();
-    // The tag index follows the change stream, as on AWS: let it catch up
-    // (the contacts consumer alone; its calls are not the GETs' cost).
-    const metered = calls.length;
-    await catchUpLocalStreams({
-      endpoint: dynamodb.endpoint,
-      tableName,
-      deps,
-      consumers: streamConsumerFunctions.filter(
-        ({ group }) => group.name === 'contacts',
-      ),
-      checkpoints: () => memoryCheckpoints(),
-    });
-    calls.splice(metered);
-
+    // The tag index was seeded with the contacts (the stream is not read).
     const gets: [string, string][] = [
       ['GET /me', '/me'],
       ['GET /settings', '/settings'],
@@ -268,7 +290,10 @@ const main = async () => {
         'GET /contacts?tagId&status',
         `/contacts?listId=${list.id}&tagId=${vip}&status=subscribed`,
       ],
-      ['GET /contacts?search', `/contacts?listId=${list.id}&search=reader0042`],
+      [
+        'GET /contacts?search',
+        `/contacts?listId=${list.id}&search=${emailOf(42).split('@')[0]}`,
+      ],
       ['GET /contacts/{id}', `/contacts/${contactId}`],
       ['GET /tags', '/tags'],
       ['GET /templates', '/templates'],
@@ -281,6 +306,10 @@ const main = async () => {
       ['GET /segments/{id}', `/segments/${segment.id}`],
       ['GET /campaigns', '/campaigns'],
       ['GET /campaigns/{id}', `/campaigns/${campaign.id}`],
+      ...[...campaigns].map(([what, id]): [string, string] => [
+        `GET /campaigns/{id} (${what})`,
+        `/campaigns/${id}`,
+      ]),
       ['GET /sequences', '/sequences'],
       ['GET /signup-pages', '/signup-pages'],
     ];
@@ -288,7 +317,7 @@ const main = async () => {
     // calls, past the key's rate limit): after the 4,980th email.
     const cursor = encodeCursor(
       { listId: list.id, limit: 20 },
-      `reader${String(249 * 20 - 1).padStart(5, '0')}@bench.example`,
+      emailOf(249 * 20 - 1),
       250,
     );
     gets.splice(
@@ -308,6 +337,34 @@ const main = async () => {
       const warm = await measure(() => get('GET', path));
       await fresh.close();
       rows.push({ what, cold, warm });
+    }
+    // The dispatcher's batch: its walk from the list's start until a batch
+    // of 250 is full (or the audience ends), as `dispatchCampaign` runs it.
+    for (const [what, tagId] of [
+      ['untagged', null],
+      ['tag (2 %)', vip],
+      ['tag (0.1 %)', rare],
+    ] as const) {
+      const stored = await deps.campaigns.get(
+        org.id,
+        tagId === null ? campaign.id : (campaigns.get(what) ?? ''),
+      );
+      if (!stored) throw new Error(`no campaign ${what}`);
+      const figures = await measure(() =>
+        nextBatch(
+          { ...deps, queues: { send: { send: async () => {} } } },
+          org.id,
+          stored,
+          () => true,
+          null,
+          250,
+        ),
+      );
+      rows.push({
+        what: `dispatcher batch of 250 (${what})`,
+        cold: figures,
+        warm: figures,
+      });
     }
     const warmGateway = await serve(await containerDeps());
     const write = caller(warmGateway.origin, apiKey);
@@ -377,12 +434,12 @@ const main = async () => {
     }
 
     const header =
-      '| call | requests cold / warm | operations (warm) | items read | RCU | WCU | writes besides the rate counter |';
+      '| call | requests cold / warm | operations (warm) | items read | RCU | WCU | writes besides the rate counter | ms (warm) |';
     console.log(header);
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const { what, cold, warm } of rows) {
       console.log(
-        `| ${what} | ${cold.requests}${cold.slotRetries ? ` (+${cold.slotRetries} slot retry)` : ''} / ${warm.requests}${warm.slotRetries ? ` (+${warm.slotRetries} slot retry)` : ''} | ${warm.operations} | ${warm.items} | ${round(warm.rcu)} | ${round(warm.wcu)} | ${Math.max(0, warm.writes - 1)} |`,
+        `| ${what} | ${cold.requests}${cold.slotRetries ? ` (+${cold.slotRetries} slot retry)` : ''} / ${warm.requests}${warm.slotRetries ? ` (+${warm.slotRetries} slot retry)` : ''} | ${warm.operations} | ${warm.items} | ${round(warm.rcu)} | ${round(warm.wcu)} | ${Math.max(0, warm.writes - 1)} | ${Math.round(warm.ms)} |`,
       );
     }
   } finally {

@@ -11,8 +11,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-table.ts';
+import { unsubscribeContact } from '../../shared/audience/contacts.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { localDynamo } from '../../shared/runtime/local.ts';
+import { createTopic, optOutOfTopic } from '../../shared/topics/topics.ts';
 import {
   createApiClient,
   createOrganizationWithKeys,
@@ -117,6 +119,91 @@ describe('admin org recount', () => {
       'r06@example.test',
       'r09@example.test',
     ]);
+  });
+
+  it('builds the counters of data written before big lists: subscribed carriers per list × tag, subscribed decliners per list × topic, and each address’s declined topics, which later writes then move', async () => {
+    // Arrange: 10 contacts, every other tagged vip, r00–r02 declining.
+    const client = await createApiClient();
+    const org = await createOrganizationWithKeys(client, 'Backfill');
+    const key = org.ownerKey;
+    const { orgId } = org;
+    const listId = (await client.post('/lists', { key, body: { name: 'B' } }))
+      .json.data.id;
+    await client.post(`/lists/${listId}/contacts/bulk`, {
+      key,
+      body: {
+        contacts: Array.from({ length: 10 }, (_, i) => ({
+          email: `r${String(i).padStart(2, '0')}@example.test`,
+          ...(i % 2 === 0 ? { tags: ['vip'] } : {}),
+        })),
+      },
+    });
+    const vipId = (await client.get('/tags', { key })).json.data[0].id;
+    const topic = await createTopic(client.deps, orgId, { name: 'News' });
+    const contacts = await client.get('/contacts', {
+      key,
+      query: { listId, limit: '100' },
+    });
+    const ids = contacts.json.data.map((c: { id: string }) => c.id);
+    for (const id of ids.slice(0, 3)) {
+      await optOutOfTopic(client.deps, orgId, topic.id, id);
+    }
+    // What an older version left: none of the new counters.
+    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const TableName = client.tableName;
+    await dynamo.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.tag(orgId, vipId),
+        UpdateExpression: 'REMOVE #subscribed',
+        ExpressionAttributeNames: {
+          '#subscribed': `subscribedInList#${listId}`,
+        },
+      }),
+    );
+    await dynamo.send(
+      new DeleteCommand({
+        TableName,
+        Key: keys.topicAudience(orgId, topic.id),
+      }),
+    );
+    for (let i = 0; i < 3; i++) {
+      await dynamo.send(
+        new DeleteCommand({
+          TableName,
+          Key: keys.declinedTopics(orgId, `r0${i}@example.test`),
+        }),
+      );
+    }
+    const audience = client.deps.audience;
+    const before = [
+      await audience.countSubscribedWithTag(orgId, listId, vipId),
+      await audience.countDeclinedInList(orgId, topic.id, listId),
+    ];
+
+    // Act
+    const report = await client.admin('org', 'recount', '--org', orgId);
+    const after = [
+      await audience.countSubscribedWithTag(orgId, listId, vipId),
+      await audience.countDeclinedInList(orgId, topic.id, listId),
+    ];
+    await unsubscribeContact(client.deps, orgId, ids[0]);
+
+    // Assert
+    expect(before).toEqual([0, 0]);
+    expect(report).toMatchObject({
+      lists: [
+        {
+          listId,
+          subscribedWithTag: { [vipId]: 5 },
+          declinedTopics: { [topic.id]: 3 },
+        },
+      ],
+      declinedAddresses: 3,
+    });
+    expect(after).toEqual([5, 3]);
+    expect(await audience.countSubscribedWithTag(orgId, listId, vipId)).toBe(4);
+    expect(await audience.countDeclinedInList(orgId, topic.id, listId)).toBe(2);
   });
 
   it('refuses an unknown organization (not found) or a malformed id (naming --org), changing nothing', async () => {

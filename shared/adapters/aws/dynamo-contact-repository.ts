@@ -13,10 +13,15 @@ import {
   paginateQuery,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
-import { CONTACT_SCAN_BUDGET, CONTACT_STATUSES } from '../../audience/model.ts';
+import {
+  CONTACT_SCAN_BUDGET,
+  CONTACT_STATUSES,
+  type ContactStatus,
+} from '../../audience/model.ts';
 import type {
   ContactChange,
   ContactFilter,
@@ -43,7 +48,10 @@ import {
   isTransactionConflict,
   type TransactItem,
 } from './dynamo-table.ts';
-import { tagListCountAttribute } from './dynamo-tag-repository.ts';
+import {
+  tagListCountAttribute,
+  tagSubscribedCountAttribute,
+} from './dynamo-tag-repository.ts';
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -68,7 +76,11 @@ const OPTIONAL_FIELDS = [
  */
 const WRITTEN_BY = 'writtenBy';
 
-const toItem = (
+/**
+ * A contact's item as every save writes it (exported for the benchmarks'
+ * seeder, which writes big lists as this adapter would).
+ */
+export const toItem = (
   orgId: string,
   contact: Contact,
   origin: ContactWriteOrigin = 'change',
@@ -192,46 +204,215 @@ export const contactImageOf = (item: Record<string, unknown>): ContactImage => {
   return { orgId: key.orgId, contact, origin };
 };
 
+/** How one tag's counters move in one list. */
+interface TagDelta {
+  /** Its carriers (any status). */
+  carriers: number;
+  /** Its subscribed carriers (what a tagged send reaches). */
+  subscribed: number;
+}
+
 /**
- * How the carrier counters of each tag move, per list: a tag gained adds
- * one in the contact's list, a tag lost takes one off. Tags whose counters
- * all stay put are left out.
+ * How the counters of each tag move, per list: a tag gained adds one
+ * carrier in the contact's list, a tag lost takes one off; a subscribed
+ * carrier counts once more among the tag's subscribed in that list, so a
+ * change of status moves the subscribed counters of every tag the contact
+ * carries. Tags whose counters all stay put are left out.
  */
 const movedTagCounters = (
   changes: ContactChange[],
-): Map<string, Map<string, number>> => {
-  const moved = new Map<string, Map<string, number>>();
-  const bump = (tagId: string, listId: string, by: number) => {
-    const perList = moved.get(tagId) ?? new Map<string, number>();
-    perList.set(listId, (perList.get(listId) ?? 0) + by);
+): Map<string, Map<string, TagDelta>> => {
+  const moved = new Map<string, Map<string, TagDelta>>();
+  const bump = (
+    tagId: string,
+    listId: string,
+    field: keyof TagDelta,
+    by: number,
+  ) => {
+    const perList = moved.get(tagId) ?? new Map<string, TagDelta>();
+    const delta = perList.get(listId) ?? { carriers: 0, subscribed: 0 };
+    delta[field] += by;
+    perList.set(listId, delta);
     moved.set(tagId, perList);
   };
   for (const { before, after } of changes) {
     for (const tagId of after.tagIds) {
-      if (!before?.tagIds.includes(tagId)) bump(tagId, after.listId, 1);
+      if (!before?.tagIds.includes(tagId)) {
+        bump(tagId, after.listId, 'carriers', 1);
+      }
+      if (after.status === 'subscribed') {
+        bump(tagId, after.listId, 'subscribed', 1);
+      }
     }
     for (const tagId of before?.tagIds ?? []) {
-      if (!after.tagIds.includes(tagId)) bump(tagId, after.listId, -1);
+      if (!after.tagIds.includes(tagId)) {
+        bump(tagId, after.listId, 'carriers', -1);
+      }
+      if (before?.status === 'subscribed') {
+        bump(tagId, after.listId, 'subscribed', -1);
+      }
     }
   }
   for (const [tagId, perList] of moved) {
-    for (const [listId, by] of perList) if (by === 0) perList.delete(listId);
+    for (const [listId, { carriers, subscribed }] of perList) {
+      if (carriers === 0 && subscribed === 0) perList.delete(listId);
+    }
     if (perList.size === 0) moved.delete(tagId);
   }
   return moved;
 };
 
+/** Whether a change moves a contact into or out of `subscribed`. */
+const movesSubscribed = ({ before, after }: ContactChange): boolean =>
+  (before?.status === 'subscribed') !== (after.status === 'subscribed');
+
+/** What an address declined, as a contact write read it. */
+interface Declined {
+  /** The stored version (absent: the address never declined anything). */
+  version?: number;
+  topicIds: string[];
+}
+
+/**
+ * How each topic's per-list counter of subscribed decliners moves: a
+ * contact of an address that declined the topic entering `subscribed` adds
+ * one in its list, leaving it takes one off.
+ */
+const movedTopicCounters = (
+  changes: ContactChange[],
+  declined: ReadonlyMap<string, Declined>,
+): Map<string, Map<string, number>> => {
+  const moved = new Map<string, Map<string, number>>();
+  for (const change of changes.filter(movesSubscribed)) {
+    const by = change.after.status === 'subscribed' ? 1 : -1;
+    for (const topicId of declined.get(change.after.email)?.topicIds ?? []) {
+      const perList = moved.get(topicId) ?? new Map<string, number>();
+      const listId = change.after.listId;
+      perList.set(listId, (perList.get(listId) ?? 0) + by);
+      moved.set(topicId, perList);
+    }
+  }
+  for (const [topicId, perList] of moved) {
+    for (const [listId, by] of perList) if (by === 0) perList.delete(listId);
+    if (perList.size === 0) moved.delete(topicId);
+  }
+  return moved;
+};
+
+/** The addresses whose declined topics a group of changes checks. */
+const checkedAddresses = (changes: ContactChange[]): string[] => [
+  ...new Set(changes.filter(movesSubscribed).map((c) => c.after.email)),
+];
+
 /**
  * How many transaction items a group of changes writes: each contact (and
- * the id pointer of a new one), one counter item per list, and one per tag
- * whose carrier count really moves. Tags a contact keeps write nothing, so
- * an unsubscribe of a contact with many tags stays small.
+ * the id pointer of a new one), a check of the declined topics of each
+ * address entering or leaving `subscribed`, one counter item per list, one
+ * per tag whose counters really move and one per topic whose per-list
+ * decliners move. Tags a contact keeps write nothing unless its status
+ * moves in or out of `subscribed`, so a PATCH of names stays small.
  */
-const itemsNeeded = (changes: ContactChange[]) => {
+const itemsNeeded = (
+  changes: ContactChange[],
+  declined: ReadonlyMap<string, Declined> = new Map(),
+) => {
   const lists = new Set(changes.map((c) => c.after.listId));
   const tags = movedTagCounters(changes).size;
+  const topics = movedTopicCounters(changes, declined).size;
   const contacts = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
-  return contacts + lists.size + tags;
+  return (
+    contacts + checkedAddresses(changes).length + lists.size + tags + topics
+  );
+};
+
+/** The declined topics of an address item. */
+const DeclinedTopicsItem = itemSchema('DeclinedTopics', {
+  version: v.number(),
+  topicIds: v.optional(v.set(v.string()), () => new Set<string>()),
+});
+
+/**
+ * What these addresses declined (strongly consistent): one BatchGetItem
+ * per 100 addresses, a few in flight. Exported for the topics' adapter.
+ */
+export const declinedTopicsOf = async (
+  table: DynamoTable,
+  orgId: string,
+  emails: string[],
+): Promise<Map<string, Declined>> => {
+  const found = new Map<string, Declined>(
+    emails.map((email) => [email, { topicIds: [] }]),
+  );
+  if (emails.length === 0) return found;
+  const items = await batchGet(
+    table,
+    emails.map((email) => keys.declinedTopics(orgId, email)),
+  );
+  for (const item of items) {
+    const { version, topicIds } = parseItem(DeclinedTopicsItem, item);
+    found.set(String(item.SK).slice('EMAIL#'.length), {
+      version,
+      topicIds: [...topicIds].sort(),
+    });
+  }
+  return found;
+};
+
+/**
+ * The transaction item that checks an address's declined topics are still
+ * those read: an opt-out changes them (and the version) in its own
+ * transaction, so one of the two fails and reads again.
+ */
+export const declinedTopicsCheck = (
+  table: DynamoTable,
+  orgId: string,
+  email: string,
+  declined: Declined | undefined,
+): TransactItem => ({
+  ConditionCheck: {
+    TableName: table.tableName,
+    Key: keys.declinedTopics(orgId, email),
+    ...(declined?.version === undefined
+      ? { ConditionExpression: 'attribute_not_exists(PK)' }
+      : {
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': declined.version },
+        }),
+  },
+});
+
+/** The attribute of a topic's audience item counting one list's decliners. */
+export const topicDeclinedCountAttribute = (listId: string): string =>
+  `declinedInList#${listId}`;
+
+/** Moves a topic's per-list counters of subscribed decliners. */
+export const moveTopicCounters = (
+  table: DynamoTable,
+  orgId: string,
+  topicId: string,
+  perList: ReadonlyMap<string, number>,
+): TransactItem => {
+  const moves = [...perList];
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: keys.topicAudience(orgId, topicId),
+      UpdateExpression: `SET #type = :type ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: {
+        '#type': '_type',
+        ...Object.fromEntries(
+          moves.map(([listId], i) => [
+            `#c${i}`,
+            topicDeclinedCountAttribute(listId),
+          ]),
+        ),
+      },
+      ExpressionAttributeValues: {
+        ':type': 'TopicAudience',
+        ...Object.fromEntries(moves.map(([, by], i) => [`:c${i}`, by])),
+      },
+    },
+  };
 };
 
 /** The lower-cased text a search looks in: email, first and last name. */
@@ -308,27 +489,40 @@ export class DynamoContactRepository implements ContactRepository {
   }
 
   async save(orgId: string, changes: ContactChange[]): Promise<void> {
+    const declined = await declinedTopicsOf(
+      this.table,
+      orgId,
+      checkedAddresses(changes),
+    );
     // The domain caps the tags of a contact so that one contact's change
-    // always fits; more than one transaction here is a programming error.
-    if (itemsNeeded(changes) > MAX_TRANSACTION_ITEMS) {
+    // fits; past it only tag counters may overflow (they follow the
+    // transaction): more is a programming error.
+    const needed =
+      itemsNeeded(changes, declined) - movedTagCounters(changes).size;
+    if (needed > MAX_TRANSACTION_ITEMS) {
       throw new Error(
-        `${changes.length} contact changes write ${itemsNeeded(changes)} items, more than one transaction holds`,
+        `${changes.length} contact changes write ${needed} items, more than one transaction holds`,
       );
     }
-    await this.saveChunk(orgId, changes);
+    await this.saveChunk(orgId, changes, declined);
   }
 
   async saveMany(
     orgId: string,
     changes: ContactChange[],
   ): Promise<ContactChange[]> {
+    const declined = await declinedTopicsOf(
+      this.table,
+      orgId,
+      checkedAddresses(changes),
+    );
     // Greedy chunks that fit one transaction each.
     const chunks: ContactChange[][] = [[]];
     for (const change of changes) {
       const current = chunks.at(-1) ?? [];
       if (
         current.length &&
-        itemsNeeded([...current, change]) > MAX_TRANSACTION_ITEMS
+        itemsNeeded([...current, change], declined) > MAX_TRANSACTION_ITEMS
       ) {
         chunks.push([change]);
       } else {
@@ -338,7 +532,7 @@ export class DynamoContactRepository implements ContactRepository {
     const conflicted: ContactChange[] = [];
     for (const chunk of chunks.filter((c) => c.length)) {
       try {
-        await this.saveChunk(orgId, chunk);
+        await this.saveChunk(orgId, chunk, declined);
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
         conflicted.push(...chunk);
@@ -370,6 +564,7 @@ export class DynamoContactRepository implements ContactRepository {
             offset,
             limit,
             position,
+            filter.status,
           )
         : await this.listed(orgId, listId, filter, offset, limit, position);
       return { items, total: knownTotal, exact: true };
@@ -434,8 +629,67 @@ export class DynamoContactRepository implements ContactRepository {
    * A page of a tag's contacts through the tag index: the entries up to the
    * page's end, then the contacts themselves. An entry whose contact no
    * longer carries the tag (the index follows the stream) is left out.
+   * With a status (`subscribed`, whose total a counter keeps), it reads on
+   * in rounds until the page is full of carriers of that status.
    */
   private async tagged(
+    orgId: string,
+    listId: string,
+    tagId: string,
+    offset: number,
+    limit: number,
+    position: ContactPosition | undefined,
+    status?: ContactStatus,
+  ): Promise<Contact[]> {
+    if (!status) {
+      return this.taggedPage(orgId, listId, tagId, offset, limit, position);
+    }
+    const matches: Contact[] = [];
+    let after = position;
+    let round = 0;
+    // Each round reads the entries the page still needs (twice as many as
+    // the round before, up to 1,000), then their contacts; a carrier of
+    // another status (or one whose entry outlived its tag) needs more.
+    for (;;) {
+      round = Math.min(
+        1000,
+        Math.max(offset + limit - matches.length, 2 * round),
+      );
+      const found = await this.table.client.send(
+        new QueryCommand({
+          ...this.indexQuery(orgId, listId, tagId, after),
+          Limit: round,
+        }),
+      );
+      const emails = (found.Items ?? []).map((item) => String(item.email));
+      const contacts = await this.getMany(orgId, listId, emails);
+      matches.push(
+        ...[...contacts.values()]
+          .filter(
+            (contact) =>
+              contact.tagIds.includes(tagId) &&
+              (!status || contact.status === status),
+          )
+          .sort(byEmail),
+      );
+      const last = emails.at(-1);
+      if (
+        matches.length >= offset + limit ||
+        !found.LastEvaluatedKey ||
+        last === undefined
+      ) {
+        break;
+      }
+      after = { after: last, before: 0 };
+    }
+    return matches.slice(offset, offset + limit);
+  }
+
+  /**
+   * A page of a tag's carriers (any status): the entries up to the page's
+   * end, then the page's contacts alone.
+   */
+  private async taggedPage(
     orgId: string,
     listId: string,
     tagId: string,
@@ -601,9 +855,22 @@ export class DynamoContactRepository implements ContactRepository {
     };
   }
 
-  private async saveChunk(orgId: string, changes: ContactChange[]) {
-    const items = this.transactItems(orgId, changes);
-    const contactItems = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
+  private async saveChunk(
+    orgId: string,
+    changes: ContactChange[],
+    declined: ReadonlyMap<string, Declined>,
+  ) {
+    const all = this.transactItems(orgId, changes, declined);
+    // Past 100 items (a status change of a contact stored with more tags
+    // than today's cap allows) the last tag counters follow the
+    // transaction, each its own ADD: exact unless the process dies between.
+    const items = all.slice(0, MAX_TRANSACTION_ITEMS);
+    const overflow = all.slice(MAX_TRANSACTION_ITEMS);
+    // The contacts, their pointers and the checks of declined topics: a
+    // failed condition there is a change that raced this one.
+    const contactItems =
+      changes.reduce((n, c) => n + (c.before ? 1 : 2), 0) +
+      checkedAddresses(changes).length;
     await retryOnConflict(async (retryable) => {
       try {
         await this.table.client.send(
@@ -630,11 +897,19 @@ export class DynamoContactRepository implements ContactRepository {
         throw conflict;
       }
     });
+    await Promise.all(
+      overflow.flatMap((item) =>
+        item.Update
+          ? [this.table.client.send(new UpdateCommand(item.Update))]
+          : [],
+      ),
+    );
   }
 
   private transactItems(
     orgId: string,
     changes: ContactChange[],
+    declined: ReadonlyMap<string, Declined>,
   ): TransactItem[] {
     const { tableName: TableName } = this.table;
     const contactWrites: TransactItem[] = [];
@@ -683,6 +958,12 @@ export class DynamoContactRepository implements ContactRepository {
       }
     }
 
+    for (const email of checkedAddresses(changes)) {
+      contactWrites.push(
+        declinedTopicsCheck(this.table, orgId, email, declined.get(email)),
+      );
+    }
+
     const counterWrites: TransactItem[] = [];
     for (const [listId, deltas] of listDeltas) {
       const moved = [...deltas].filter(([, by]) => by !== 0);
@@ -711,30 +992,45 @@ export class DynamoContactRepository implements ContactRepository {
             },
       );
     }
-    // Each tag's counters: its carriers in the organization, and in each
-    // list (what `GET /contacts?tagId=` gives as its total).
+    // Each topic the address declined: its subscribed decliners per list.
+    for (const [topicId, perList] of movedTopicCounters(changes, declined)) {
+      counterWrites.push(
+        moveTopicCounters(this.table, orgId, topicId, perList),
+      );
+    }
+    // Tags last: past a transaction's 100 items, only tag counters follow.
+    const tagWrites: TransactItem[] = [];
+    // Each tag's counters: its carriers in the organization and in each
+    // list (what `GET /contacts?tagId=` gives as its total), and its
+    // subscribed carriers in each list (what a tagged send reaches).
     for (const [tagId, perList] of movedTagCounters(changes)) {
-      const inLists = [...perList];
-      const total = inLists.reduce((sum, [, by]) => sum + by, 0);
-      counterWrites.push({
+      const moves: [string, number][] = [];
+      let total = 0;
+      for (const [listId, delta] of perList) {
+        total += delta.carriers;
+        if (delta.carriers) {
+          moves.push([tagListCountAttribute(listId), delta.carriers]);
+        }
+        if (delta.subscribed) {
+          moves.push([tagSubscribedCountAttribute(listId), delta.subscribed]);
+        }
+      }
+      if (total) moves.push(['contactCount', total]);
+      tagWrites.push({
         Update: {
           TableName,
           Key: keys.tag(orgId, tagId),
-          UpdateExpression: `ADD contactCount :by, ${inLists.map((_, i) => `#l${i} :l${i}`).join(', ')}`,
+          UpdateExpression: `ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeNames: Object.fromEntries(
-            inLists.map(([listId], i) => [
-              `#l${i}`,
-              tagListCountAttribute(listId),
-            ]),
+            moves.map(([name], i) => [`#c${i}`, name]),
           ),
-          ExpressionAttributeValues: {
-            ':by': total,
-            ...Object.fromEntries(inLists.map(([, by], i) => [`:l${i}`, by])),
-          },
+          ExpressionAttributeValues: Object.fromEntries(
+            moves.map(([, by], i) => [`:c${i}`, by]),
+          ),
         },
       });
     }
-    return [...contactWrites, ...counterWrites];
+    return [...contactWrites, ...counterWrites, ...tagWrites];
   }
 }

@@ -5,8 +5,11 @@
  * Counters are moved by the transactions that change what they count, and
  * the tag index by its stream consumer, so nothing here runs in normal
  * operation. It is the operator's repair (`admin org recount`): after data
- * written by a version that counted elsewhere, or after the tag index
- * consumer gave a batch up (its on-failure queue). Each counter is set to
+ * written by a version that counted elsewhere (or did not count: the
+ * subscribed carriers of a tag per list and the subscribed decliners of a
+ * topic per list came with big lists; before, they are absent, read as 0),
+ * or after the tag index consumer gave a batch up (its on-failure queue).
+ * It also rebuilds each address's declined topics from the opt-outs. Each counter is set to
  * what a full read found; a write to the organization during the recount
  * may leave a counter off by that write, so run it while the organization
  * is quiet (or run it twice).
@@ -21,7 +24,10 @@ import { CAMPAIGN_STATUSES } from '../../campaigns/model.ts';
 import { entityType } from '../../db/items.ts';
 import { type Key, keys, type QueryKey } from '../../db/keys.ts';
 import type { Recounter, RecountReport } from '../../organizations/ports.ts';
-import { contactFromItem } from './dynamo-contact-repository.ts';
+import {
+  contactFromItem,
+  topicDeclinedCountAttribute,
+} from './dynamo-contact-repository.ts';
 import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   type BatchWriteRequest,
@@ -29,7 +35,10 @@ import {
   collectionCounterKey,
   type DynamoTable,
 } from './dynamo-table.ts';
-import { tagListCountAttribute } from './dynamo-tag-repository.ts';
+import {
+  tagListCountAttribute,
+  tagSubscribedCountAttribute,
+} from './dynamo-tag-repository.ts';
 
 /** The counted collections of an organization, by name in the report. */
 const COLLECTIONS = {
@@ -83,11 +92,18 @@ export class DynamoRecounter implements Recounter {
     const lists = (await this.all(keys.listsOfOrganization(orgId), ['id'])).map(
       (item) => String(item.id),
     );
+    const decliners = await this.rebuildDeclined(orgId);
     const carriers = new Map<string, number>(tagIds.map((id) => [id, 0]));
     const index = { written: 0, removed: 0 };
     const listReports: RecountReport['lists'] = [];
     for (const listId of lists) {
-      const report = await this.recountList(orgId, listId, tagIds, index);
+      const report = await this.recountList(
+        orgId,
+        listId,
+        tagIds,
+        decliners,
+        index,
+      );
       for (const [tagId, count] of Object.entries(report.tags)) {
         carriers.set(tagId, (carriers.get(tagId) ?? 0) + count);
       }
@@ -104,7 +120,70 @@ export class DynamoRecounter implements Recounter {
         }),
       );
     }
-    return { orgId, collections, lists: listReports, tagIndex: index };
+    return {
+      orgId,
+      collections,
+      lists: listReports,
+      tagIndex: index,
+      declinedAddresses: decliners.addresses,
+    };
+  }
+
+  /**
+   * Every address's declined topics, from the topics' opt-outs: written on
+   * each address item (its version moved on, so a contact write that read
+   * the old one reads again), and an address no longer declining anything
+   * emptied. Returns each topic's decliners.
+   */
+  private async rebuildDeclined(
+    orgId: string,
+  ): Promise<{ byTopic: Map<string, Set<string>>; addresses: number }> {
+    const topicIds = (
+      await this.all(keys.topicsOfOrganization(orgId), ['id'])
+    ).map((item) => String(item.id));
+    const byTopic = new Map<string, Set<string>>();
+    const byAddress = new Map<string, string[]>();
+    for (const topicId of topicIds) {
+      const query = keys.topicOptOuts(orgId, topicId);
+      const emails = new Set(
+        (await this.all(query, ['SK'])).map((item) =>
+          String(item.SK).slice(query.skPrefix.length),
+        ),
+      );
+      byTopic.set(topicId, emails);
+      for (const email of emails) {
+        byAddress.set(email, [...(byAddress.get(email) ?? []), topicId]);
+      }
+    }
+    const stored = keys.declinedTopics(orgId, '');
+    for (const item of await this.all({ PK: stored.PK, skPrefix: stored.SK }, [
+      'SK',
+    ])) {
+      const email = String(item.SK).slice(stored.SK.length);
+      if (!byAddress.has(email)) byAddress.set(email, []);
+    }
+    const write = async ([email, declined]: [string, string[]]) => {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.declinedTopics(orgId, email),
+          UpdateExpression: declined.length
+            ? 'SET #type = :type, topicIds = :topics ADD version :one'
+            : 'SET #type = :type REMOVE topicIds ADD version :one',
+          ExpressionAttributeNames: { '#type': '_type' },
+          ExpressionAttributeValues: {
+            ':type': 'DeclinedTopics',
+            ':one': 1,
+            ...(declined.length ? { ':topics': new Set(declined) } : {}),
+          },
+        }),
+      );
+    };
+    const entries = [...byAddress];
+    for (let i = 0; i < entries.length; i += 25) {
+      await Promise.all(entries.slice(i, i + 25).map(write));
+    }
+    return { byTopic, addresses: entries.length };
   }
 
   /**
@@ -115,6 +194,7 @@ export class DynamoRecounter implements Recounter {
     orgId: string,
     listId: string,
     tagIds: string[],
+    decliners: { byTopic: Map<string, Set<string>> },
     index: { written: number; removed: number },
   ): Promise<RecountReport['lists'][number]> {
     const contacts = (await this.all(keys.contactsOfList(orgId, listId))).map(
@@ -154,17 +234,51 @@ export class DynamoRecounter implements Recounter {
         },
       }),
     );
+    const subscribed = new Set(
+      contacts.filter((c) => c.status === 'subscribed').map((c) => c.email),
+    );
+    const declinedTopics: Record<string, number> = {};
+    for (const [topicId, emails] of decliners.byTopic) {
+      const count = [...emails].filter((email) => subscribed.has(email)).length;
+      if (count) declinedTopics[topicId] = count;
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.topicAudience(orgId, topicId),
+          UpdateExpression: 'SET #type = :type, #count = :count',
+          ExpressionAttributeNames: {
+            '#type': '_type',
+            '#count': topicDeclinedCountAttribute(listId),
+          },
+          ExpressionAttributeValues: {
+            ':type': 'TopicAudience',
+            ':count': count,
+          },
+        }),
+      );
+    }
     const tags: Record<string, number> = {};
+    const subscribedWithTag: Record<string, number> = {};
     for (const [tagId, emails] of tagged) {
       tags[tagId] = emails.size;
+      const subscribedCarriers = [...emails].filter((email) =>
+        subscribed.has(email),
+      ).length;
+      if (subscribedCarriers) subscribedWithTag[tagId] = subscribedCarriers;
       await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.tag(orgId, tagId),
-          UpdateExpression: 'SET #count = :count',
+          UpdateExpression: 'SET #count = :count, #subscribed = :subscribed',
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#count': tagListCountAttribute(listId) },
-          ExpressionAttributeValues: { ':count': emails.size },
+          ExpressionAttributeNames: {
+            '#count': tagListCountAttribute(listId),
+            '#subscribed': tagSubscribedCountAttribute(listId),
+          },
+          ExpressionAttributeValues: {
+            ':count': emails.size,
+            ':subscribed': subscribedCarriers,
+          },
         }),
       );
       const entries = new Set(
@@ -208,6 +322,8 @@ export class DynamoRecounter implements Recounter {
       tags: Object.fromEntries(
         Object.entries(tags).filter(([, count]) => count > 0),
       ),
+      subscribedWithTag,
+      declinedTopics,
     };
   }
 

@@ -5,11 +5,7 @@
  * transactions through `useSegment` and `releaseSegment`.
  */
 
-import {
-  GetCommand,
-  paginateQuery,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact } from '../../audience/model.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
@@ -237,24 +233,30 @@ export class DynamoSegmentRepository implements SegmentRepository {
     }
   }
 
-  async *contactsOfList(
+  async sampleOfList(
     orgId: string,
     listId: string,
-  ): AsyncIterable<Contact[]> {
+    limit: number,
+  ): Promise<{ contacts: Contact[]; whole: boolean }> {
     const query = keys.contactsOfList(orgId, listId);
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-      },
-    );
-    for await (const page of pages) {
-      yield (page.Items ?? []).map(contactFromItem);
-    }
+    const contacts: Contact[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const found = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': query.PK,
+            ':prefix': query.skPrefix,
+          },
+          Limit: limit - contacts.length,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      contacts.push(...(found.Items ?? []).map(contactFromItem));
+      start = found.LastEvaluatedKey;
+    } while (start && contacts.length < limit);
+    return { contacts, whole: !start };
   }
 }

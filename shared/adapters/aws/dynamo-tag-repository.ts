@@ -44,6 +44,15 @@ const TagNameItem = itemSchema('TagName', {
 export const tagListCountAttribute = (listId: string): string =>
   `inList#${listId}`;
 
+/**
+ * The attribute of a tag item counting its subscribed carriers in one list
+ * (what a send to the list and tag reaches), moved by the same
+ * transactions as the contacts. Absent (older data): 0 until `admin org
+ * recount` sets it.
+ */
+export const tagSubscribedCountAttribute = (listId: string): string =>
+  `subscribedInList#${listId}`;
+
 const fromItem = (item: Record<string, unknown>): Tag =>
   parseItem(TagItem, item);
 
@@ -125,22 +134,23 @@ export class DynamoTagRepository implements TagRepository {
     orgId: string,
     tagId: string,
     listId: string,
+    options: { subscribed?: boolean } = {},
   ): Promise<number | undefined> {
+    const attribute = options.subscribed
+      ? tagSubscribedCountAttribute(listId)
+      : tagListCountAttribute(listId);
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
         Key: keys.tag(orgId, tagId),
         ProjectionExpression: '#id, #count',
-        ExpressionAttributeNames: {
-          '#id': 'id',
-          '#count': tagListCountAttribute(listId),
-        },
+        ExpressionAttributeNames: { '#id': 'id', '#count': attribute },
         ConsistentRead: true,
       }),
     );
     if (!Item) return undefined;
     // Absent until the tag's first carrier in the list.
-    return v.parse(Counter, Item[tagListCountAttribute(listId)]);
+    return v.parse(Counter, Item[attribute]);
   }
 
   async getMany(orgId: string, tagIds: string[]): Promise<Tag[]> {

@@ -4,28 +4,43 @@
  * own, keyed by email, counted on the topic in the same transaction.
  */
 
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  paginateQuery,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tagNameKey } from '../../audience/model.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest, ReadOptions } from '../../ports.ts';
+import { retryOnConflict } from '../../retry.ts';
 import type { Topic, TopicOptOut } from '../../topics/model.ts';
 import type { TopicRepository } from '../../topics/ports.ts';
+import {
+  contactFromItem,
+  declinedTopicsOf,
+  moveTopicCounters,
+} from './dynamo-contact-repository.ts';
 import {
   batchGet,
   Counter,
   type DynamoTable,
   deleteByPrefix,
+  deleteKeys,
   failedConditions,
+  isTransactionConflict,
   moveCollectionCounter,
   pageByPrefix,
   pageOfCollection,
   putWithReservation,
   type TransactItem,
-  transactWrite,
 } from './dynamo-table.ts';
+
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
 
 const toItem = (orgId: string, topic: Topic) => ({
   ...keys.topic(orgId, topic.id),
@@ -198,9 +213,55 @@ export class DynamoTopicRepository implements TopicRepository {
       }
       throw error;
     }
-    // 2. Its opt-outs: unreachable once the topic is gone, so a failure
-    // here leaves nothing visible behind.
-    await deleteByPrefix(this.table, keys.topicOptOuts(orgId, topic.id));
+    // 2. Its opt-outs and counters: unreachable once the topic is gone,
+    // so a failure here leaves nothing visible behind. Each address first
+    // forgets the topic, so contact writes stop moving its counters.
+    const optOuts = keys.topicOptOuts(orgId, topic.id);
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': optOuts.PK,
+          ':prefix': optOuts.skPrefix,
+        },
+        ProjectionExpression: 'SK',
+      },
+    );
+    for await (const page of pages) {
+      const emails = (page.Items ?? []).map((item) =>
+        String(item.SK).slice(optOuts.skPrefix.length),
+      );
+      for (let i = 0; i < emails.length; i += 25) {
+        await Promise.all(
+          emails.slice(i, i + 25).map((email) =>
+            this.table.client
+              .send(
+                new UpdateCommand({
+                  TableName,
+                  Key: keys.declinedTopics(orgId, email),
+                  UpdateExpression: 'DELETE topicIds :topic ADD version :one',
+                  ConditionExpression: 'attribute_exists(PK)',
+                  ExpressionAttributeValues: {
+                    ':topic': new Set([topic.id]),
+                    ':one': 1,
+                  },
+                }),
+              )
+              .catch((error: unknown) => {
+                if (
+                  (error as Error).name !== 'ConditionalCheckFailedException'
+                ) {
+                  throw error;
+                }
+              }),
+          ),
+        );
+      }
+    }
+    await deleteByPrefix(this.table, optOuts);
+    await deleteKeys(this.table, [keys.topicAudience(orgId, topic.id)]);
   }
 
   async addOptOut(
@@ -208,7 +269,7 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     optOut: TopicOptOut,
   ): Promise<boolean> {
-    return this.changeOptOut(orgId, topicId, 1, {
+    return this.changeOptOut(orgId, topicId, optOut.email, 1, {
       Put: {
         TableName: this.table.tableName,
         Item: {
@@ -226,7 +287,7 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     email: string,
   ): Promise<boolean> {
-    return this.changeOptOut(orgId, topicId, -1, {
+    return this.changeOptOut(orgId, topicId, email, -1, {
       Delete: {
         TableName: this.table.tableName,
         Key: keys.topicOptOut(orgId, topicId, email),
@@ -236,39 +297,153 @@ export class DynamoTopicRepository implements TopicRepository {
   }
 
   /**
-   * Writes or deletes one opt-out and moves the topic's counter by `delta`,
-   * together. False when the opt-out was already in the wanted state.
+   * Writes or deletes one opt-out and, in the same transaction, moves the
+   * topic's counter by `delta`, the address's declined topics (and their
+   * version) and the topic's per-list counters of subscribed decliners:
+   * one per list where the address is a subscribed contact. Each contact of
+   * the address (or its absence, in every other list) is checked as read,
+   * and contact writes check the address's declined topics, so a status
+   * change or an add racing the opt-out makes one of the two read again.
+   * False when the opt-out was already in the wanted state.
    */
   private async changeOptOut(
     orgId: string,
     topicId: string,
+    email: string,
     delta: 1 | -1,
     optOutWrite: TransactItem,
   ): Promise<boolean> {
-    try {
-      await transactWrite(this.table, [
+    const { tableName: TableName } = this.table;
+    return retryOnConflict(async (retryable) => {
+      const [declined, listIds] = await Promise.all([
+        declinedTopicsOf(this.table, orgId, [email]),
+        this.listIds(orgId),
+      ]);
+      const address = declined.get(email);
+      const contacts = new Map(
+        (
+          await batchGet(
+            this.table,
+            listIds.map((listId) => keys.contact(orgId, listId, email)),
+          )
+        ).map((item) => {
+          const contact = contactFromItem(item);
+          return [contact.listId, contact];
+        }),
+      );
+      const subscribedIn = new Map(
+        [...contacts.values()]
+          .filter((c) => c.status === 'subscribed')
+          .map((c) => [c.listId, delta]),
+      );
+      const fixed = 4;
+      // Every list's contact is checked as read; past a transaction's 100
+      // items only the lists holding the address are (an add of it to
+      // another list at the same instant may then go uncounted: recount).
+      const checked =
+        fixed + listIds.length <= MAX_TRANSACTION_ITEMS
+          ? listIds
+          : [...contacts.keys()];
+      const items: TransactItem[] = [
         optOutWrite,
         {
           Update: {
-            TableName: this.table.tableName,
+            TableName,
             Key: keys.topic(orgId, topicId),
             UpdateExpression: 'ADD optOutCount :delta',
             ConditionExpression: 'attribute_exists(PK)',
             ExpressionAttributeValues: { ':delta': delta },
           },
         },
-      ]);
-      return true;
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (failed?.includes(1)) {
-        throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
-          cause: error,
-        });
+        {
+          Update: {
+            TableName,
+            Key: keys.declinedTopics(orgId, email),
+            UpdateExpression: `SET #type = :type ${delta === 1 ? 'ADD topicIds :topic, version :one' : 'DELETE topicIds :topic ADD version :one'}`,
+            ...(address?.version === undefined
+              ? { ConditionExpression: 'attribute_not_exists(PK)' }
+              : { ConditionExpression: 'version = :version' }),
+            ExpressionAttributeNames: { '#type': '_type' },
+            ExpressionAttributeValues: {
+              ':type': 'DeclinedTopics',
+              ':topic': new Set([topicId]),
+              ':one': 1,
+              ...(address?.version === undefined
+                ? {}
+                : { ':version': address.version }),
+            },
+          },
+        },
+        ...(subscribedIn.size
+          ? [moveTopicCounters(this.table, orgId, topicId, subscribedIn)]
+          : []),
+        ...checked.map((listId): TransactItem => {
+          const contact = contacts.get(listId);
+          return {
+            ConditionCheck: {
+              TableName,
+              Key: keys.contact(orgId, listId, email),
+              ...(contact
+                ? {
+                    ConditionExpression: 'version = :version',
+                    ExpressionAttributeValues: { ':version': contact.version },
+                  }
+                : { ConditionExpression: 'attribute_not_exists(PK)' }),
+            },
+          };
+        }),
+      ];
+      try {
+        await this.table.client.send(
+          new TransactWriteCommand({ TransactItems: items }),
+        );
+        return true;
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed?.includes(1)) {
+          throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
+            cause: error,
+          });
+        }
+        if (failed?.includes(0)) return false;
+        if (failed?.length || isTransactionConflict(error)) {
+          // A contact or the address changed meanwhile: read them again.
+          retryable(
+            new ConflictError(
+              'write.contended',
+              'The address changed while its opt-out was being saved; retry',
+              { cause: error },
+            ),
+          );
+        }
+        throw error;
       }
-      if (failed?.includes(0)) return false;
-      throw error;
+    });
+  }
+
+  /** The ids of the organization's lists (strongly consistent). */
+  private async listIds(orgId: string): Promise<string[]> {
+    const query = keys.listsOfOrganization(orgId);
+    const ids: string[] = [];
+    const pages = paginateQuery(
+      { client: this.table.client },
+      {
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': query.PK,
+          ':prefix': query.skPrefix,
+        },
+        ProjectionExpression: 'SK',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        ids.push(String(item.SK).slice(query.skPrefix.length));
+      }
     }
+    return ids;
   }
 
   async optedOut(

@@ -153,7 +153,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it.each([
     ['a search', { search: '@example' }, 60],
-    ['a tag with a status', { tagSubscribed: true }, 7],
+    ['a tag with a status other than subscribed', { tagUnsubscribed: true }, 8],
   ])(
     '%s past the budget: each call reads at most the budget, says totalExact false, and the cursor walk finds every match once, in order',
     async (_, filter, expected) => {
@@ -163,8 +163,8 @@ describe('GET /contacts reads (tag index, read budget)', () => {
       const contacts = new DynamoContactRepository({ client, tableName }, 12);
       const base = query(listId, {
         ...('search' in filter ? { search: filter.search } : {}),
-        ...('tagSubscribed' in filter
-          ? { tagId: vipId, status: 'subscribed' as const }
+        ...('tagUnsubscribed' in filter
+          ? { tagId: vipId, status: 'unsubscribed' as const }
           : {}),
       });
 
@@ -202,6 +202,39 @@ describe('GET /contacts reads (tag index, read budget)', () => {
       expect(pages.map((p) => p.page)).toEqual(pages.map((_, i) => i + 1));
     },
   );
+
+  it('a tag with status subscribed takes its exact total from the tag’s kept counter and reads the index only until its page is full', async () => {
+    // Arrange: 7 of the 15 vip carriers are subscribed.
+    const { deps, tableName, orgId, listId, vipId } = await seeded();
+    const { client, read } = countingClient();
+    const contacts = new DynamoContactRepository({ client, tableName }, 12);
+
+    // Act
+    const first = await listContacts({ ...deps, contacts }, orgId, {
+      ...query(listId, { tagId: vipId, status: 'subscribed' }),
+    });
+    const second = await listContacts({ ...deps, contacts }, orgId, {
+      ...query(listId, { tagId: vipId, status: 'subscribed' }),
+      cursor: first.nextCursor ?? '',
+    });
+
+    // Assert
+    expect(first).toMatchObject({ total: 7, totalExact: true });
+    expect(first.items.map((c) => c.email)).toEqual([
+      'c04@example.test',
+      'c12@example.test',
+      'c20@example.test',
+      'c28@example.test',
+      'c36@example.test',
+    ]);
+    expect(second.items.map((c) => c.email)).toEqual([
+      'c44@example.test',
+      'c52@example.test',
+    ]);
+    expect(second.nextCursor).toBeNull();
+    // Entries and their contacts (rounds double), never the 60 contacts.
+    expect(read.items).toBeLessThanOrEqual(3 * 15);
+  });
 
   it('a page number past what the budget reached answers an empty page that is not exact, with a cursor reading on', async () => {
     // Arrange

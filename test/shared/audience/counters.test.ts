@@ -17,6 +17,11 @@ import {
 import { keys } from '../../../shared/db/keys.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
+import {
+  createTopic,
+  optOutOfTopic,
+  undoTopicOptOut,
+} from '../../../shared/topics/topics.ts';
 import { orgWithList } from '../../support/audience.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 
@@ -32,7 +37,7 @@ const random = (seed: number) => {
 };
 
 describe('list and tag counters', () => {
-  it('equal a full scan after a random mix of adds, imports, status changes and tag changes; so do the per-list tag counts and, once the stream is read, the tag index', async () => {
+  it('equal a full scan after a random mix of adds, imports, status changes and tag changes; so do the per-list tag counts (all and subscribed), the per-list topic decliners (through opt-outs and opt-ins) and, once the stream is read, the tag index', async () => {
     // Arrange
     const seed = Number(process.env.COUNTER_SEED ?? Date.now() % 100_000);
     const next = random(seed);
@@ -46,6 +51,7 @@ describe('list and tag counters', () => {
     const tagNames = ['red', 'green', 'blue', 'Red'];
     const contactIds: string[] = [];
     const tagIds: string[] = [];
+    const topic = await createTopic(deps, orgId, { name: 'News' });
 
     const operations = [
       async () => {
@@ -84,6 +90,8 @@ describe('list and tag counters', () => {
           await untagContact(deps, orgId, pick(contactIds), pick(tagIds));
         }
       },
+      async () => optOutOfTopic(deps, orgId, topic.id, pick(contactIds)),
+      async () => undoTopicOptOut(deps, orgId, topic.id, pick(contactIds)),
     ];
 
     // Act: 30 rounds of 4 operations at once, so some of them race.
@@ -121,9 +129,23 @@ describe('list and tag counters', () => {
       ).Items ?? [];
     const tagCarriers = new Map<string, number>();
     const tags = await listTags(deps, orgId, { page: 1, limit: 100 });
+    const declined = new Set(
+      (await scan(keys.topicOptOuts(orgId, topic.id))).map((item) =>
+        String(item.email),
+      ),
+    );
     for (const id of lists) {
       const Items = await scan(keys.contactsOfList(orgId, id));
       const list = await deps.lists.get(orgId, id);
+      expect(
+        await deps.audience.countDeclinedInList(orgId, topic.id, id),
+        `seed ${seed} decliners in list ${id}`,
+      ).toBe(
+        Items.filter(
+          (item) =>
+            item.status === 'subscribed' && declined.has(String(item.email)),
+        ).length,
+      );
       expect(list?.contactCount, `seed ${seed}`).toBe(Items.length);
       for (const status of CONTACT_STATUSES) {
         expect(list?.statusCounts[status], `seed ${seed} ${status}`).toBe(
@@ -148,6 +170,18 @@ describe('list and tag counters', () => {
           await deps.tags.countInList(orgId, tag.id, id),
           `seed ${seed} tag ${tag.name} in list ${id}`,
         ).toBe(carriers.length);
+        expect(
+          await deps.audience.countSubscribedWithTag(orgId, id, tag.id),
+          `seed ${seed} subscribed with ${tag.name} in list ${id}`,
+        ).toBe(
+          Items.filter(
+            (item) =>
+              item.status === 'subscribed' &&
+              ((item.tagIds as Set<string> | undefined) ?? new Set()).has(
+                tag.id,
+              ),
+          ).length,
+        );
         expect(
           indexed.map((item) => String(item.email)),
           `seed ${seed} index of ${tag.name} in list ${id}`,

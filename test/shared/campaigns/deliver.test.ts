@@ -232,7 +232,7 @@ describe('the senders (never twice, resumable)', () => {
     expect(state?.progress).toMatchObject({ sent: 2, skipped: 1 });
   });
 
-  it('a batch names its range of the list, read again in one query; a message without one (queued before ranges) is read contact by contact, the same', async () => {
+  it('a batch names its range of the list; its recipients are read again by key, with or without the range (a message queued before ranges)', async () => {
     // Arrange
     const { deps, batches, mail, orgId, campaign, emails } = await pipeline(3);
     const [batch] = batches;

@@ -134,6 +134,8 @@ describe('a campaign narrowed to a segment of its list', () => {
     await s.contact('Other', ['VIP']);
     const declining = await s.contact('Keeper Four', ['VIP']);
     await optOutOfTopic(s.deps, s.orgId, topic.id, declining.id);
+    // A tag's walk reads the tag index, which follows the change stream.
+    await s.client.events.settle();
 
     // Act
     const narrowed = await s.client.post('/campaigns', {

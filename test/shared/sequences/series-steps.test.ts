@@ -519,6 +519,8 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
       tagId: a.tagId,
       topicId: a.topicId,
     });
+    // A tag's send walks the tag index, which follows the change stream.
+    await s.client.events.settle();
     s.clock.set(DAY_1);
     const first = await fireSeriesStep(
       s.deps,
@@ -538,6 +540,7 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
       messageId: 'ses-bounced',
     });
     await optOutOfTopic(s.deps, s.orgId, a.topicId, a.decliningId);
+    await s.client.events.settle();
 
     // Act
     s.clock.set(DAY_4);
