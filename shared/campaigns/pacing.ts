@@ -176,6 +176,8 @@ export class Slots {
   private taken = 0;
   /** Instants handed out. */
   private given = 0;
+  /** Instants taken off the queue and waited for. */
+  private waiting = 0;
   private reservedTotal = 0;
   /** Pacer writes made (reservations and give-backs): for benchmarks. */
   writes = 0;
@@ -248,8 +250,16 @@ export class Slots {
         return false;
       }
       this.queue.shift();
-      this.given++;
+      this.waiting++;
       await sleep(next.at - this.now());
+      this.waiting--;
+      // Woken too late (a busy event loop): used now, it would bunch with
+      // the instants after it. Dropped, and the next one waited for.
+      if (this.now() - next.at > this.tolerance) {
+        this.dropped++;
+        continue;
+      }
+      this.given++;
       return true;
     }
   }
@@ -258,7 +268,7 @@ export class Slots {
   private topUp(): void {
     if (this.reserving) return;
     const wanted = Math.max(this.options.wanted, this.taken);
-    const needed = wanted - this.given - this.queue.length;
+    const needed = wanted - this.given - this.waiting - this.queue.length;
     if (needed <= 0) return;
     const perRun = Math.max(
       1,
