@@ -491,7 +491,7 @@ const main = async () => {
         const row = await run(dynamodb.endpoint, dataDir, rate, tenants, each);
         rows.push(row);
         console.log(
-          `  ${rate}/s, ${row.run}: ${row.mails} mails, ${fmt(row.achieved / row.expected)} of ${fmt(row.expected, 0)}/s`,
+          `  ${rate}/s, ${row.run}: ${row.mails} mails, ${fmt(row.achieved / row.expected)} of ${fmt(row.expected, 0)}/s; busiest second ${row.busiest}, throttled ${row.throttled}, pacer writes/mail ${fmt(row.pacerPerMail, 3)}, first mail ${fmt(row.firstMs, 0)} ms, ${fmt(row.endS, 1)} s vs ${fmt(row.idealS, 1)} s, CPU/mail ${fmt(row.cpuMs, 2)} ms, step alone ${row.stepAlone}, mid-send ${row.stepBeside}`,
         );
       }
     }
