@@ -48,6 +48,9 @@ export const LANE_RATE = 100;
 /** The least lateness an instant is still used with (see `Slots`). */
 export const LATE_TOLERANCE_MS = 20;
 
+/** Instants dropped in a row for a late wake before one is used anyway. */
+const MAX_LATE_IN_A_ROW = 3;
+
 /** A run: how long a stretch of a lane one reservation takes, at most. */
 export const RUN_MS = 500;
 
@@ -178,6 +181,8 @@ export class Slots {
   private given = 0;
   /** Instants taken off the queue and waited for. */
   private waiting = 0;
+  /** Instants dropped in a row for waking too late. */
+  private lateInARow = 0;
   private reservedTotal = 0;
   /** Pacer writes made (reservations and give-backs): for benchmarks. */
   writes = 0;
@@ -254,11 +259,18 @@ export class Slots {
       await sleep(next.at - this.now());
       this.waiting--;
       // Woken too late (a busy event loop): used now, it would bunch with
-      // the instants after it. Dropped, and the next one waited for.
-      if (this.now() - next.at > this.tolerance) {
+      // the instants after it. Dropped, and the next one waited for —
+      // but never more than a few in a row: a loop that is always late
+      // still sends, at the rate it can.
+      if (
+        this.now() - next.at > this.tolerance &&
+        this.lateInARow < MAX_LATE_IN_A_ROW
+      ) {
+        this.lateInARow++;
         this.dropped++;
         continue;
       }
+      this.lateInARow = 0;
       this.given++;
       return true;
     }
