@@ -141,6 +141,8 @@ export type Bindings = readonly Binding[];
 
 /** The table actions every keyed request uses: its key, its rate counter. */
 export const PIPELINE_ACTIONS = [
+  // The key lookup reads the key and the application settings together.
+  'dynamodb:BatchGetItem',
   'dynamodb:GetItem',
   'dynamodb:UpdateItem',
 ] as const satisfies readonly TableAction[];

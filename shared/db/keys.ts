@@ -249,6 +249,18 @@ export const keys = {
     from: 'IDENTITY#',
     to: 'IDENTITYBOOK',
   }),
+  /**
+   * The organization's sending profile in one Query: its domains, its
+   * identities and the book's head. Nothing else of the organization's
+   * partition sorts between 'DOMAIN#' and 'IDENTITYBOOK' (its delivery
+   * counters, 'DELIVERYSTATS', sort before); an item added there later is
+   * read by this Query and skipped, so keep that range for the profile.
+   */
+  sendingProfile: (orgId: string): KeyRange => ({
+    PK: org(orgId),
+    from: 'DOMAIN#',
+    to: 'IDENTITYBOOK',
+  }),
   /** One sending domain as an organization declared it. */
   domain: (orgId: string, domainId: string): Key => ({
     PK: org(orgId),

@@ -202,8 +202,14 @@ export const recountOrganization = async (
 export const requireOrganization = async (
   deps: Pick<Deps, 'organizations'>,
   orgId: string,
-): Promise<Organization> => {
-  const org = await deps.organizations.get(orgId);
+): Promise<Organization> =>
+  existingOrganization(orgId, await deps.organizations.get(orgId));
+
+/** The organization read, or 404 when it is gone. */
+export const existingOrganization = (
+  orgId: string,
+  org: Organization | undefined,
+): Organization => {
   if (!org) {
     throw new NotFoundError(
       'organization.notFound',

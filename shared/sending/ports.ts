@@ -7,9 +7,17 @@ import type { OrganizationsDeps } from '../organizations/ports.ts';
 import type { IdentityBook, SendingDomain } from './model.ts';
 import type { DnsResolver, EmailProvider } from './provider.ts';
 
+/** What readiness and the sender are derived from: book and domains. */
+export interface SendingProfile {
+  book: IdentityBook;
+  domains: SendingDomain[];
+}
+
 /** The address book of sender identities. */
 export interface IdentityRepository {
   getBook(orgId: string): Promise<IdentityBook>;
+  /** The book and the organization's domains, read together. */
+  getProfile(orgId: string): Promise<SendingProfile>;
   /**
    * Replaces the book with `after` (puts changed identities, deletes
    * removed ones, sets the default) in one transaction conditional on the

@@ -222,11 +222,10 @@ export const sendingStateOf = async (
     shown?: boolean;
   } = {},
 ): Promise<SendingState> => {
-  const [app, isolation, domains, book] = await Promise.all([
+  const [app, isolation, { domains, book }] = await Promise.all([
     deps.appSettings.get(options.shown ? shownAge(deps) : {}),
     currentIsolation(deps, organization, options),
-    deps.domains.list(organization.id),
-    deps.identities.getBook(organization.id),
+    deps.identities.getProfile(organization.id),
   ]);
   const defaultIdentity = defaultIdentityOf(book);
   const readiness = computeReadiness({

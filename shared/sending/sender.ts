@@ -183,13 +183,12 @@ export const checkSenderAddress = async (
  * organization, its domains and its address book only; writes nothing.
  */
 export const testSenderOf = async (
-  deps: Pick<Deps, 'domains' | 'identities' | 'endpoints' | 'organizations'>,
+  deps: Pick<Deps, 'identities' | 'endpoints' | 'organizations'>,
   orgId: string,
 ): Promise<Omit<Sender, 'tenantName'>> => {
-  const [org, domains, book] = await Promise.all([
+  const [org, { domains, book }] = await Promise.all([
     deps.organizations.get(orgId),
-    deps.domains.list(orgId),
-    deps.identities.getBook(orgId),
+    deps.identities.getProfile(orgId),
   ]);
   const { tenantName: _, ...sender } = senderOf({
     orgId,

@@ -4,7 +4,10 @@
 import * as v from 'valibot';
 import { RuleViolationError } from '../errors.ts';
 import { type Organization, timeZoneOf } from '../organizations/model.ts';
-import { requireOrganization } from '../organizations/organizations.ts';
+import {
+  existingOrganization,
+  requireOrganization,
+} from '../organizations/organizations.ts';
 import {
   changeBook,
   IdentityView,
@@ -123,17 +126,20 @@ export const getSettings = async (
   deps: SettingsDeps,
   orgId: string,
 ): Promise<SettingsView> => {
-  const org = await requireOrganization(deps, orgId);
-  return settingsOf(deps, org);
+  // The organization and its opt-in settings come in one request.
+  const { organization, optin } =
+    await deps.optinSettings.getWithOrganization(orgId);
+  return settingsOf(deps, existingOrganization(orgId, organization), optin);
 };
 
 const settingsOf = async (
   deps: SettingsDeps,
   org: Organization,
+  knownOptin?: OptinSettings,
 ): Promise<SettingsView> => {
   const [{ book, readiness, sender }, optin] = await Promise.all([
     sendingStateOf(deps, org, undefined, { shown: true }),
-    deps.optinSettings.get(org.id),
+    knownOptin ?? deps.optinSettings.get(org.id),
   ]);
 
   const identity = defaultIdentityOf(book);

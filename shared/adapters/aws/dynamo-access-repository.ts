@@ -7,7 +7,9 @@
  * read, inside one transaction with the key items it touches, so a key's
  * copied role can never drift from its creator's role.
  */
+import { performance } from 'node:perf_hooks';
 import {
+  BatchGetCommand,
   GetCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -25,6 +27,7 @@ import {
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
+import { appSettingsOf, rememberAppSettings } from './app-settings-memo.ts';
 import {
   type DynamoTable,
   failedConditions,
@@ -227,7 +230,40 @@ export class DynamoAccessRepository implements AccessRepository {
     });
   }
 
+  /**
+   * The key, read with the application settings item in one request: the
+   * settings are remembered for this container's shown reads (see
+   * `app-settings-memo.ts`), so a cold container answers a GET that shows
+   * the application switch without a request of its own for it.
+   */
   async findKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const readAt = performance.now();
+    const keyOfKey = keys.apiKey(keyId);
+    const { Responses, UnprocessedKeys } = await this.table.client.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [this.table.tableName]: {
+            Keys: [keyOfKey, keys.appSettings()],
+            ConsistentRead: true,
+          },
+        },
+      }),
+    );
+    const items = Responses?.[this.table.tableName] ?? [];
+    const unprocessed = UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
+    const isKey = (item: Record<string, unknown>) =>
+      item.PK === keyOfKey.PK && item.SK === keyOfKey.SK;
+    if (!unprocessed.some((key) => key.PK === keys.appSettings().PK)) {
+      const app = items.find((item) => item.PK === keys.appSettings().PK);
+      rememberAppSettings(this.table, appSettingsOf(app), readAt);
+    }
+    // A key left unprocessed (throttling) is read on its own.
+    if (unprocessed.some(isKey)) return this.readKey(keyId);
+    const item = items.find(isKey);
+    return item ? keyFromItem(item) : undefined;
+  }
+
+  private async readKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const { Item } = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
@@ -240,7 +276,7 @@ export class DynamoAccessRepository implements AccessRepository {
 
   async revokeKey(keyId: string, at: Date): Promise<boolean> {
     return this.withRetries(async () => {
-      const key = await this.findKey(keyId);
+      const key = await this.readKey(keyId);
       if (!key) return false;
       if (key.revokedAt) return true;
       const revoke = this.updateKey(

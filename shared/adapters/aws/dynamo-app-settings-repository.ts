@@ -3,35 +3,34 @@
  */
 import { performance } from 'node:perf_hooks';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import { ENTITY_TYPE, itemSchema, parseItem } from '../../db/items.ts';
+import { ENTITY_TYPE } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type {
   AppSettings,
   AppSettingsRepository,
 } from '../../organizations/ports.ts';
+import {
+  AppSettingsItem,
+  appSettingsOf,
+  forgetAppSettings,
+  recentAppSettings,
+  rememberAppSettings,
+} from './app-settings-memo.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
-const AppSettingsItem = itemSchema('AppSettings', {
-  // Sending is on until the operator switches it off.
-  sendingEnabled: v.optional(v.boolean(), true),
-});
-
-/** Application settings; sending is on until the operator switches it off. */
+/**
+ * Application settings; sending is on until the operator switches it off.
+ * A read with `maxAgeMs` may be answered by the value this container last
+ * read (here, or beside an API key: see `app-settings-memo.ts`).
+ */
 export class DynamoAppSettingsRepository implements AppSettingsRepository {
-  /** The last value this container read, and when (monotonic ms). */
-  private last: { settings: AppSettings; readAt: number } | undefined;
-
   constructor(private readonly table: DynamoTable) {}
 
   async get(options: { maxAgeMs?: number } = {}): Promise<AppSettings> {
     const { maxAgeMs } = options;
-    if (
-      maxAgeMs !== undefined &&
-      this.last &&
-      performance.now() - this.last.readAt <= maxAgeMs
-    ) {
-      return this.last.settings;
+    if (maxAgeMs !== undefined) {
+      const recent = recentAppSettings(this.table, maxAgeMs);
+      if (recent) return recent;
     }
     const readAt = performance.now();
     const { Item } = await this.table.client.send(
@@ -40,13 +39,13 @@ export class DynamoAppSettingsRepository implements AppSettingsRepository {
         Key: keys.appSettings(),
       }),
     );
-    const settings = parseItem(AppSettingsItem, Item ?? {}, keys.appSettings());
-    this.last = { settings, readAt };
+    const settings = appSettingsOf(Item);
+    rememberAppSettings(this.table, settings, readAt);
     return settings;
   }
 
   async setSendingEnabled(enabled: boolean): Promise<void> {
-    this.last = undefined;
+    forgetAppSettings(this.table);
     await this.table.client.send(
       new UpdateCommand({
         TableName: this.table.tableName,
@@ -59,5 +58,7 @@ export class DynamoAppSettingsRepository implements AppSettingsRepository {
         },
       }),
     );
+    // A read that raced the write may have remembered the old value.
+    forgetAppSettings(this.table);
   }
 }

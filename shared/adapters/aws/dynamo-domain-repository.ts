@@ -59,7 +59,8 @@ const DomainClaimItem = itemSchema('DomainClaim', {
   identityFound: v.optional(v.boolean(), false),
 });
 
-const fromItem = (item: Record<string, unknown>): SendingDomain =>
+/** A domain item's declaration (also read with the address book). */
+export const domainFromItem = (item: Record<string, unknown>): SendingDomain =>
   parseItem(DomainItem, item);
 
 const alreadyDeclared = (domain: SendingDomain, cause?: unknown) =>
@@ -89,7 +90,7 @@ export class DynamoDomainRepository implements DomainRepository {
         ConsistentRead: true,
       }),
     );
-    return Items.map(fromItem);
+    return Items.map(domainFromItem);
   }
 
   async get(
@@ -103,7 +104,7 @@ export class DynamoDomainRepository implements DomainRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? fromItem(Item) : undefined;
+    return Item ? domainFromItem(Item) : undefined;
   }
 
   async declare(

@@ -7,10 +7,14 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { type KeyRange, keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Identity, IdentityBook } from '../../sending/model.ts';
-import type { IdentityRepository } from '../../sending/ports.ts';
+import type {
+  IdentityRepository,
+  SendingProfile,
+} from '../../sending/ports.ts';
+import { domainFromItem } from './dynamo-domain-repository.ts';
 import {
   type DynamoTable,
   failedConditions,
@@ -33,6 +37,26 @@ const IdentityBookItem = itemSchema('IdentityBook', {
 const fromItem = (item: Record<string, unknown>): Identity =>
   parseItem(IdentityItem, item);
 
+/** The book among the items of a range: its identities and its head. */
+const bookOf = (
+  orgId: string,
+  items: Record<string, unknown>[],
+): IdentityBook => {
+  const identityPrefix = keys.addressBook(orgId).from;
+  const head = items.find((item) => item.SK === keys.identityBook(orgId).SK);
+  // A book never written reads empty, at version 0.
+  const { version, defaultId } = head
+    ? parseItem(IdentityBookItem, head)
+    : { version: 0, defaultId: undefined };
+  return {
+    identities: items
+      .filter((item) => String(item.SK).startsWith(identityPrefix))
+      .map(fromItem),
+    ...(defaultId !== undefined ? { defaultId } : {}),
+    version,
+  };
+};
+
 /** The address book and its head item. */
 export class DynamoIdentityRepository implements IdentityRepository {
   constructor(private readonly table: DynamoTable) {}
@@ -40,7 +64,22 @@ export class DynamoIdentityRepository implements IdentityRepository {
   async getBook(orgId: string): Promise<IdentityBook> {
     // One Query reads the identities and the head together, as one
     // consistent answer (a book is a few items, far below a Query's 1 MB).
-    const range = keys.addressBook(orgId);
+    return bookOf(orgId, await this.queryRange(keys.addressBook(orgId)));
+  }
+
+  async getProfile(orgId: string): Promise<SendingProfile> {
+    // The domains sort just before the book: one Query reads both.
+    const items = await this.queryRange(keys.sendingProfile(orgId));
+    const domainPrefix = keys.domainsOfOrganization(orgId).skPrefix;
+    return {
+      book: bookOf(orgId, items),
+      domains: items
+        .filter((item) => String(item.SK).startsWith(domainPrefix))
+        .map(domainFromItem),
+    };
+  }
+
+  private async queryRange(range: KeyRange) {
     const { Items = [] } = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.tableName,
@@ -53,18 +92,7 @@ export class DynamoIdentityRepository implements IdentityRepository {
         ConsistentRead: true,
       }),
     );
-    const head = Items.find((item) => item.SK === keys.identityBook(orgId).SK);
-    // A book never written reads empty, at version 0.
-    const { version, defaultId } = head
-      ? parseItem(IdentityBookItem, head)
-      : { version: 0, defaultId: undefined };
-    return {
-      identities: Items.filter((item) =>
-        String(item.SK).startsWith(range.from),
-      ).map(fromItem),
-      ...(defaultId !== undefined ? { defaultId } : {}),
-      version,
-    };
+    return Items;
   }
 
   async saveBook(

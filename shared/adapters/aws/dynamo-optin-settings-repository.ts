@@ -5,14 +5,16 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { type Key, keys } from '../../db/keys.ts';
+import type { Organization } from '../../organizations/model.ts';
 import {
   DEFAULT_OPTIN_CONTENT,
   DEFAULT_OPTIN_SUBJECT,
   type OptinSettings,
 } from '../../settings/optin.ts';
 import type { OptinSettingsRepository } from '../../settings/ports.ts';
-import type { DynamoTable } from './dynamo-table.ts';
+import { organizationFromItem } from './dynamo-organization-repository.ts';
+import { batchGet, type DynamoTable } from './dynamo-table.ts';
 
 /** Settings never changed read as the defaults: '' stands for the default. */
 const OptinSettingsItem = itemSchema('OptinSettings', {
@@ -20,6 +22,24 @@ const OptinSettingsItem = itemSchema('OptinSettings', {
   subject: v.optional(v.string(), ''),
   content: v.optional(v.string(), ''),
 });
+
+/** The settings an item holds, the defaults where it holds none. */
+const settingsOf = (
+  orgId: string,
+  item: Record<string, unknown> | undefined,
+): OptinSettings => {
+  const { required, subject, content } = parseItem(
+    OptinSettingsItem,
+    item ?? {},
+    keys.optinSettings(orgId),
+  );
+  return {
+    required,
+    subject: subject || DEFAULT_OPTIN_SUBJECT,
+    content: content || DEFAULT_OPTIN_CONTENT,
+    customized: content !== '',
+  };
+};
 
 /** Reads the opt-in settings item of an organization. */
 export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
@@ -32,16 +52,26 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
         Key: keys.optinSettings(orgId),
       }),
     );
-    const { required, subject, content } = parseItem(
-      OptinSettingsItem,
-      Item ?? {},
+    return settingsOf(orgId, Item);
+  }
+
+  async getWithOrganization(orgId: string): Promise<{
+    organization: Organization | undefined;
+    optin: OptinSettings;
+  }> {
+    const [settingsKey, orgKey] = [
       keys.optinSettings(orgId),
-    );
+      keys.organization(orgId),
+    ];
+    const items = await batchGet(this.table, [orgKey, settingsKey], {
+      consistent: false,
+    });
+    const find = (key: Key) =>
+      items.find((item) => item.PK === key.PK && item.SK === key.SK);
+    const org = find(orgKey);
     return {
-      required,
-      subject: subject || DEFAULT_OPTIN_SUBJECT,
-      content: content || DEFAULT_OPTIN_CONTENT,
-      customized: content !== '',
+      organization: org ? organizationFromItem(org) : undefined,
+      optin: settingsOf(orgId, find(settingsKey)),
     };
   }
 

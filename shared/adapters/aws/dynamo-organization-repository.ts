@@ -52,8 +52,10 @@ const ChallengeTokenItem = itemSchema('Organization', {
   challengeToken: v.string(),
 });
 
-const fromItem = (item: Record<string, unknown>): Organization =>
-  parseItem(OrganizationItem, item);
+/** An organization item's organization (also read beside its settings). */
+export const organizationFromItem = (
+  item: Record<string, unknown>,
+): Organization => parseItem(OrganizationItem, item);
 
 /** How many organizations' challenge tokens a container keeps in memory. */
 const MEMORIZED_TOKENS = 10_000;
@@ -89,7 +91,7 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
         Key: keys.organization(orgId),
       }),
     );
-    return Item ? fromItem(Item) : undefined;
+    return Item ? organizationFromItem(Item) : undefined;
   }
 
   async setSendingAllowed(orgId: string, allowed: boolean): Promise<void> {

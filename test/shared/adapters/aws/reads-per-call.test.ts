@@ -4,9 +4,14 @@
  * per container, the application switch shown from memory for a short while
  * and read again by every send.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
+import { addMember, createApiKey } from '../../../../shared/access/admin.ts';
+import { keyIdOf } from '../../../../shared/access/api-key.ts';
+import { DynamoAccessRepository } from '../../../../shared/adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../../../../shared/adapters/aws/dynamo-app-settings-repository.ts';
 import { DynamoIdentityRepository } from '../../../../shared/adapters/aws/dynamo-identity-repository.ts';
+import { DynamoOptinSettingsRepository } from '../../../../shared/adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../../../../shared/adapters/aws/dynamo-organization-repository.ts';
 import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { createIdentity } from '../../../../shared/sending/identities.ts';
@@ -121,5 +126,102 @@ describe('reads per call', () => {
       'GetItemCommand',
       'GetItemCommand',
     ]);
+  });
+  it('issue 28 goal 8: the domains and the address book are one Query, each read whole', async () => {
+    // Arrange
+    const { deps, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    await createIdentity(deps, orgId, {
+      senderEmail: 'news@example.test',
+      isDefault: true,
+    });
+    const names = ['a', 'b'].map((n) => `${n}${randomUUID().slice(0, 6)}.test`);
+    for (const domain of names) {
+      await deps.domains.declare(orgId, {
+        id: randomUUID(),
+        domain,
+        createdAt: '2026-11-28T00:00:00.000Z',
+        dkimStatus: 'PENDING',
+        mailFromDomain: null,
+        mailFromStatus: null,
+        ownershipProved: false,
+        declaredAfterAnother: false,
+        lastCheckedAt: null,
+      });
+    }
+    const { client, sent } = recordingClient();
+
+    // Act
+    const profile = await new DynamoIdentityRepository({
+      client,
+      tableName,
+    }).getProfile(orgId);
+
+    // Assert
+    expect(sent).toEqual(['QueryCommand']);
+    expect(profile.domains.map((d) => d.domain).sort()).toEqual(names.sort());
+    expect(profile.book).toEqual(await deps.identities.getBook(orgId));
+    expect(profile.book.identities).toHaveLength(1);
+  });
+
+  it('issue 28 goal 8: the key lookup brings the application switch, which a shown read then takes from memory', async () => {
+    // Arrange
+    const { deps, admin, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    await addMember(admin, { orgId, email: 'ann@acme.test', role: 'admin' });
+    const { apiKey } = await createApiKey(admin, {
+      orgId,
+      email: 'ann@acme.test',
+    });
+    await admin.appSettings.setSendingEnabled(false);
+    const { client, sent } = recordingClient();
+    const table = { client, tableName };
+
+    // Act
+    const key = await new DynamoAccessRepository(table).findKey(
+      keyIdOf(apiKey) ?? '',
+    );
+    const settings = new DynamoAppSettingsRepository(table);
+    const shown = await settings.get({ maxAgeMs: 60_000 });
+    const readBySend = await settings.get();
+
+    // Assert
+    expect(key?.orgId).toBe(orgId);
+    expect(shown.sendingEnabled).toBe(false);
+    expect(readBySend.sendingEnabled).toBe(false);
+    expect(sent).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+  });
+
+  it('issue 28 goal 8: the opt-in settings and their organization are one request', async () => {
+    // Arrange
+    const { deps, tableName } = await createTestDeps();
+    const { orgId } = await orgWithList(deps);
+    await deps.optinSettings.save(orgId, {
+      required: true,
+      subject: 'Confirm, please',
+      content: '',
+    });
+    const { client, sent } = recordingClient();
+
+    // Act
+    const both = await new DynamoOptinSettingsRepository({
+      client,
+      tableName,
+    }).getWithOrganization(orgId);
+    const none = await new DynamoOptinSettingsRepository({
+      client,
+      tableName,
+    }).getWithOrganization(randomUUID());
+
+    // Assert
+    expect(both.organization?.id).toBe(orgId);
+    expect(both.optin).toEqual(await deps.optinSettings.get(orgId));
+    expect(both.optin).toMatchObject({
+      required: true,
+      subject: 'Confirm, please',
+    });
+    expect(none.organization).toBeUndefined();
+    expect(none.optin.required).toBe(false);
+    expect(sent).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand']);
   });
 });
