@@ -36,6 +36,8 @@ export const dispatchBindings = [
       'topics',
       'sends',
       'delivery',
+      // A send that starts takes its block of the pacer's lanes.
+      'pacer',
     ],
     actions: [
       ...PIPELINE_ACTIONS,

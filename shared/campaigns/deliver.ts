@@ -32,7 +32,14 @@ import { Id } from '../validation.ts';
 import { accountRate } from './account.ts';
 import { segmentFilterOf } from './campaigns.ts';
 import type { Campaign, FailureReason, Progress } from './model.ts';
-import { parallelSendsFor, ratePlan, Slots, sendPaced } from './pacing.ts';
+import {
+  blockSeed,
+  firstLaneOf,
+  parallelSendsFor,
+  ratePlan,
+  Slots,
+  sendPaced,
+} from './pacing.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
 import { type GuardDeps, refusingBlockers } from './send.ts';
 import { settleCampaign } from './settle.ts';
@@ -70,6 +77,11 @@ export const BatchMessage = v.object({
     ),
     v.maxLength(MAX_BATCH),
   ),
+  /**
+   * The send's block of the pacer's lanes (`SendState.laneBlock`). Absent
+   * from messages of sends started before blocks: the campaign id's hash.
+   */
+  laneBlock: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 export type BatchMessage = v.InferOutput<typeof BatchMessage>;
 
@@ -308,8 +320,13 @@ export const deliverBatch = async (
     lanes: plan.lanesPerSender,
     // The batches of a send in flight together start on lanes of their
     // own: senders of one send do not meet on a lane.
-    firstLane:
-      (laneSeed(campaignId) + batch * plan.lanesPerSender) % plan.lanes,
+    firstLane: firstLaneOf(
+      plan,
+      message.laneBlock === undefined
+        ? laneSeed(campaignId)
+        : blockSeed(plan, message.laneBlock),
+      batch,
+    ),
     deadline: leaseStart.getTime() + SENDER_BUDGET_MS + SEND_GRACE_MS,
   });
   let nextIndex = 0;

@@ -174,7 +174,7 @@ export type DispatchMessage = v.InferOutput<typeof DispatchMessage>;
 
 /** What the dispatcher needs. */
 export type DispatchDeps = GuardDeps &
-  Pick<Deps, 'sends' | 'topics' | 'delivery'> & {
+  Pick<Deps, 'sends' | 'topics' | 'delivery' | 'pacer'> & {
     queues: Pick<Deps['queues'], 'send'>;
   };
 
@@ -307,6 +307,8 @@ const openSend = async (
     batchesDone: 0,
     progress: { ...NO_PROGRESS, total: campaign.progress.total },
     version: 0,
+    // A redelivered start takes a block again; the stored one is kept.
+    laneBlock: await deps.pacer.nextBlock(),
   };
   await deps.sends.start(orgId, campaign.id, state);
   // The organization's rolling 24-hour window takes the audience on.
@@ -412,6 +414,7 @@ const batchMessage = async (
   inSegment: SegmentFilter,
   batch: number,
   range: InFlightBatch,
+  laneBlock: number | undefined,
 ): Promise<BatchMessage> => {
   const contacts = await deps.audience.range(orgId, campaign.listId, {
     after: range.after,
@@ -426,6 +429,7 @@ const batchMessage = async (
     batch,
     range: { after: range.after, last: range.last },
     recipients: kept.map((c) => ({ contactId: c.id, email: c.email })),
+    ...(laneBlock === undefined ? {} : { laneBlock }),
   };
 };
 
@@ -523,6 +527,7 @@ const advance = async (
             inSegment,
             Number(n),
             range,
+            state.laneBlock,
           ),
         );
       }
@@ -588,6 +593,9 @@ const advance = async (
         batch: n,
         range: { after: range.after, last: range.last },
         recipients: batch.recipients,
+        ...(state.laneBlock === undefined
+          ? {}
+          : { laneBlock: state.laneBlock }),
       },
       turn.delaySeconds,
     );

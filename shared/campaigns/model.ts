@@ -174,6 +174,11 @@ export interface SendState {
   batchesDone: number;
   progress: Progress;
   version: number;
+  /**
+   * The send's block of the pacer's lanes (`SendPacer.nextBlock`); absent
+   * in sends started before blocks: their lanes come from the campaign id.
+   */
+  laneBlock?: number;
 }
 
 /** One recipient of a batch, as the dispatcher hands it to a sender. */

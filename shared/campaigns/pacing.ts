@@ -97,11 +97,13 @@ export const ratePlan = (accountRate: number): RatePlan => {
     lanes,
     Math.max(1, Math.floor(CAMPAIGN_RATE / laneRate)),
   );
-  const sendersPerSend = Math.max(
+  // Whole lanes per sender, within its rate; as many senders as cover the
+  // campaign's lanes (side by side: at most one lane shared, at the end).
+  const lanesPerSender = Math.max(
     1,
-    Math.ceil((campaignLanes * laneRate) / SENDER_RATE),
+    Math.min(campaignLanes, Math.floor(SENDER_RATE / laneRate)),
   );
-  const lanesPerSender = Math.ceil(campaignLanes / sendersPerSend);
+  const sendersPerSend = Math.ceil(campaignLanes / lanesPerSender);
   return {
     lanes,
     laneRate,
@@ -110,6 +112,24 @@ export const ratePlan = (accountRate: number): RatePlan => {
     sendersPerSend,
   };
 };
+
+/**
+ * The first lane a batch's sender holds: a send's senders each keep a
+ * block of lanes of their own (its `sendersPerSend` blocks side by side
+ * from the send's `seed`), and a batch takes the block of the sender it
+ * follows (batch `b` after batch `b − sendersPerSend`), so that the send's
+ * lanes stay covered from one batch to the next.
+ */
+export const blockSeed = (plan: RatePlan, block: number): number =>
+  block * plan.sendersPerSend * plan.lanesPerSender;
+
+/** (See {@link blockSeed}.) */
+export const firstLaneOf = (
+  plan: RatePlan,
+  seed: number,
+  batch: number,
+): number =>
+  (seed + (batch % plan.sendersPerSend) * plan.lanesPerSender) % plan.lanes;
 
 /**
  * How long one send holds a slot of a sender: its claim, its composing,
@@ -166,8 +186,10 @@ export interface SlotsOptions {
  * One sender's instants of the shared rate: runs reserved on the lanes it
  * holds, merged in time order and handed out one per send. Reserves the
  * next runs while half of the current ones is left, so that a sender never
- * waits on the pacer's round trip; moves off a lane another sender also
- * uses when an idle one may be found.
+ * waits on the pacer's round trip. A sender keeps the lanes it was given
+ * (its send's block, `firstLaneOf`): sends started in turn sit side by
+ * side, so the lanes stay covered; one shared with another sender is
+ * shared fairly, run by run, and none is left idle by senders moving off.
  */
 export class Slots {
   private readonly queue: Instant[] = [];
@@ -296,9 +318,13 @@ export class Slots {
       });
   }
 
-  /** One run on each lane held, at most what is still needed. */
+  /**
+   * One run on each lane held, at most what is still needed: the last
+   * instants are spread over every lane held (not packed into full runs on
+   * a few), so that a batch's tail goes at the sender's whole rate.
+   */
   private async reserve(needed: number, perRun: number): Promise<void> {
-    const lanes = this.held.slice(0, Math.ceil(needed / perRun));
+    const lanes = this.held.slice(0, Math.min(this.held.length, needed));
     let left = needed;
     const asks = lanes.map((lane, i) => {
       const count = Math.min(perRun, Math.ceil(left / (lanes.length - i)));
@@ -320,7 +346,6 @@ export class Slots {
     );
     const arrived = this.now();
     for (const { lane, count, start } of runs) {
-      const previous = this.lastRun.get(lane);
       const run: Run = {
         lane,
         end: start + Math.ceil((count * 1000) / this.plan.laneRate),
@@ -344,25 +369,8 @@ export class Slots {
         this.queue.push({ at, run });
       }
       if (late) this.queue.push(late);
-      // Someone else reserves on this lane too: try another next time.
-      const contended =
-        start > requested && (previous === undefined || start !== previous.end);
-      if (contended && this.plan.lanes > this.held.length) this.moveOff(lane);
     }
     this.queue.sort((a, b) => a.at - b.at);
-  }
-
-  /** Holds another lane than `lane`, one no other held lane is. */
-  private moveOff(lane: number): void {
-    const index = this.held.indexOf(lane);
-    if (index === -1) return;
-    for (let tries = 0; tries < 4; tries++) {
-      const other = Math.floor(Math.random() * this.plan.lanes);
-      if (!this.held.includes(other)) {
-        this.held[index] = other;
-        return;
-      }
-    }
   }
 
   /**

@@ -233,6 +233,12 @@ export interface SendPacer {
    * run follows it (then nothing changes).
    */
   giveBack(lane: number, from: number, runEnd: number): Promise<boolean>;
+  /**
+   * The next block of lanes for a send that starts (0, 1, 2, …, shared by
+   * every organization): sends started one after the other take blocks
+   * side by side (see `firstLaneOf`).
+   */
+  nextBlock(): Promise<number>;
 }
 
 /** The recipients each organization's campaigns took on, per hour. */

@@ -411,6 +411,12 @@ export const keys = {
     SK: 'SENDPACER',
   }),
   /**
+   * The send pacer's count of sends started: each send takes the next
+   * block of lanes in turn, so that sends running together sit side by
+   * side on the lanes rather than where a hash puts them.
+   */
+  sendPacerBlocks: (): Key => ({ PK: 'APP#SENDPACER', SK: 'BLOCKS' }),
+  /**
    * The head of a sequence or series (name, status, topic, trigger, the
    * published and draft version ids): both kinds share the prefix, so one
    * read finds either by id.

@@ -23,8 +23,20 @@
  * latency, end against N / rate, and CPU per mail (this process: the
  * composer, the SDK, the pacer; not the DynamoDB engine).
  *
- * Settings: BENCH_RATES (100,400,1000,5000), BENCH_SECONDS (10: each run's
- * length at its rate), BENCH_PROVIDER_MS (40), BENCH_CLAIM_MS (unset).
+ * The pacer part: one Node process on this machine composes and sends
+ * about 900 mails a second (CPU ~1 ms per mail), so the account-wide rates
+ * beyond it are measured on the pacing alone, which is what all senders
+ * share: campaigns' senders as the dispatcher runs them (batches of
+ * `batchSizeFor`, `sendersPerSend` at once, each with its `Slots` on the
+ * lanes `deliverBatch` would pick, `parallelSendsFor` sends in flight),
+ * each send `sendPaced` to the stand-in provider, without the claim and
+ * the composing (their cost per mail is the full runs' CPU per mail, paid
+ * by each sender, not shared).
+ *
+ * Settings: BENCH_RATES (100,400,1000,5000: full runs), BENCH_PACER_RATES
+ * (1000,5000,10000: pacer runs; empty for none), BENCH_SECONDS (10: each
+ * run's length at its rate), BENCH_PROVIDER_MS (40), BENCH_CLAIM_MS
+ * (unset).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,11 +52,15 @@ import { CreateCampaignBody } from '../../shared/campaigns/campaign.schema.ts';
 import { createCampaign } from '../../shared/campaigns/campaigns.ts';
 import { BatchMessage, deliverBatch } from '../../shared/campaigns/deliver.ts';
 import {
+  batchSizeFor,
   DispatchMessage,
   dispatchCampaign,
 } from '../../shared/campaigns/dispatch.ts';
 import {
+  blockSeed,
   CAMPAIGN_RATE,
+  firstLaneOf,
+  parallelSendsFor,
   RATE_HEADROOM,
   ratePlan,
   Slots,
@@ -74,7 +90,13 @@ import { localDeps, localDynamo } from '../../shared/runtime/local.ts';
 import { createTemplate } from '../../shared/templates/templates.ts';
 
 const env = process.env;
-const RATES = (env.BENCH_RATES ?? '100,400,1000,5000').split(',').map(Number);
+const ratesOf = (value: string) =>
+  value
+    .split(',')
+    .filter((r) => r.trim() !== '')
+    .map(Number);
+const RATES = ratesOf(env.BENCH_RATES ?? '100,400,1000,5000');
+const PACER_RATES = ratesOf(env.BENCH_PACER_RATES ?? '1000,5000,10000');
 const SECONDS = Number(env.BENCH_SECONDS ?? 10);
 const PROVIDER_MS = Number(env.BENCH_PROVIDER_MS ?? 40);
 const CLAIM_MS =
@@ -468,10 +490,170 @@ const run = async (
   return row;
 };
 
+interface PacerRow {
+  rate: number;
+  campaigns: number;
+  senders: number;
+  mails: number;
+  achieved: number;
+  expected: number;
+  busiest: number;
+  throttled: number;
+  pacerPerMail: number;
+  dropped: number;
+  cpuMs: number;
+  stepBeside: string;
+}
+
+/**
+ * The pacing alone at an account's rate: campaigns enough to use it (each
+ * at most `CAMPAIGN_RATE`), one more so that lanes are contended, their
+ * batches sent as `deliverBatch` paces them.
+ */
+const pacerRun = async (
+  endpoint: string,
+  dataDir: string,
+  rate: number,
+): Promise<PacerRow> => {
+  const w = await world(endpoint, dataDir, rate);
+  w.provider.setRate(rate);
+  const plan = ratePlan(rate);
+  const usable = rate * RATE_HEADROOM;
+  const perCampaign = Math.min(usable, CAMPAIGN_RATE);
+  const campaigns =
+    Math.ceil(usable / perCampaign) + (usable > perCampaign ? 1 : 0);
+  const batchSize = batchSizeFor(plan.senderRate);
+  // Whole rounds of batches (one per sender of the send), about SECONDS
+  // long: each sender does the same work, as the dispatcher's would.
+  const round = plan.sendersPerSend * batchSize;
+  const perCampaignMails =
+    round * Math.max(1, Math.round((usable * SECONDS) / campaigns / round));
+  const mail: OutgoingMessage = {
+    from: 'news@example.com',
+    to: 'reader@example.com',
+    subject: 'Pacing',
+    html: '<p>Pacing</p>',
+    text: 'Pacing',
+    tags: { [EMAIL_TAGS.kind]: 'campaign' },
+  };
+  let writes = 0;
+  let dropped = 0;
+  let senders = 0;
+  const cpu = process.cpuUsage();
+  const campaign = async (c: number) => {
+    // The send's block of lanes, as the dispatcher takes it at its start.
+    const seed = blockSeed(plan, await w.deps.pacer.nextBlock());
+    const batches = Math.ceil(perCampaignMails / batchSize);
+    // Sender k takes batches k, k + senders, … (the dispatcher hands a
+    // batch out as the one before it on those lanes should end).
+    const runBatch = async (batch: number, size: number) => {
+      senders++;
+      const slots = new Slots(w.deps, plan, {
+        wanted: size,
+        lanes: plan.lanesPerSender,
+        firstLane: firstLaneOf(plan, seed, batch),
+        deadline: Date.now() + 60_000,
+      });
+      let left = size;
+      const tagged = {
+        ...mail,
+        tags: { ...mail.tags, [EMAIL_TAGS.campaign]: `c${c}` },
+      };
+      const worker = async () => {
+        while (left > 0) {
+          left--;
+          const result = await sendPaced(
+            w.deps,
+            slots,
+            tagged,
+            Date.now() + 60_000,
+          );
+          // Throttled past the budget: sent again, as a retried batch would.
+          if (result.kind !== 'sent') left++;
+        }
+      };
+      await Promise.all(
+        Array.from(
+          { length: Math.min(parallelSendsFor(plan.senderRate), size) },
+          worker,
+        ),
+      );
+
+      await slots.release();
+      writes += slots.writes;
+      dropped += slots.dropped;
+    };
+    // Sender k takes batches k, k + senders, …: as the dispatcher's
+    // `delayFor` does, each starts shortly before the one before it on
+    // those lanes should end (a tenth of its time, at least a second).
+    const sender = async (k: number) => {
+      const running: Promise<void>[] = [];
+      for (let batch = k; batch < batches; batch += plan.sendersPerSend) {
+        const size = Math.min(batchSize, perCampaignMails - batch * batchSize);
+        const run = runBatch(batch, size);
+        running.push(run);
+        const expectedMs = (size / plan.senderRate) * 1000;
+        const handoverMs = Math.max(1_000, expectedMs / 10);
+        await Promise.race([run, sleep(expectedMs - handoverMs)]);
+        // The next batch's message reaches a sender.
+        await sleep(DELIVERY_MS);
+      }
+      await Promise.all(running);
+    };
+    await Promise.all(
+      Array.from({ length: plan.sendersPerSend }, (_, k) => sender(k)),
+    );
+  };
+  // A sequence step's instant, once the account's rate is in full use.
+  const step = (async () => {
+    const total = perCampaignMails * campaigns;
+    while (w.provider.accepted.length < total / 2) await sleep(20);
+    return stepPacing(w);
+  })();
+  await Promise.all(Array.from({ length: campaigns }, (_, c) => campaign(c)));
+  const beside = await step;
+  const used = process.cpuUsage(cpu);
+  const times = w.provider.accepted.map((a) => a.at).sort((a, b) => a - b);
+  const lo = times[Math.floor(times.length * 0.1)] ?? 0;
+  // The account's rate is measured while every send still sends (then
+  // the sends want more than the rate): up to the first send's last mail.
+  const lastOf = new Map<string, number>();
+  for (const a of w.provider.accepted) {
+    const key = a.campaign ?? '';
+    lastOf.set(key, Math.max(lastOf.get(key) ?? 0, a.at));
+  }
+  const hi = Math.min(
+    times[Math.floor(times.length * 0.9)] ?? 0,
+    ...[...lastOf.entries()].filter(([k]) => k !== '').map(([, t]) => t),
+  );
+  const middle = times.filter((t) => t >= lo && t <= hi).length;
+  let busiest = 0;
+  for (let a = 0, b = 0; b < times.length; b++) {
+    while ((times[b] as number) - (times[a] as number) >= 1000) a++;
+    busiest = Math.max(busiest, b - a + 1);
+  }
+  await w.close();
+  return {
+    rate,
+    campaigns,
+    senders,
+    mails: times.length,
+    achieved: hi > lo ? (middle - 1) / ((hi - lo) / 1000) : 0,
+    expected: usable,
+    busiest,
+    throttled: w.provider.throttled,
+    pacerPerMail: writes / Math.max(1, times.length),
+    dropped,
+    cpuMs: (used.user + used.system) / 1000 / Math.max(1, times.length),
+    stepBeside: `${fmt(beside.ms, 0)} ms, ${beside.writes} w`,
+  };
+};
+
 const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-scale-'));
   const dynamodb = await startDynamoDb();
   const rows: Row[] = [];
+  const pacerRows: PacerRow[] = [];
   try {
     console.log(
       `bench:scale — provider ${PROVIDER_MS} ms, claims ${CLAIM_MS === undefined ? 'on DynamoDB Local' : `a stand-in at ${CLAIM_MS} ms`}, ${SECONDS} s of sending per run`,
@@ -495,6 +677,13 @@ const main = async () => {
         );
       }
     }
+    for (const rate of PACER_RATES) {
+      const row = await pacerRun(dynamodb.endpoint, dataDir, rate);
+      pacerRows.push(row);
+      console.log(
+        `  pacer at ${rate}/s, ${row.campaigns} campaigns: ${row.mails} mails, ${fmt(row.achieved / row.expected)} of ${fmt(row.expected, 0)}/s; busiest second ${row.busiest}, throttled ${row.throttled}, pacer writes/mail ${fmt(row.pacerPerMail, 3)}, CPU/mail ${fmt(row.cpuMs, 3)} ms, a step mid-send ${row.stepBeside}`,
+      );
+    }
   } finally {
     await dynamodb.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -507,6 +696,17 @@ const main = async () => {
     console.log(
       `| ${r.rate}/s | ${r.run} | ${r.mails} | ${fmt(r.achieved, 0)} / ${fmt(r.expected, 0)} = **${fmt(r.achieved / r.expected)}** | ${r.busiest} | ${r.throttled} | ${fmt(r.pacerPerMail, 3)} | ${fmt(r.firstMs, 0)} ms | ${fmt(r.endS, 1)} s vs ${fmt(r.idealS, 1)} s | ${fmt(r.cpuMs, 2)} ms | ${r.stepAlone} | ${r.stepBeside} | ${r.retries} |`,
     );
+  }
+  if (pacerRows.length > 0) {
+    console.log(
+      '\nThe pacing alone (no claim, no composing):\n\n| account rate | campaigns | batches (senders) | mails | achieved / expected (middle) | busiest second | throttled | pacer writes / mail | instants dropped | CPU / mail | a step mid-send |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const r of pacerRows) {
+      console.log(
+        `| ${r.rate}/s | ${r.campaigns} | ${r.senders} | ${r.mails} | ${fmt(r.achieved, 0)} / ${fmt(r.expected, 0)} = **${fmt(r.achieved / r.expected)}** | ${r.busiest} | ${r.throttled} | ${fmt(r.pacerPerMail, 3)} | ${r.dropped} | ${fmt(r.cpuMs, 3)} ms | ${r.stepBeside} |`,
+      );
+    }
   }
   console.log(
     `\nCPU per mail: this process's user + system time over the run, divided by the mails. Machine: ${(await import('node:os')).cpus().length} cores.`,

@@ -22,6 +22,7 @@ import { CONFLICT_ATTEMPTS } from '../../retry.ts';
 import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
 
 const Updated = v.object({ nextFreeAt: v.number() });
+const Started = v.object({ started: v.pipe(v.number(), v.integer()) });
 
 /** The SES account's rate, shared through DynamoDB, lane by lane. */
 export class DynamoSendPacer implements SendPacer {
@@ -90,6 +91,20 @@ export class DynamoSendPacer implements SendPacer {
         );
       }
     }
+  }
+
+  async nextBlock(): Promise<number> {
+    const { Attributes } = await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.sendPacerBlocks(),
+        UpdateExpression: 'SET #type = :type ADD started :one',
+        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
+        ExpressionAttributeValues: { ':one': 1, ':type': 'SendPacer' },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return v.parse(Started, Attributes).started - 1;
   }
 
   async giveBack(lane: number, from: number, runEnd: number): Promise<boolean> {

@@ -64,6 +64,7 @@ const SendStateItem = itemSchema('CampaignSend', {
     skipped: v.number(),
   }),
   version: v.number(),
+  laneBlock: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
 const BatchItem = itemSchema('CampaignBatch', {

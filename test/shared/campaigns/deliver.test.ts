@@ -516,6 +516,27 @@ describe('the dispatcher (lost batches and schedule fires)', () => {
     ).toBe(5);
   });
 
+  it('a send takes its block of the pacer’s lanes once, at its start: every batch carries it, a redelivered start and a batch queued again keep it', async () => {
+    // Arrange: the send's first batch message is lost.
+    const { deps, batches, orgId, campaign, start } = await pipeline(
+      3,
+      undefined,
+      { lostBatchSends: 1 },
+    );
+    if (!start) throw new Error('no start message');
+    const taken = (await deps.sends.get(orgId, campaign.id))?.laneBlock;
+
+    // Act: the start message again, then 31 s later (the batch queued again).
+    await dispatchCampaign(deps, start);
+    await dispatchCampaign(later(deps, 31_000), start);
+
+    // Assert: one block, the next send's is the next one.
+    expect(taken).toBeTypeOf('number');
+    expect((await deps.sends.get(orgId, campaign.id))?.laneBlock).toBe(taken);
+    expect(batches.map((b) => b.laneBlock)).toEqual([taken]);
+    expect(await deps.pacer.nextBlock()).toBe((taken ?? 0) + 1);
+  });
+
   it('a crash between recording a batch and queueing it loses nobody: the batch is queued again once 30 s have passed, and sent once', async () => {
     // Arrange: the first send to the batch queue is lost.
     const {

@@ -8,9 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  blockSeed,
+  CAMPAIGN_RATE,
+  firstLaneOf,
   parallelSendsFor,
   RATE_HEADROOM,
   ratePlan,
+  SENDER_RATE,
   Slots,
 } from '../../../shared/campaigns/pacing.ts';
 import type { SendPacer } from '../../../shared/campaigns/ports.ts';
@@ -51,6 +55,7 @@ const slowPacer = (pacer: SendPacer, latencyMs: number) => {
       await wait();
       return pacer.giveBack(...args);
     },
+    nextBlock: () => pacer.nextBlock(),
   });
   return { pacer: as(0), as, calls, reservations };
 };
@@ -106,12 +111,53 @@ describe('ratePlan', () => {
     expect(at1000.sendersPerSend * at1000.senderRate).toBeGreaterThanOrEqual(
       980,
     );
-    expect(at1000.sendersPerSend).toBe(4);
+    expect(at1000.sendersPerSend).toBe(5);
+    expect(at1000.lanesPerSender).toBe(2);
     const at5000 = ratePlan(5_000);
     expect(at5000.lanes).toBe(49);
     expect(at5000.sendersPerSend * at5000.senderRate).toBeLessThanOrEqual(
       1_200,
     );
+  });
+
+  it('gives a campaign’s senders whole lanes side by side, at most one shared, each within the sender rate', () => {
+    for (let rate = 1; rate <= 20_000; rate += rate < 1_000 ? 7 : 193) {
+      const plan = ratePlan(rate);
+      const campaignLanes = Math.min(
+        plan.lanes,
+        Math.max(1, Math.floor(CAMPAIGN_RATE / plan.laneRate)),
+      );
+      const held = plan.sendersPerSend * plan.lanesPerSender;
+      expect(held).toBeGreaterThanOrEqual(campaignLanes);
+      expect(held - campaignLanes).toBeLessThan(plan.lanesPerSender);
+      if (plan.lanesPerSender > 1) {
+        expect(plan.senderRate).toBeLessThanOrEqual(SENDER_RATE);
+      }
+    }
+  });
+
+  it('puts sends started one after the other side by side on the lanes, and a batch on the lanes of the sender it follows', () => {
+    // 5,000/s: 49 lanes, five senders of two lanes a send.
+    const plan = ratePlan(5_000);
+    const lanesOf = (block: number, batch: number) => {
+      const first = firstLaneOf(plan, blockSeed(plan, block), batch);
+      return Array.from(
+        { length: plan.lanesPerSender },
+        (_, i) => (first + i) % plan.lanes,
+      );
+    };
+    const sendLanes = (block: number) =>
+      Array.from({ length: plan.sendersPerSend }, (_, b) =>
+        lanesOf(block, b),
+      ).flat();
+
+    // Four sends started in turn hold 40 distinct lanes.
+    const four = [0, 1, 2, 3].flatMap(sendLanes);
+    expect(new Set(four).size).toBe(40);
+    // Five cover all 49 (one lane shared, where the ring closes).
+    expect(new Set([0, 1, 2, 3, 4].flatMap(sendLanes)).size).toBe(49);
+    // Batch b + senders takes the lanes of batch b.
+    expect(lanesOf(2, 7)).toEqual(lanesOf(2, 7 - plan.sendersPerSend));
   });
 
   it('keeps about a quarter of a second of a sender’s rate in flight', () => {
@@ -187,6 +233,34 @@ describe('Slots', () => {
     );
   });
 
+  it('spreads a batch’s last instants over every lane it holds, so that its tail goes at the sender’s whole rate', async () => {
+    // Arrange: 40 sends on a sender's two lanes of 98/s (a run is 49).
+    const { deps } = await createTestDeps();
+    const plan = ratePlan(1_000);
+    const { pacer, reservations } = slowPacer(deps.pacer, 1);
+    const slots = new Slots({ pacer, clock: realClock }, plan, {
+      wanted: 40,
+      lanes: plan.lanesPerSender,
+      firstLane: 0,
+    });
+
+    // Act
+    await Promise.all(Array.from({ length: 60 }, () => slots.take()));
+    await slots.release();
+
+    // Assert: the first round asks 20 of each lane, not 40 of one (later
+    // rounds only replace instants a slow machine dropped).
+    expect(
+      reservations
+        .slice(0, 2)
+        .map((r) => [r.lane, r.count])
+        .sort(),
+    ).toEqual([
+      [0, 20],
+      [1, 20],
+    ]);
+  });
+
   it('does not wait past its deadline for a lane another sender holds far ahead, and reserves once', async () => {
     // Arrange: lane 0 of a 14/s account is taken for the next minute.
     const { deps } = await createTestDeps();
@@ -226,7 +300,7 @@ describe('Slots', () => {
     expect(next - Date.now()).toBeLessThan(300);
   });
 
-  it('keeps four senders of one campaign at 1,000/s within the rate in every second, all of them reserving side by side', async () => {
+  it('keeps the senders of one campaign at 1,000/s within the rate in every second, all of them reserving side by side', async () => {
     // Arrange
     const { deps } = await createTestDeps();
     const plan = ratePlan(1_000);
@@ -260,7 +334,7 @@ describe('Slots', () => {
     // Assert: what the pacer handed out never exceeds 98 % of the rate in
     // any second, and every sender had a run under way at the start.
     expect(busiestSecond(instantsOf(reservations))).toBeLessThanOrEqual(980);
-    const firstRuns = [0, 1, 2, 3].map((by) =>
+    const firstRuns = senders.map((_, by) =>
       Math.min(...reservations.filter((r) => r.by === by).map((r) => r.start)),
     );
     expect(Math.max(...firstRuns) - Math.min(...firstRuns)).toBeLessThan(1_000);

@@ -2,7 +2,8 @@
  * The send pacer on the embedded engine: runs of a lane follow one
  * another, an idle lane starts now, lanes are timelines of their own,
  * senders reserving at once are never refused and never overlap, and an
- * unused end of a run goes back to its lane only while it is the lane's end.
+ * unused end of a run goes back to its lane only while it is the lane's end;
+ * sends that start take blocks of lanes in turn, each once.
  */
 import { describe, expect, it } from 'vitest';
 import { createTestDeps } from '../../../support/dynamo.ts';
@@ -84,6 +85,21 @@ describe('DynamoSendPacer', () => {
     expect(again).toBe(false);
     expect(await deps.pacer.reserve(0, 1, 20, new Date(NOW + 20))).toBe(
       start + 300,
+    );
+  });
+
+  it('hands out blocks of lanes in turn, each once, to sends starting at once', async () => {
+    // Arrange
+    const { deps } = await createTestDeps();
+
+    // Act
+    const blocks = await Promise.all(
+      Array.from({ length: 12 }, () => deps.pacer.nextBlock()),
+    );
+
+    // Assert
+    expect(blocks.sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i),
     );
   });
 });
