@@ -318,8 +318,8 @@ export const deliverBatch = async (
   const slots = new Slots(deps, plan, {
     wanted: recipients.length,
     lanes: plan.lanesPerSender,
-    // The batches of a send in flight together start on lanes of their
-    // own: senders of one send do not meet on a lane.
+    // The send's block of lanes, and in it the lanes of the sender this
+    // batch follows: senders of one send do not meet on a lane.
     firstLane: firstLaneOf(
       plan,
       message.laneBlock === undefined

@@ -69,6 +69,26 @@ export const WALK_STEP_ITEMS = 500;
 export const batchSizeFor = (ratePerSecond: number): number =>
   Math.max(10, Math.min(MAX_BATCH, Math.round(ratePerSecond * 10)));
 
+/**
+ * The size of the next batch of a send of `total` recipients, `handedOut`
+ * of them in batches already: `size`, but the last round of batches (what
+ * is left past whole rounds of a batch per sender) is shared evenly by the
+ * senders, so that they end together instead of one carrying a whole
+ * batch alone at its share of the rate while the others' lanes stand
+ * idle. `total` is the send's recipient count, which a segment only
+ * estimates: the batches past it keep the last round's size.
+ */
+export const lastRoundSize = (
+  size: number,
+  total: number,
+  handedOut: number,
+  senders: number,
+): number => {
+  const last = total % (size * senders);
+  if (last === 0 || handedOut < total - last) return size;
+  return Math.min(size, Math.max(10, Math.ceil(last / senders)));
+};
+
 /** The longest delay SQS gives a message, in seconds. */
 export const MAX_DELAY_SECONDS = 900;
 
@@ -307,6 +327,7 @@ const openSend = async (
     batchesDone: 0,
     progress: { ...NO_PROGRESS, total: campaign.progress.total },
     version: 0,
+    handedOut: 0,
     // A redelivered start takes a block again; the stored one is kept.
     laneBlock: await deps.pacer.nextBlock(),
   };
@@ -554,7 +575,14 @@ const advance = async (
       campaign,
       inSegment,
       state.cursor,
-      size,
+      state.handedOut === undefined
+        ? size
+        : lastRoundSize(
+            size,
+            state.progress.total,
+            state.handedOut,
+            plan.sendersPerSend,
+          ),
     );
     const n = state.nextBatch;
     const turn = delayFor(
@@ -577,6 +605,9 @@ const advance = async (
         : undefined;
     const recorded: SendState = {
       ...state,
+      ...(state.handedOut === undefined
+        ? {}
+        : { handedOut: state.handedOut + batch.recipients.length }),
       cursor: batch.last,
       walked: batch.done,
       nextBatch: range ? n + 1 : n,

@@ -175,6 +175,11 @@ export interface SendState {
   progress: Progress;
   version: number;
   /**
+   * Recipients in the batches handed out so far (absent in sends started
+   * before it was kept: then the last round is not evened out).
+   */
+  handedOut?: number;
+  /**
    * The send's block of the pacer's lanes (`SendPacer.nextBlock`); absent
    * in sends started before blocks: their lanes come from the campaign id.
    */

@@ -19,6 +19,11 @@
  * - the items spread the pacer's writes (one per ~50 mails) over as many
  *   keys as the rate needs.
  *
+ * Which lanes: a send takes a **block** of them when it starts (the next
+ * one in turn, `SendPacer.nextBlock`), and its senders hold whole lanes
+ * side by side in it ({@link firstLaneOf}); sends started in turn tile the
+ * lanes, so every lane has a sender while the sends want the rate.
+ *
  * A sender never spins: runs are reserved ahead of their use (while half
  * a run is left), the first instant of a fresh run is always used even if
  * the round trip made it a little late, a wait for an instant is bounded

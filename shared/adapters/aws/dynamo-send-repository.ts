@@ -65,6 +65,7 @@ const SendStateItem = itemSchema('CampaignSend', {
   }),
   version: v.number(),
   laneBlock: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  handedOut: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
 const BatchItem = itemSchema('CampaignBatch', {
@@ -136,8 +137,7 @@ export class DynamoSendRepository implements SendRepository {
           TableName: this.table.tableName,
           Key: keys.campaignSend(orgId, campaignId),
           // The dispatcher's fields only: senders add to the progress.
-          UpdateExpression:
-            'SET #cursor = :cursor, walked = :walked, nextBatch = :next, inFlight = :inFlight, progress.#total = :total ADD version :one',
+          UpdateExpression: `SET #cursor = :cursor, walked = :walked, nextBatch = :next, inFlight = :inFlight, ${after.handedOut === undefined ? '' : 'handedOut = :handedOut, '}progress.#total = :total ADD version :one`,
           ConditionExpression: 'sendId = :sendId AND version = :version',
           ExpressionAttributeNames: {
             '#cursor': 'cursor',
@@ -148,6 +148,9 @@ export class DynamoSendRepository implements SendRepository {
             ':walked': after.walked,
             ':next': after.nextBatch,
             ':inFlight': after.inFlight,
+            ...(after.handedOut === undefined
+              ? {}
+              : { ':handedOut': after.handedOut }),
             ':total': after.progress.total,
             ':one': 1,
             ':sendId': after.sendId,

@@ -21,6 +21,7 @@ import {
   delayFor,
   dispatchCampaign,
   expectedEnd,
+  lastRoundSize,
 } from '../../../shared/campaigns/dispatch.ts';
 import {
   parallelSendsFor,
@@ -487,6 +488,24 @@ describe('the dispatcher (lost batches and schedule fires)', () => {
     expect(delayFor([inFlight(3_600_000)], 250, 25, now).delaySeconds).toBe(
       900,
     );
+  });
+
+  it('a send’s last round of batches is shared evenly by its senders, so that they end together', () => {
+    // 3,136 recipients, two senders, batches of 1,000: 1,000, 1,000, then
+    // the 1,136 left in two of 568 (not 1,000 and 136).
+    const sizes: number[] = [];
+    for (let handed = 0; handed < 3_136; handed += sizes.at(-1) ?? 0) {
+      sizes.push(
+        Math.min(3_136 - handed, lastRoundSize(1_000, 3_136, handed, 2)),
+      );
+    }
+    expect(sizes).toEqual([1_000, 1_000, 568, 568]);
+    // Whole rounds: nothing to even out.
+    expect(lastRoundSize(1_000, 10_000, 9_000, 5)).toBe(1_000);
+    // Past an estimated total: the last round's size.
+    expect(lastRoundSize(1_000, 7_840, 8_000, 5)).toBe(568);
+    // Never below ten.
+    expect(lastRoundSize(1_000, 5_003, 5_000, 5)).toBe(10);
   });
 
   it('a batch’s delay with several senders per send: none while a sender is free, else until the first of the busy ones should end', () => {
