@@ -4,6 +4,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -66,15 +67,22 @@ const storeKey = (
   extra: Record<string, unknown> = {},
   count = 1,
 ) => {
-  dynamoMock.on(GetCommand, { Key: keys.apiKey(KEY_ID) }).resolves({
-    Item: {
-      keyId: KEY_ID,
-      orgId: ORG,
-      userId: 'user-1',
-      role,
-      secretHash: hashApiKey(API_KEY),
-      createdAt: '2026-11-01T00:00:00.000Z',
-      ...extra,
+  // The key lookup reads the key with the application settings item (here
+  // absent: the defaults).
+  dynamoMock.on(BatchGetCommand).resolves({
+    Responses: {
+      table: [
+        {
+          ...keys.apiKey(KEY_ID),
+          keyId: KEY_ID,
+          orgId: ORG,
+          userId: 'user-1',
+          role,
+          secretHash: hashApiKey(API_KEY),
+          createdAt: '2026-11-01T00:00:00.000Z',
+          ...extra,
+        },
+      ],
     },
   });
   // The key's rolling log: `count` admissions, the oldest at 10:00:00.
@@ -142,11 +150,12 @@ describe('the request pipeline', () => {
     });
 
     it('answers 401 to an unknown key after one read', async () => {
-      dynamoMock.on(GetCommand).resolves({});
+      dynamoMock.on(BatchGetCommand).resolves({ Responses: { table: [] } });
       const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
       expect(result.statusCode).toBe(401);
       expect(jsonOf(result).code).toBe('auth.invalidKey');
-      expect(dynamoMock.commandCalls(GetCommand)).toHaveLength(1);
+      expect(dynamoMock.calls()).toHaveLength(1);
+      expect(dynamoMock.commandCalls(BatchGetCommand)).toHaveLength(1);
     });
 
     it('answers 401 to a revoked key', async () => {
@@ -196,8 +205,12 @@ describe('the request pipeline', () => {
       );
       // Assert
       const keyReads = dynamoMock
-        .commandCalls(GetCommand)
-        .filter((c) => c.args[0].input.Key?.PK === keys.apiKey(KEY_ID).PK);
+        .commandCalls(BatchGetCommand)
+        .filter((c) =>
+          c.args[0].input.RequestItems?.table?.Keys?.some(
+            (k) => k.PK === keys.apiKey(KEY_ID).PK,
+          ),
+        );
       expect(keyReads).toHaveLength(2);
     });
   });
@@ -403,16 +416,23 @@ describe('the request pipeline', () => {
       );
       expect(result.statusCode).toBe(403);
       expect(jsonOf(result).code).toBe('auth.roleTooLow');
-      // Every command sent: the key's read and its rate log, nothing else.
+      // Every command sent: the key's read (with the application settings)
+      // and its rate log, nothing else.
       const sent = dynamoMock.calls().map((call) => {
         const command = call.args[0] as {
           constructor: { name: string };
-          input: { Key?: unknown };
+          input: {
+            Key?: unknown;
+            RequestItems?: Record<string, { Keys: unknown[] }>;
+          };
         };
-        return [command.constructor.name, command.input.Key];
+        return [
+          command.constructor.name,
+          command.input.Key ?? command.input.RequestItems?.table?.Keys,
+        ];
       });
       expect(sent).toEqual([
-        ['GetCommand', keys.apiKey(KEY_ID)],
+        ['BatchGetCommand', [keys.apiKey(KEY_ID), keys.appSettings()]],
         ['UpdateCommand', keys.rateLog(KEY_ID)],
       ]);
     });
