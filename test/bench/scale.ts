@@ -42,6 +42,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
 import { ensureTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import type { DynamoTable } from '../../shared/adapters/aws/dynamo-table.ts';
@@ -185,7 +186,16 @@ class InProcessQueue implements QueueSender {
     setTimeout(() => this.push(JSON.parse(JSON.stringify(message))), delay);
   }
 
+  private stopped = false;
+
+  /** Drops every message from now on (the run is over). */
+  stop(): void {
+    this.stopped = true;
+    this.ready.length = 0;
+  }
+
   private push(message: unknown): void {
+    if (this.stopped) return;
     this.ready.push(message);
     this.pump();
   }
@@ -310,7 +320,14 @@ const world = async (
     pacerWrites: () => pacerWrites,
     queues,
     table: { client: dynamo, tableName },
-    close: async () => {},
+    // DynamoDB Local slows down with every table it holds (one run's
+    // table made the next run's seeding 20 times slower): each run drops
+    // its own.
+    close: async () => {
+      queues.dispatch.stop();
+      queues.send.stop();
+      await dynamo.send(new DeleteTableCommand({ TableName: tableName }));
+    },
   };
 };
 
@@ -652,7 +669,16 @@ const pacerRun = async (
 
 const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-scale-'));
-  const dynamodb = await startDynamoDb();
+  // A fresh DynamoDB Local per run: one that held a run's table (even
+  // deleted) served the next run's writes twenty times slower.
+  const onFreshEngine = async <T>(act: (endpoint: string) => Promise<T>) => {
+    const dynamodb = await startDynamoDb();
+    try {
+      return await act(dynamodb.endpoint);
+    } finally {
+      await dynamodb.stop();
+    }
+  };
   const rows: Row[] = [];
   const pacerRows: PacerRow[] = [];
   try {
@@ -671,7 +697,9 @@ const main = async () => {
               [2, 1],
             ];
       for (const [tenants, each] of runs) {
-        const row = await run(dynamodb.endpoint, dataDir, rate, tenants, each);
+        const row = await onFreshEngine((endpoint) =>
+          run(endpoint, dataDir, rate, tenants, each),
+        );
         rows.push(row);
         console.log(
           `  ${rate}/s, ${row.run}: ${row.mails} mails, ${fmt(row.achieved / row.expected)} of ${fmt(row.expected, 0)}/s; busiest second ${row.busiest}, throttled ${row.throttled}, pacer writes/mail ${fmt(row.pacerPerMail, 3)}, first mail ${fmt(row.firstMs, 0)} ms, ${fmt(row.endS, 1)} s vs ${fmt(row.idealS, 1)} s, CPU/mail ${fmt(row.cpuMs, 2)} ms, step alone ${row.stepAlone}, mid-send ${row.stepBeside}`,
@@ -679,14 +707,15 @@ const main = async () => {
       }
     }
     for (const rate of PACER_RATES) {
-      const row = await pacerRun(dynamodb.endpoint, dataDir, rate);
+      const row = await onFreshEngine((endpoint) =>
+        pacerRun(endpoint, dataDir, rate),
+      );
       pacerRows.push(row);
       console.log(
         `  pacer at ${rate}/s, ${row.campaigns} campaigns: ${row.mails} mails, ${fmt(row.achieved / row.expected)} of ${fmt(row.expected, 0)}/s; busiest second ${row.busiest}, throttled ${row.throttled}, pacer writes/mail ${fmt(row.pacerPerMail, 3)}, CPU/mail ${fmt(row.cpuMs, 3)} ms, a step mid-send ${row.stepBeside}`,
       );
     }
   } finally {
-    await dynamodb.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
   console.log(

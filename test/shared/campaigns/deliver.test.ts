@@ -211,6 +211,41 @@ describe('the senders (never twice, resumable)', () => {
     expect(state?.progress).toMatchObject({ sent: 2, skipped: 1 });
   });
 
+  it('a batch of the whole list reads its range again with one strongly consistent Query (by the kilobyte), not each contact by key', async () => {
+    // Arrange: the batch is queued; then the second recipient leaves.
+    const { deps, batches, mail, orgId } = await pipeline(3);
+    const [batch] = batches;
+    const leaving = batch?.recipients[1];
+    if (!batch || !leaving) throw new Error('no batch');
+    await unsubscribeContact(deps, orgId, leaving.contactId);
+    const reads: string[] = [];
+    const spied = {
+      ...deps,
+      audience: {
+        ...deps.audience,
+        range: (...args: Parameters<typeof deps.audience.range>) => {
+          reads.push(`range consistent=${args[2].consistent}`);
+          return deps.audience.range(...args);
+        },
+      },
+      contacts: {
+        ...deps.contacts,
+        getMany: (...args: Parameters<typeof deps.contacts.getMany>) => {
+          reads.push('by key');
+          return deps.contacts.getMany(...args);
+        },
+      },
+    } as typeof deps;
+
+    // Act
+    await deliverBatch(spied, batch);
+
+    // Assert
+    expect(reads).toEqual(['range consistent=true']);
+    expect(mail.accepted.map((m) => m.to)).not.toContain(leaving.email);
+    expect(mail.accepted).toHaveLength(2);
+  });
+
   it('a suppression that lands before a recipient’s send is honoured, even in the seconds before its contacts change (the suppression item alone)', async () => {
     // Arrange: as if the events consumer died between its two steps.
     const { deps, batches, mail, orgId, campaign } = await pipeline(3);
@@ -233,7 +268,7 @@ describe('the senders (never twice, resumable)', () => {
     expect(state?.progress).toMatchObject({ sent: 2, skipped: 1 });
   });
 
-  it('a batch names its range of the list; its recipients are read again by key, with or without the range (a message queued before ranges)', async () => {
+  it('a batch names its range of the list; without it (a message queued before ranges) its recipients are read again by key', async () => {
     // Arrange
     const { deps, batches, mail, orgId, campaign, emails } = await pipeline(3);
     const [batch] = batches;
