@@ -119,16 +119,19 @@ export const ratePlan = (accountRate: number): RatePlan => {
 };
 
 /**
- * The first lane a batch's sender holds: a send's senders each keep a
- * block of lanes of their own (its `sendersPerSend` blocks side by side
- * from the send's `seed`), and a batch takes the block of the sender it
- * follows (batch `b` after batch `b − sendersPerSend`), so that the send's
- * lanes stay covered from one batch to the next.
+ * Where the lanes of a send's block start: a block is as many lanes as
+ * the send's senders hold together, and blocks follow one another around
+ * the lanes, so that sends started in turn sit side by side.
  */
 export const blockSeed = (plan: RatePlan, block: number): number =>
   block * plan.sendersPerSend * plan.lanesPerSender;
 
-/** (See {@link blockSeed}.) */
+/**
+ * The first lane a batch's sender holds: from the send's `seed`, each of
+ * its senders has `lanesPerSender` lanes side by side, and batch `b` takes
+ * those of batch `b − sendersPerSend`, the one it follows, so that the
+ * send's lanes stay covered from one batch to the next.
+ */
 export const firstLaneOf = (
   plan: RatePlan,
   seed: number,
