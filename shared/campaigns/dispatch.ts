@@ -328,7 +328,8 @@ const openSend = async (
     progress: { ...NO_PROGRESS, total: campaign.progress.total },
     version: 0,
     handedOut: 0,
-    // A redelivered start takes a block again; the stored one is kept.
+    // A start redelivered before this state is stored takes a block too;
+    // the state stored first keeps its own.
     laneBlock: await deps.pacer.nextBlock(),
   };
   await deps.sends.start(orgId, campaign.id, state);
