@@ -197,19 +197,113 @@ export const HtmlContent = v.pipe(
   v.minLength(1, 'must not be empty'),
 );
 
+// Dates. `Date.parse` rolls impossible fields over (`2027-02-30` is
+// 2 March, `T24:00` the next day): every date the API takes is read here
+// instead, field by field, and refused unless each field is in its range.
+
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const INSTANT_WITH_OFFSET =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const daysInMonth = (year: number, month: number): number =>
+  new Date(Date.UTC(year, month, 0)).getUTCDate();
+
 /**
- * An ISO 8601 instant with an explicit offset (`Z` or `±hh:mm`): a date
- * without one is refused, never read as UTC.
+ * Reads an ISO 8601 date or date-time as epoch milliseconds, or `undefined`
+ * when it is not one or names a day, hour or offset that does not exist
+ * (30 February, 31 April, 24:00, 23:60, +25:00). `offset: 'required'` also
+ * refuses a date-time without `Z` or `±hh:mm`, and a bare date; otherwise a
+ * bare date is midnight UTC and a date-time without an offset is UTC — never
+ * the server's own time zone.
+ */
+export const parseIsoInstant = (
+  text: string,
+  options: { offset: 'required' | 'optional' },
+): number | undefined => {
+  const match = ISO_INSTANT.exec(text);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s, fraction, offset] = match;
+  if (options.offset === 'required' && (h === undefined || !offset)) {
+    return undefined;
+  }
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h ?? 0);
+  const minute = Number(mi ?? 0);
+  const second = Number(s ?? 0);
+  if (year < 1 || month < 1 || month > 12) return undefined;
+  if (day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  if (offset && offset !== 'Z') {
+    const digits = offset.slice(1).replace(':', '');
+    const offsetHours = Number(digits.slice(0, 2));
+    const offsetMins = Number(digits.slice(2));
+    if (offsetHours > 23 || offsetMins > 59) return undefined;
+    offsetMinutes =
+      (offset[0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  const millis = Number(`${fraction ?? ''}000`.slice(0, 3));
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, millis);
+  return utc.getTime() - offsetMinutes * 60_000;
+};
+
+const INSTANT_EXAMPLE = 'e.g. 2026-12-01T09:30:00+01:00';
+
+/**
+ * An ISO 8601 instant with an explicit offset (`Z` or `±hh:mm`), each field
+ * in its range: a date without an offset is refused, never read as UTC, and
+ * 30 February is refused, never read as 2 March. Kept as given.
  */
 export const InstantWithOffset = v.pipe(
-  v.string(),
+  v.string('must be a string'),
   v.regex(
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/,
-    'must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), e.g. 2026-12-01T09:30:00+01:00',
+    INSTANT_WITH_OFFSET,
+    `must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), ${INSTANT_EXAMPLE}`,
   ),
   v.check(
-    (value) => !Number.isNaN(Date.parse(value)),
-    'must be a real date and time',
+    // The form is the regex's to judge: one message per mistake.
+    (value) =>
+      !INSTANT_WITH_OFFSET.test(value) ||
+      parseIsoInstant(value, { offset: 'required' }) !== undefined,
+    'must be a real date and time (no 30 February, no 24:00)',
+  ),
+);
+
+/** {@link InstantWithOffset}, stored as the UTC timestamp it names. */
+export const InstantWithOffsetAsUtc = v.pipe(
+  InstantWithOffset,
+  v.transform((value) =>
+    new Date(
+      parseIsoInstant(value, { offset: 'required' }) as number,
+    ).toISOString(),
+  ),
+);
+
+/**
+ * An ISO 8601 date (`2026-03-01`, midnight UTC) or date-time (offset
+ * optional, UTC when absent), each field in its range, stored as the UTC
+ * timestamp it names: for dates a client copies from another system, such as
+ * when a contact gave consent.
+ */
+export const IsoDateOrInstant = v.pipe(
+  v.string('must be a string'),
+  v.regex(ISO_INSTANT, 'must be an ISO 8601 date'),
+  v.check(
+    (value) =>
+      !ISO_INSTANT.test(value) ||
+      parseIsoInstant(value, { offset: 'optional' }) !== undefined,
+    'must be a real date (no 30 February, no 24:00)',
+  ),
+  v.transform((value) =>
+    new Date(
+      parseIsoInstant(value, { offset: 'optional' }) as number,
+    ).toISOString(),
   ),
 );
 

@@ -2,7 +2,13 @@
  * Schemas of the audience endpoints: contacts, tags and the bulk import.
  */
 import * as v from 'valibot';
-import { EmailAddress, Id, lineText, PageQuery } from '../validation.ts';
+import {
+  EmailAddress,
+  Id,
+  IsoDateOrInstant,
+  lineText,
+  PageQuery,
+} from '../validation.ts';
 import { CONTACT_STATUSES } from './model.ts';
 
 /** Longest first or last name (spec, Limits). */
@@ -48,18 +54,8 @@ const Status = v.picklist(
   `must be one of ${CONTACT_STATUSES.join(', ')}`,
 );
 
-const ISO_DATE =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-
 /** An ISO 8601 date or date-time, stored as a full UTC timestamp. */
-const IsoDate = v.pipe(
-  v.string('must be an ISO 8601 date'),
-  v.check(
-    (value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)),
-    'must be an ISO 8601 date',
-  ),
-  v.transform((value) => new Date(value).toISOString()),
-);
+const IsoDate = IsoDateOrInstant;
 
 const Ip = v.pipe(
   v.string('must be an IP address'),

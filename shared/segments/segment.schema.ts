@@ -5,7 +5,12 @@
  */
 import * as v from 'valibot';
 import { CONTACT_STATUSES } from '../audience/model.ts';
-import { Id, lineText, requiredName } from '../validation.ts';
+import {
+  Id,
+  InstantWithOffsetAsUtc,
+  lineText,
+  requiredName,
+} from '../validation.ts';
 import {
   MAX_SEGMENT_CONDITIONS,
   SEGMENT_FIELDS,
@@ -56,19 +61,8 @@ const TextValue = v.pipe(
   v.toLowerCase(),
 );
 
-const INSTANT_WITH_OFFSET =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** An instant with an explicit offset, stored in UTC. */
-const InstantValue = v.pipe(
-  v.string('must be an ISO 8601 instant'),
-  v.check(
-    (value) =>
-      INSTANT_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(value)),
-    'must be an ISO 8601 instant with an explicit offset (Z or +hh:mm), e.g. 2026-01-01T00:00:00Z',
-  ),
-  v.transform((value) => new Date(value).toISOString()),
-);
+const InstantValue = InstantWithOffsetAsUtc;
 
 /** A condition object: a key it does not take is refused, not dropped. */
 const condition = <const E extends v.ObjectEntries>(entries: E) =>

@@ -1,11 +1,16 @@
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import {
   hasLoneSurrogate,
+  InstantWithOffset,
+  InstantWithOffsetAsUtc,
+  IsoDateOrInstant,
   lineText,
   multilineText,
   parse,
+  parseIsoInstant,
   timeZoneName,
   utf8Bytes,
 } from '../../shared/validation.ts';
@@ -139,5 +144,83 @@ describe('text primitives (limits in UTF-8 bytes)', () => {
       { field: 'body.note', message: 'must be at most 10 bytes of UTF-8' },
     ]);
     expect(() => parse(schema, {})).toThrow('name: is required');
+  });
+});
+
+describe('dates: impossible fields are refused, never rolled over (issue 29, defect 2)', () => {
+  it('refuses 30 February, 31 April, 29 February of a common year, 24:00, 23:60, :60 and a +25:00 offset', () => {
+    for (const impossible of [
+      '2027-02-30T10:00Z',
+      '2027-04-31T10:00:00Z',
+      '2027-02-29T10:00:00Z',
+      '2027-03-01T24:00Z',
+      '2027-03-01T23:60Z',
+      '2027-03-01T23:59:60Z',
+      '2027-13-01T10:00Z',
+      '2027-00-10T10:00Z',
+      '2027-03-00T10:00Z',
+      '2027-03-01T10:00+25:00',
+      '2027-03-01T10:00+01:60',
+    ]) {
+      expect(parseIsoInstant(impossible, { offset: 'required' })).toBe(
+        undefined,
+      );
+      expect(messagesOf(InstantWithOffset, impossible)).not.toEqual([]);
+      expect(messagesOf(IsoDateOrInstant, impossible)).not.toEqual([]);
+    }
+    expect(messagesOf(IsoDateOrInstant, '2027-02-30')).toEqual([
+      'must be a real date (no 30 February, no 24:00)',
+    ]);
+  });
+
+  it('reads a leap day, offsets and fractions as the instant they name', () => {
+    expect(v.parse(InstantWithOffsetAsUtc, '2028-02-29T23:30:00-01:30')).toBe(
+      '2028-03-01T01:00:00.000Z',
+    );
+    expect(v.parse(InstantWithOffsetAsUtc, '2026-12-01T09:30+01:00')).toBe(
+      '2026-12-01T08:30:00.000Z',
+    );
+    expect(v.parse(IsoDateOrInstant, '2026-03-01')).toBe(
+      '2026-03-01T00:00:00.000Z',
+    );
+    // No offset: UTC, whatever the server's own time zone.
+    expect(v.parse(IsoDateOrInstant, '2026-03-01T09:30:00.123456')).toBe(
+      '2026-03-01T09:30:00.123Z',
+    );
+    expect(v.parse(IsoDateOrInstant, '2026-03-01 09:30+0200')).toBe(
+      '2026-03-01T07:30:00.000Z',
+    );
+  });
+
+  it('an instant with an offset is required where the field says so', () => {
+    expect(messagesOf(InstantWithOffset, '2026-03-01T09:30:00')).toHaveLength(
+      1,
+    );
+    expect(messagesOf(InstantWithOffset, '2026-03-01')).toHaveLength(1);
+  });
+
+  it('agrees with Date.parse on every real instant', () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('1900-01-01T00:00:00Z'),
+          max: new Date('2199-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        fc.integer({ min: -14 * 60, max: 14 * 60 }),
+        (date, offsetMinutes) => {
+          // The same instant written in another offset.
+          const local = new Date(date.getTime() + offsetMinutes * 60_000);
+          const sign = offsetMinutes < 0 ? '-' : '+';
+          const abs = Math.abs(offsetMinutes);
+          const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+          const text = local.toISOString().replace('Z', offset);
+          expect(parseIsoInstant(text, { offset: 'required' })).toBe(
+            date.getTime(),
+          );
+          expect(Date.parse(text)).toBe(date.getTime());
+        },
+      ),
+    );
   });
 });

@@ -147,13 +147,15 @@ describe('bulk import (Audience: bulk import)', () => {
       { email: 'ip@example.test', confirmedIp: '999.1.1.1' },
       { firstName: 'No email' },
       { email: 'ok2@example.test', lastName: 'x'.repeat(100) },
+      // Issue 29, defect 2: a consent date is never rewritten to 2 March.
+      { email: 'leap@example.test', confirmedAt: '2027-02-30T10:00:00Z' },
     ]);
     // Assert
     expect(report).toEqual({
-      total: 9,
+      total: 10,
       created: 2,
       updated: 0,
-      rejected: 7,
+      rejected: 8,
       errors: [
         {
           index: 1,
@@ -183,6 +185,11 @@ describe('bulk import (Audience: bulk import)', () => {
           reason: 'confirmedIp: must be an IP address',
         },
         { index: 7, email: '', reason: 'email: is required' },
+        {
+          index: 9,
+          email: 'leap@example.test',
+          reason: 'confirmedAt: must be a real date (no 30 February, no 24:00)',
+        },
       ],
     });
     expect((await all()).map((c) => c.email)).toEqual([
