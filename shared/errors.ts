@@ -47,7 +47,7 @@ export const ERROR_CODES = {
   'request.mediaType': entry(415, 'The body is not JSON in UTF-8'),
   'request.tooLarge': entry(
     413,
-    'The body is over 10 MB, the most API Gateway passes on',
+    'The body is over 10 MB, the most API Gateway passes on, or what it would store is over the 400 KB one record holds',
   ),
   'route.notFound': entry(404, 'No route has this method and path'),
   internal: entry(500, 'An unexpected error; it was logged'),

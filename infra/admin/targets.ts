@@ -14,6 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
+import { refuseOversizedItems } from '../../shared/adapters/aws/item-size.ts';
 import { buildAdminDeps } from '../../shared/runtime/admin.ts';
 import { documentClientOptions } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
@@ -60,7 +61,7 @@ export const deployedDeps = (
 ): AdminDeps =>
   buildAdminDeps({
     dynamo: DynamoDBDocumentClient.from(
-      new DynamoDBClient(region ? { region } : {}),
+      refuseOversizedItems(new DynamoDBClient(region ? { region } : {})),
       documentClientOptions,
     ),
     tableName: stack.tableName,

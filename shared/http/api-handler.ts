@@ -1,7 +1,7 @@
 /**
  * The request pipeline shared by every endpoint group, as middy middleware:
- * authentication → rate limit → JSON body → validation → role → route →
- * envelope, with errors mapped in one place. Runtime-neutral: the same
+ * authentication → rate limit → route → role → JSON body → validation →
+ * handler → envelope, with errors mapped in one place. Runtime-neutral: the same
  * handler runs on Lambda and behind the local gateway.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -125,8 +125,10 @@ const authenticateAndCount = (deps: PipelineDeps): Middleware => {
 };
 
 /**
- * Step 3: the route of the request. An unknown route, or a public one
- * reached through the keyed pipeline, is a 404.
+ * Step 3: the route of the request, and may this key take it? An unknown
+ * route, or a public one reached through the keyed pipeline, is a 404; a
+ * role too low is a 403 before the body is read, so a member key learns
+ * nothing of an admin route's body rules (the same 403 whatever it sent).
  */
 const findRoute = (routes: readonly Route[]): Middleware => {
   const table = new Map(
@@ -140,6 +142,13 @@ const findRoute = (routes: readonly Route[]): Middleware => {
         throw new NotFoundError(
           'route.notFound',
           `No route ${event.httpMethod} ${event.path}`,
+        );
+      }
+      const caller = request.context.caller;
+      if (caller && !roleAtLeast(caller.role, found.role)) {
+        throw new ForbiddenError(
+          'auth.roleTooLow',
+          `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
         );
       }
       request.context.route = found;
@@ -220,7 +229,7 @@ const jsonBody = (): Middleware => {
   };
 };
 
-/** Steps 5 to 7: validate the input, check the role, run the route. */
+/** Steps 5 and 6: validate the input, run the route. */
 const dispatch =
   <D>(deps: D) =>
   async (
@@ -241,13 +250,6 @@ const dispatch =
     const body = found.body
       ? parse(found.body, (event as { body: unknown }).body)
       : undefined;
-
-    if (!roleAtLeast(caller.role, found.role)) {
-      throw new ForbiddenError(
-        'auth.roleTooLow',
-        `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
-      );
-    }
     return render(
       // The route was found among the group's own, typed with its deps.
       await (found as Route<D>).handle(deps, {

@@ -4,6 +4,7 @@
  * needed, so a function pays only for the clients its bindings name.
  */
 
+import { refuseOversizedItems } from '../adapters/aws/item-size.ts';
 import { type Bindings, bindingsOf, type DepsOf } from '../bindings.ts';
 import {
   deadLetterQueueEnv,
@@ -40,9 +41,11 @@ const dynamo = once(async () => {
     // A sender claims as many recipients at once as it has sends in
     // flight (`parallelSendsFor`): more than the SDK's 50 sockets.
     captureClient(
-      new DynamoDBClient({
-        requestHandler: { httpsAgent: { maxSockets: 128 } },
-      }),
+      refuseOversizedItems(
+        new DynamoDBClient({
+          requestHandler: { httpsAgent: { maxSockets: 128 } },
+        }),
+      ),
     ),
     documentClientOptions,
   );

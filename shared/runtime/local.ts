@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
+import { refuseOversizedItems } from '../adapters/aws/item-size.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { LocalEmailProvider } from '../adapters/local/local-email-provider.ts';
 import {
@@ -77,11 +78,13 @@ export interface LocalOptions {
 /** A document client for the embedded DynamoDB engine. */
 export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    }),
+    refuseOversizedItems(
+      new DynamoDBClient({
+        endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    ),
     documentClientOptions,
   );
 

@@ -46,6 +46,12 @@ export interface PastedProblem {
 /** The longest pasted HTML we take, in characters. */
 export const MAX_PASTED_HTML_CHARS = 100_000;
 
+/**
+ * Largest sanitized HTML, in UTF-8 bytes: what is stored, in a record of its
+ * own (DynamoDB holds 400 KB a record; the rest is room for its keys).
+ */
+export const MAX_SANITIZED_HTML_BYTES = 300_000;
+
 const ALLOWED_TAGS = [
   'style',
   'main',
@@ -354,7 +360,23 @@ export const sanitizePastedHtml = (
   if (problems.length > 0) return { ok: false, problems };
   // 3. Store what the tree says, so what is served is what was checked.
   neutralizeStyles(document);
-  return { ok: true, html: serialize(document.children) };
+  const safe = serialize(document.children);
+  // Sanitizing writes `&` and `<` of text as entities: 100,000 bytes of `&`
+  // become 500,000, past what one record holds. Judge what is stored.
+  const stored = Buffer.byteLength(safe);
+  if (stored > MAX_SANITIZED_HTML_BYTES) {
+    const given = Buffer.byteLength(html);
+    return {
+      ok: false,
+      problems: [
+        {
+          field: 'html',
+          message: `The HTML is ${given.toLocaleString('en')} bytes as pasted and ${stored.toLocaleString('en')} bytes once sanitized (text's & and < are written as entities); at most ${MAX_SANITIZED_HTML_BYTES.toLocaleString('en')} bytes are stored.`,
+        },
+      ],
+    };
+  }
+  return { ok: true, html: safe };
 };
 
 /** Nodes from our own markup. */

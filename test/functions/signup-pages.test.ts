@@ -103,6 +103,16 @@ describe('sign-up pages (GET /signup-pages and the writes)', () => {
       [{ name: 'x', listId, theme: 'classic', slug: 'a--b' }, 'slug'],
       [{ name: '', listId, theme: 'classic' }, 'name'],
       [{ name: 'x', listId, html: '<p>no form here</p>' }, 'html'],
+      // Within the 100,000 bytes pasted, five times that once sanitized
+      // (issue 29, defect 3: was a 500 from DynamoDB's 400 KB).
+      [
+        {
+          name: 'x',
+          listId,
+          html: `<p>${'&'.repeat(95_000)}</p><form><input name="email"></form>`,
+        },
+        'html',
+      ],
     ];
     for (const [body, field] of cases) {
       // Act

@@ -234,6 +234,29 @@ describe('the route matrix (every declared route)', () => {
     },
   );
 
+  it.each(
+    adminOnly
+      .filter((route) => route.body !== undefined)
+      .map((route) => [route.key, route] as const),
+  )(
+    'Roles before body (issue 29, defect 6): a member key on %s with a body the owner is refused (400) answers 403, as with a valid one',
+    async (_, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      // A string is no route's body: each declares an object.
+      const invalid = { ...example, body: 'not an object' as never };
+      const before = await client.scan();
+      // Act
+      const asOwner = await send(route, invalid, b.ownerKey);
+      const asMember = await send(route, invalid, b.memberKey);
+      // Assert
+      expect(asOwner.status).toBe(400);
+      expect(asMember.status).toBe(403);
+      expect(asMember.json.code).toBe('auth.roleTooLow');
+      expect(await client.scan()).toEqual(before);
+    },
+  );
+
   it.each(keyed.map((route) => [route.key, route] as const))(
     'Authentication: %s answers 401 without a key, with a malformed, a forged or a revoked one, and writes nothing',
     async (_, route) => {

@@ -396,6 +396,28 @@ describe('pasted HTML, sanitized on write', () => {
       ],
     });
   });
+
+  it('refuses HTML within the limit that grows past what is stored once sanitized, naming html and both sizes (issue 29, defect 3)', () => {
+    // Arrange: `&` is written `&amp;` once sanitized: five times its size.
+    const ampersands = `<p>${'&'.repeat(95_000)}</p>${FORM}`;
+
+    // Act
+    const result = sanitizePastedHtml(ampersands);
+
+    // Assert
+    expect(ampersands.length).toBeLessThanOrEqual(MAX_PASTED_HTML_CHARS);
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        {
+          field: 'html',
+          message: expect.stringMatching(
+            /^The HTML is 95,\d{3} bytes as pasted and 475,\d{3} bytes once sanitized .*at most 300,000 bytes are stored\.$/,
+          ),
+        },
+      ],
+    });
+  });
 });
 
 describe('pasted HTML, its form read on write', () => {
