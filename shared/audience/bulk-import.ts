@@ -14,7 +14,12 @@ import {
   MAX_TAGS_PER_CONTACT,
 } from './contact.schema.ts';
 import { requireList } from './lists.ts';
-import { type Contact, type ContactStatus, tagNameKey } from './model.ts';
+import {
+  type Contact,
+  type ContactStatus,
+  tagNameKey,
+  withNamesGiven,
+} from './model.ts';
 import type { ContactChange, AudienceDeps as Deps } from './ports.ts';
 import { suppressedStatuses } from './suppressed.ts';
 import { resolveTags } from './tags.ts';
@@ -358,7 +363,10 @@ const completeContact = (
   tagIds: string[],
   now: string,
 ): Contact => ({
-  ...before,
+  ...withNamesGiven(
+    before,
+    (['firstName', 'lastName'] as const).filter((name) => entry[name]),
+  ),
   ...(entry.firstName ? { firstName: entry.firstName } : {}),
   ...(entry.lastName ? { lastName: entry.lastName } : {}),
   ...consentOf(entry),

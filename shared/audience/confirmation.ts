@@ -73,6 +73,20 @@ export const ConfirmationOutcome = v.pipe(
 export type ConfirmationOutcome = v.InferOutput<typeof ConfirmationOutcome>;
 
 /**
+ * The names a confirmation may merge: those the organization gave (through
+ * the API or an import); one typed on a public form renders empty.
+ */
+export const mergeableNames = (
+  contact: Contact,
+): { firstName: string; lastName: string } => {
+  const strangers = new Set(contact.signupNames ?? []);
+  return {
+    firstName: strangers.has('firstName') ? '' : (contact.firstName ?? ''),
+    lastName: strangers.has('lastName') ? '' : (contact.lastName ?? ''),
+  };
+};
+
+/**
  * Sends the confirmation email of a pending contact, through the same guards
  * as any send to contacts: while the organization cannot send, nothing goes
  * out and the contact stays pending (adding it again sends a new link).
@@ -113,8 +127,9 @@ export const sendConfirmation = async (
       'confirm',
       token,
     ),
-    firstName: contact.firstName ?? '',
-    lastName: contact.lastName ?? '',
+    // Names typed on a public form are a stranger's text until confirmed:
+    // they never become words of a mail sent in the organization's name.
+    ...mergeableNames(contact),
     email: contact.email,
     postalAddress: org.postalAddress ?? '',
     currentYear: String(deps.clock.now().getUTCFullYear()),

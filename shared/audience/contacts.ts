@@ -22,7 +22,7 @@ import {
 } from './contact-cursor.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
-import type { Contact, List } from './model.ts';
+import { type Contact, type List, withNamesGiven } from './model.ts';
 import type { ContactPage, AudienceDeps as Deps } from './ports.ts';
 import { suppressedStatuses } from './suppressed.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
@@ -156,6 +156,10 @@ export const addContact = async (
   });
 };
 
+/** The names a caller with a key gave (an empty one gives nothing). */
+const namesIn = (input: { firstName?: string; lastName?: string }) =>
+  (['firstName', 'lastName'] as const).filter((name) => input[name]);
+
 const merge = (
   before: Contact,
   input: AddContactInput,
@@ -165,7 +169,7 @@ const merge = (
   now: string,
 ): Contact => {
   const merged: Contact = {
-    ...before,
+    ...withNamesGiven(before, namesIn(input)),
     ...(input.firstName ? { firstName: input.firstName } : {}),
     ...(input.lastName ? { lastName: input.lastName } : {}),
     tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
@@ -331,7 +335,15 @@ export const updateContact = async (
     orgId,
     byId(deps, orgId, contactId),
     (contact, now) => {
-      const named: Contact = { ...contact, updatedAt: now };
+      const named: Contact = {
+        ...withNamesGiven(
+          contact,
+          (['firstName', 'lastName'] as const).filter(
+            (field) => input[field] !== undefined,
+          ),
+        ),
+        updatedAt: now,
+      };
       for (const field of ['firstName', 'lastName'] as const) {
         const value = input[field];
         if (value === null || value === '') delete named[field];

@@ -29,6 +29,22 @@ export interface ConsentRecord {
   confirmedAt?: string;
 }
 
+/** The names a contact carries. */
+export type ContactName = 'firstName' | 'lastName';
+
+/**
+ * `contact` with `given` names written by a caller with a key: they are no
+ * longer a sign-up form's (see `Contact.signupNames`).
+ */
+export const withNamesGiven = (
+  contact: Contact,
+  given: readonly ContactName[],
+): Contact => {
+  const { signupNames, ...rest } = contact;
+  const left = (signupNames ?? []).filter((name) => !given.includes(name));
+  return left.length ? { ...rest, signupNames: left } : rest;
+};
+
 /** How many consent records a contact keeps (the most recent). */
 export const MAX_CONSENT_RECORDS = 10;
 
@@ -56,6 +72,12 @@ export interface Contact {
   confirmationNonce?: string;
   /** Its sign-ups through hosted pages, oldest first (at most 10). */
   consents?: ConsentRecord[];
+  /**
+   * The names that were typed on a public sign-up form and that no caller
+   * with a key has written since: a stranger's text, so a confirmation
+   * email never merges them (they are shown, and merged once confirmed).
+   */
+  signupNames?: ContactName[];
   createdAt: string;
   updatedAt: string;
   /** Optimistic-lock version; every write checks and bumps it. */

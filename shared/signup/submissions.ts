@@ -8,7 +8,8 @@
  * a new, pending, subscribed, unsubscribed or suppressed address, a bot
  * caught by a defence, or a limit reached — all get the same success
  * message. Only mistakes a person can fix (a malformed email, a name too
- * long) are answered, on the form, naming the field.
+ * long, a name carrying a web address or a phone number) are answered, on
+ * the form, naming the field.
  */
 import * as v from 'valibot';
 import { sendConfirmation } from '../audience/confirmation.ts';
@@ -28,6 +29,7 @@ import { logger } from '../observability.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
 import { EmailAddress, lineText } from '../validation.ts';
+import { contactInName } from './form-names.ts';
 import { CAPTCHA_RESPONSE_FIELDS } from './markup.ts';
 import type { SignupPage } from './model.ts';
 import type {
@@ -224,6 +226,9 @@ const checkFields = (
     const parsed = v.safeParse(NameField, form[field] ?? '');
     if (!parsed.success) {
       errors[field] = `Use at most 100 characters, on one line.`;
+    } else if (contactInName(parsed.output)) {
+      errors[field] =
+        'Enter a name only: no web or email address, no phone number.';
     } else if (parsed.output) {
       names[field] = parsed.output;
     }
@@ -235,6 +240,17 @@ const checkFields = (
     ...(names.firstName ? { firstName: names.firstName } : {}),
     ...(names.lastName ? { lastName: names.lastName } : {}),
   };
+};
+
+/** The names a form gave, marked as a stranger's (see `Contact.signupNames`). */
+const signupNamesOf = (input: {
+  firstName?: string;
+  lastName?: string;
+}): Pick<Contact, 'signupNames'> => {
+  const names = (['firstName', 'lastName'] as const).filter(
+    (name) => input[name],
+  );
+  return names.length ? { signupNames: names } : {};
 };
 
 /** Why a submission was dropped without a word (logged, never shown). */
@@ -453,6 +469,7 @@ const signUp = async (
           email,
           ...(input.firstName ? { firstName: input.firstName } : {}),
           ...(input.lastName ? { lastName: input.lastName } : {}),
+          ...signupNamesOf(input),
           status: 'pending',
           tagIds: [],
           optinAt: at,

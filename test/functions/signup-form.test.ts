@@ -558,6 +558,92 @@ describe('the hosted sign-up form', () => {
   });
 });
 
+describe('a stranger’s text never becomes the organization’s mail (issue 29, defect 1)', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await harness();
+    // Opt-in content that asks for every name there is.
+    const set = await h.client.patch('/settings/optin', {
+      key: h.org.ownerKey,
+      body: {
+        subject: 'Confirm, {{firstName}} {{lastName}}',
+        content:
+          '<p>Dear [{{firstName}}] [{{lastName}}]</p><a href="{{confirmationUrl}}">Confirm</a>',
+      },
+    });
+    expect(set.status, set.body).toBe(200);
+  });
+
+  it.each([
+    ['a web address', 'WIN $500 now: https://evil.example/claim'],
+    ['a bare domain with a path', 'claim at evil.com/win'],
+    ['www.', 'see www.prizes'],
+    ['an @', 'write to win@evil'],
+    ['a phone-like run', 'Call +1 (555) 123-4567'],
+  ])(
+    'a name carrying %s is refused beside its field (400, the form again), and nothing is written or sent',
+    async (_, name) => {
+      // Arrange
+      const email = uniqueEmail('relay');
+      const before = await h.client.scan();
+      // Act
+      const answer = await signUp(h, {
+        email,
+        firstName: 'Ada',
+        lastName: name,
+      });
+      // Assert
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain(
+        'Enter a name only: no web or email address, no phone number.',
+      );
+      expect(answer.body).toMatch(
+        /name="lastName"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="lastName"/,
+      );
+      expect(await h.client.scan()).toEqual(before);
+      expect(await mailTo(email)).toEqual([]);
+    },
+  );
+
+  it('names typed on the form are kept but never merged into a confirmation, even by custom content; names the organization gives are', async () => {
+    // Arrange: a sign-up with names; a pending contact the API adds.
+    const stranger = uniqueEmail('stranger');
+    const added = uniqueEmail('added');
+    // Act
+    await signUp(h, { email: stranger, firstName: 'Eve', lastName: 'Mallory' });
+    await h.client.post(`/lists/${h.listId}/contacts`, {
+      key: h.org.ownerKey,
+      body: {
+        email: added,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        doubleOptIn: true,
+      },
+    });
+    // The organization names the stranger's contact (a re-add with names
+    // sends a fresh link): the first name is now its own, the last is not.
+    h.clock.advance(1000);
+    await h.client.post(`/lists/${h.listId}/contacts`, {
+      key: h.org.ownerKey,
+      body: { email: stranger, firstName: 'Evelyn', doubleOptIn: true },
+    });
+    const [fromForm, named] = await mailTo(stranger);
+    const [fromApi] = await mailTo(added);
+    const stored = await contactOf(h, stranger);
+    // Assert
+    expect(stored).toMatchObject({ firstName: 'Evelyn', lastName: 'Mallory' });
+    expect(fromForm?.subject.trim()).toBe('Confirm,');
+    expect(fromForm?.body.html).toContain('Dear [] []');
+    expect(`${fromForm?.body.html}${fromForm?.body.text}`).not.toMatch(
+      /Eve|Mallory/,
+    );
+    expect(named?.body.html).toContain('Dear [Evelyn] []');
+    expect(fromApi?.subject).toBe('Confirm, Ada Lovelace');
+    expect(fromApi?.body.html).toContain('Dear [Ada] [Lovelace]');
+  });
+});
+
 describe('the hosted sign-up form: limits and CAPTCHA', () => {
   it('limits sign-ups per source address per hour, across addresses, answering the refused one as any other, then admits again the next hour', async () => {
     // Arrange

@@ -105,6 +105,7 @@ export const toItem = (
     ),
   ),
   ...(contact.consents?.length ? { consents: contact.consents } : {}),
+  ...(contact.signupNames?.length ? { signupNames: contact.signupNames } : {}),
 });
 
 const optionalText = v.optional(v.string());
@@ -147,6 +148,7 @@ const ContactItem = itemSchema('Contact', {
       }),
     ),
   ),
+  signupNames: v.optional(v.array(v.picklist(['firstName', 'lastName']))),
   [WRITTEN_BY]: v.optional(v.literal('import')),
 });
 
@@ -158,7 +160,7 @@ const ContactPointerItem = itemSchema('ContactPointer', {
 
 /** A contact item parsed, with the origin of its last write. */
 const readContact = (item: Record<string, unknown>) => {
-  const { tagIds, writtenBy, consents, ...contact } = parseItem(
+  const { tagIds, writtenBy, consents, signupNames, ...contact } = parseItem(
     ContactItem,
     item,
   );
@@ -168,6 +170,7 @@ const readContact = (item: Record<string, unknown>) => {
       ...contact,
       tagIds: [...tagIds].sort(),
       ...(consents ? { consents } : {}),
+      ...(signupNames?.length ? { signupNames } : {}),
     },
     origin,
   };
