@@ -89,6 +89,12 @@ export const DomainView = v.pipe(
         'When the stored state was last written (declaration, verify, or a status change seen by a read)',
       ),
     ),
+    providerIdentityMissing: v.pipe(
+      v.boolean(),
+      v.description(
+        "True when the provider answered but holds no identity for the domain (it was deleted outside the service): the domain cannot sign mail, its statuses read FAILED and dnsRecords hold only the challenge and DMARC. An admin's POST /domains/{domainId}/verify creates the identity again (new DKIM records to publish); a read never does",
+      ),
+    ),
     providerUnavailable: v.pipe(
       v.boolean(),
       v.description(
@@ -153,32 +159,39 @@ const requireDomain = async (
 const challengeValue = async (deps: DomainDeps, orgId: string) =>
   `service-challenge=${await deps.organizations.challengeToken(orgId, deps.ids.secret(24))}`;
 
+/** What a read learnt from the provider. */
+type ProviderRead = ProviderDomain | 'missing' | undefined;
+
 const view = (
   domain: SendingDomain,
   challenge: string,
-  provider: ProviderDomain | undefined,
-): DomainView => ({
-  id: domain.id,
-  domain: domain.domain,
-  dkimStatus: domain.dkimStatus,
-  mailFromStatus: domain.mailFromStatus,
-  mailFromDomain: domain.mailFromDomain,
-  verified: isVerified(domain),
-  ownershipProved: domain.ownershipProved,
-  lastCheckedAt: domain.lastCheckedAt,
-  providerUnavailable: provider === undefined,
-  // The challenge first; the provider's records only when it answered.
-  dnsRecords: [
-    {
-      type: 'TXT',
-      name: challengeName(domain.domain),
-      value: challenge,
-      purpose: 'ownership',
-    },
-    ...(provider?.records ?? []),
-    dmarcRecord(domain.domain),
-  ],
-});
+  read: ProviderRead,
+): DomainView => {
+  const provider = read === 'missing' ? undefined : read;
+  return {
+    id: domain.id,
+    domain: domain.domain,
+    dkimStatus: domain.dkimStatus,
+    mailFromStatus: domain.mailFromStatus,
+    mailFromDomain: domain.mailFromDomain,
+    verified: isVerified(domain),
+    ownershipProved: domain.ownershipProved,
+    lastCheckedAt: domain.lastCheckedAt,
+    providerIdentityMissing: read === 'missing',
+    providerUnavailable: read === undefined,
+    // The challenge first; the provider's records only when it answered.
+    dnsRecords: [
+      {
+        type: 'TXT',
+        name: challengeName(domain.domain),
+        value: challenge,
+        purpose: 'ownership',
+      },
+      ...(provider?.records ?? []),
+      dmarcRecord(domain.domain),
+    ],
+  };
+};
 
 /**
  * The provider's statuses, merged into the stored declaration. A
@@ -210,28 +223,45 @@ const changed = (before: SendingDomain, after: SendingDomain) =>
   before.mailFromStatus !== after.mailFromStatus;
 
 /**
- * Reads a domain at the provider, recreating a missing identity (deleted
- * outside the service). With `maxAgeSeconds`, a recent answer may serve.
- * Undefined on an outage.
+ * Reads a domain at the provider: `missing` when it holds no identity for
+ * it (deleted outside the service), undefined on an outage. With
+ * `recreate` (an admin's verify), a missing identity is created again; a
+ * read never writes to the provider. With `maxAgeSeconds`, a recent answer
+ * may serve.
  */
 const readProvider = async (
   deps: DomainDeps,
   domain: SendingDomain,
-  options: { maxAgeSeconds?: number } = {},
-) => {
+  options: { maxAgeSeconds?: number; recreate?: boolean } = {},
+): Promise<ProviderRead> => {
   try {
-    return (
-      (await deps.provider.getDomain(domain.domain, options)) ??
-      (await deps.provider.createDomain(
-        domain.domain,
-        mailFromDomainOf(domain.domain),
-      ))
+    const found = await deps.provider.getDomain(domain.domain, {
+      ...(options.maxAgeSeconds !== undefined
+        ? { maxAgeSeconds: options.maxAgeSeconds }
+        : {}),
+    });
+    if (found) return found;
+    if (!options.recreate) return 'missing';
+    return await deps.provider.createDomain(
+      domain.domain,
+      mailFromDomainOf(domain.domain),
     );
   } catch (error) {
     if (error instanceof ServiceUnavailableError) return undefined;
     throw error;
   }
 };
+
+/** A domain whose identity is gone: it cannot sign, whatever it could. */
+const withIdentityMissing = (
+  domain: SendingDomain,
+  at: string,
+): SendingDomain => ({
+  ...domain,
+  dkimStatus: 'FAILED',
+  mailFromStatus: domain.mailFromStatus === null ? null : 'FAILED',
+  lastCheckedAt: at,
+});
 
 /**
  * Refreshes one declaration for a read: the provider's answer (a recent one
@@ -247,11 +277,11 @@ const refreshed = async (
     maxAgeSeconds: deps.providerStatusTtlSeconds,
   });
   if (!provider) return { domain, provider };
-  const fresh = withProviderState(
-    domain,
-    provider,
-    deps.clock.now().toISOString(),
-  );
+  const at = deps.clock.now().toISOString();
+  const fresh =
+    provider === 'missing'
+      ? withIdentityMissing(domain, at)
+      : withProviderState(domain, provider, at);
   if (!changed(domain, fresh)) return { domain, provider };
   await deps.domains.saveState(orgId, fresh);
   return { domain: fresh, provider };
@@ -389,8 +419,8 @@ export const verifyDomain = async (
   // 1. The provider's answer, fresh, or 503.
   const org = await requireOrganization(deps, orgId);
   const stored = await requireDomain(deps, orgId, domainId);
-  const provider = await readProvider(deps, stored);
-  if (!provider) {
+  const provider = await readProvider(deps, stored, { recreate: true });
+  if (!provider || provider === 'missing') {
     throw new ServiceUnavailableError(
       'provider.unavailable',
       'The email provider cannot be reached right now; try again in a few minutes',

@@ -579,3 +579,53 @@ describe('A13: GET /domains writes only when a status really changed', () => {
     expect(after.map((d) => d.dkimStatus)).toEqual(['SUCCESS', 'PENDING']);
   });
 });
+
+describe('a read never writes to the provider (issue 29, defect 4)', () => {
+  it('an identity deleted outside the service reads as missing (FAILED, not verified, sending blocked) and is not recreated by reads; an admin’s verify recreates it', async () => {
+    // Arrange: a verified domain whose identity is then deleted at the provider.
+    const { deps, orgId, domain } = await setup();
+    const declared = await declareDomain(deps, orgId, { domain });
+    await publishProviderRecords(declared.dnsRecords);
+    const challenge = challengeOf(declared.dnsRecords);
+    await publishDns({
+      name: challenge.name,
+      type: 'TXT',
+      value: challenge.value,
+    });
+    expect(await verifyDomain(deps, orgId, declared.id)).toMatchObject({
+      verified: true,
+    });
+    await deps.provider.deleteDomain(domain);
+
+    // Act
+    const read = await getDomain(deps, orgId, declared.id);
+    const [listed] = await listDomains(deps, orgId);
+    const afterReads = await deps.provider.getDomain(domain);
+    const { sending } = await describeCaller(deps, caller(orgId));
+    const verified = await verifyDomain(deps, orgId, declared.id);
+
+    // Assert
+    expect(read).toMatchObject({
+      dkimStatus: 'FAILED',
+      mailFromStatus: 'FAILED',
+      verified: false,
+      ownershipProved: true,
+      providerIdentityMissing: true,
+      providerUnavailable: false,
+    });
+    expect(read.dnsRecords.map((r) => r.purpose)).toEqual([
+      'ownership',
+      'dmarc',
+    ]);
+    expect(listed).toEqual(read);
+    expect(afterReads).toBeUndefined();
+    expect(sending.ready).toBe(false);
+    expect(sending.blockers).toContain('domain_not_verified');
+    expect(verified).toMatchObject({
+      providerIdentityMissing: false,
+      ownershipProved: true,
+    });
+    expect(verified.dnsRecords.map((r) => r.purpose)).toContain('dkim');
+    expect(await deps.provider.getDomain(domain)).toBeDefined();
+  });
+});
