@@ -20,8 +20,13 @@ import {
   tagNameKey,
   withNamesGiven,
 } from './model.ts';
-import type { ContactChange, AudienceDeps as Deps } from './ports.ts';
-import { suppressedStatuses } from './suppressed.ts';
+import type {
+  ContactChange,
+  AudienceDeps as Deps,
+  Suppression,
+  SuppressionReason,
+} from './ports.ts';
+import { suppressAddresses, suppressedStatuses } from './suppressed.ts';
 import { resolveTags } from './tags.ts';
 
 /** One refused line of an import. */
@@ -212,6 +217,8 @@ export const importContacts = async (
 
   // 5. Read, build and store; re-read and rebuild whatever raced.
   let created = 0;
+  /** Contacts created bounced or complained by their line (step 6). */
+  const suppressedByLine: Suppression[] = [];
   let updated = 0;
   let pending = [...merged.values()];
   const stillRacing = new ConflictError(
@@ -259,6 +266,15 @@ export const importContacts = async (
       if (conflicted.has(change)) continue;
       const lineCount = change.line.indices.length;
       created += change.before ? 0 : 1;
+      const reason = SUPPRESSION_OF[change.after.status];
+      if (!change.before && reason && !suppressed.has(change.line.email)) {
+        suppressedByLine.push({
+          email: change.line.email,
+          reason,
+          at: now,
+          source: 'import',
+        });
+      }
       updated += change.before ? lineCount : lineCount - 1;
     }
     pending = changes.filter((c) => conflicted.has(c)).map((c) => c.line);
@@ -278,6 +294,10 @@ export const importContacts = async (
     }
   }
 
+  // 6. An address imported as bounced or complained is suppressed in the
+  // organization as an SES report would: every list, every later send.
+  await suppressAddresses(deps, orgId, suppressedByLine);
+
   errors.sort((a, b) => a.index - b.index);
   return {
     total: lines.length,
@@ -286,6 +306,12 @@ export const importContacts = async (
     rejected: errors.length,
     errors,
   };
+};
+
+/** The suppression a status imported on a new contact stands for. */
+const SUPPRESSION_OF: Partial<Record<ContactStatus, SuppressionReason>> = {
+  bounced: 'bounce',
+  complained: 'complaint',
 };
 
 const rawEmail = (line: unknown): string => {

@@ -172,7 +172,32 @@ export interface SuppressionLookup {
     orgId: string,
     emails: readonly string[],
     options?: ReadOptions,
-  ): Promise<Map<string, { reason: 'bounce' | 'complaint' }>>;
+  ): Promise<Map<string, Suppression>>;
+}
+
+/** Why an address is suppressed. */
+export type SuppressionReason = 'bounce' | 'complaint';
+
+/** An address nothing is sent to again, in one organization. */
+export interface Suppression {
+  /** Normalized (trimmed, lower-cased). */
+  email: string;
+  reason: SuppressionReason;
+  /** When SES reported it, or when the import that said so ran. */
+  at: string;
+  /** The message that bounced or was complained about (SES's reports). */
+  messageId?: string;
+  /** Set when a bulk import brought the status, not SES. */
+  source?: 'import';
+}
+
+/** The suppressions, read and written (delivery's store). */
+export interface SuppressionStore extends SuppressionLookup {
+  /**
+   * Suppresses an address; an address already suppressed keeps its first
+   * reason. Idempotent.
+   */
+  suppress(orgId: string, suppression: Suppression): Promise<void>;
 }
 
 /**
@@ -199,5 +224,5 @@ export interface AudienceDeps extends SettingsDeps, TopicsDeps {
   contacts: ContactRepository;
   tags: TagRepository;
   audienceEvents: AudienceEvents;
-  delivery: SuppressionLookup;
+  delivery: SuppressionStore;
 }

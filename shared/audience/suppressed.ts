@@ -1,10 +1,15 @@
 /**
  * What a suppression means to the audience: an address that bounced for
- * good or complained takes that status in every list of the organization,
- * is never subscribed again, and is never sent anything again.
+ * good or complained — as SES reported, or as a bulk import said — takes
+ * that status in every list of the organization, is never subscribed
+ * again, and is never sent anything again. The suppression item is the rule
+ * every send checks; the contacts of the address follow it, their list and
+ * tag counters moving with them.
  */
+import { NotFoundError } from '../errors.ts';
+import { changeContact, withStatus } from './contact-changes.ts';
 import type { ContactStatus } from './model.ts';
-import type { AudienceDeps as Deps } from './ports.ts';
+import type { AudienceDeps as Deps, Suppression } from './ports.ts';
 
 /** The contact status a suppression gives. */
 export const SUPPRESSED_STATUS = {
@@ -23,3 +28,71 @@ export const suppressedStatuses = async (
     [...found].map(([email, { reason }]) => [email, SUPPRESSED_STATUS[reason]]),
   );
 };
+
+/** Lists are read a page at a time. */
+const LIST_PAGE = 100;
+
+/**
+ * Suppresses addresses in an organization and moves each of their
+ * contacts, in every list, to the suppression's status. The first reason
+ * stays (a complaint after a bounce changes nothing), and a contact already
+ * bounced or complained stays as it is. Idempotent on every step; each list
+ * is read once for all the addresses.
+ */
+export const suppressAddresses = async (
+  deps: Pick<Deps, 'delivery' | 'lists' | 'contacts' | 'clock'>,
+  orgId: string,
+  suppressions: readonly Suppression[],
+): Promise<void> => {
+  if (suppressions.length === 0) return;
+  for (const suppression of suppressions) {
+    await deps.delivery.suppress(orgId, suppression);
+  }
+  // The reason that stayed, for each address.
+  const stored = await deps.delivery.suppressions(
+    orgId,
+    suppressions.map((s) => s.email),
+  );
+  const statusOf = (email: string) => {
+    const reason =
+      stored.get(email)?.reason ??
+      suppressions.find((s) => s.email === email)?.reason;
+    return reason && SUPPRESSED_STATUS[reason];
+  };
+  const emails = [...new Set(suppressions.map((s) => s.email))];
+
+  for (let page = 1; ; page++) {
+    const lists = await deps.lists.page(orgId, { page, limit: LIST_PAGE });
+    for (const list of lists.items) {
+      const found = await deps.contacts.getMany(orgId, list.id, emails);
+      for (const [email, contact] of found) {
+        const status = statusOf(email);
+        const suppressed =
+          contact.status === 'bounced' || contact.status === 'complained';
+        if (!status || suppressed) continue;
+        try {
+          await changeContact(
+            deps,
+            orgId,
+            () => deps.contacts.get(orgId, list.id, email),
+            (current, now) =>
+              current.status === 'bounced' || current.status === 'complained'
+                ? current
+                : withStatus(current, status, now),
+          );
+        } catch (error) {
+          // Deleted with its list meanwhile.
+          if (!(error instanceof NotFoundError)) throw error;
+        }
+      }
+    }
+    if (page * LIST_PAGE >= lists.total) break;
+  }
+};
+
+/** {@link suppressAddresses} of one address. */
+export const suppressAddress = (
+  deps: Pick<Deps, 'delivery' | 'lists' | 'contacts' | 'clock'>,
+  orgId: string,
+  suppression: Suppression,
+): Promise<void> => suppressAddresses(deps, orgId, [suppression]);

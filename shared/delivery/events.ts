@@ -4,6 +4,8 @@
  * bounce or a complaint suppresses the address for the organization at
  * once (see `suppression.ts`).
  */
+
+import { suppressAddress } from '../audience/suppressed.ts';
 import { NotFoundError, RuleViolationError } from '../errors.ts';
 import { clickedLink } from '../links/public-links.ts';
 import type {
@@ -13,7 +15,6 @@ import type {
   DeliveryDeps as Deps,
 } from './ports.ts';
 import { type SesEvent, tagOf } from './ses-event.ts';
-import { suppressAddress } from './suppression.ts';
 
 /** The recipients an event is about, normalized. */
 const recipientsOf = (event: SesEvent): string[] => {

@@ -3,24 +3,16 @@
  * recorded once each, and an address that bounced for good or complained
  * is suppressed for its organization.
  */
-import type { AudienceDeps, SuppressionLookup } from '../audience/ports.ts';
+import type {
+  AudienceDeps,
+  Suppression,
+  SuppressionStore,
+} from '../audience/ports.ts';
 import type { OrganizationsDeps } from '../organizations/ports.ts';
 import type { ReadOptions } from '../ports.ts';
 import type { SesEventType } from './ses-event.ts';
 
-/** Why an address is suppressed. */
-export type SuppressionReason = 'bounce' | 'complaint';
-
-/** An address nothing is sent to again, in one organization. */
-export interface Suppression {
-  /** Normalized (trimmed, lower-cased). */
-  email: string;
-  reason: SuppressionReason;
-  /** When SES reported it. */
-  at: string;
-  /** The message that bounced or was complained about. */
-  messageId: string;
-}
+export type { Suppression, SuppressionReason } from '../audience/ports.ts';
 
 /** One event about one recipient of one message. */
 export interface DeliveryEventRecord {
@@ -90,17 +82,12 @@ export interface CampaignEventCounter {
 }
 
 /** Delivery events and suppressions of the organizations. */
-export interface DeliveryRepository extends SuppressionLookup {
+export interface DeliveryRepository extends SuppressionStore {
   /**
    * Records an event and counts it, both at most once: `false` (and no
    * change) when this very event was recorded before.
    */
   recordEvent(orgId: string, event: DeliveryEventRecord): Promise<boolean>;
-  /**
-   * Suppresses an address; an address already suppressed keeps its first
-   * reason. Idempotent.
-   */
-  suppress(orgId: string, suppression: Suppression): Promise<void>;
   /**
    * The suppressions among these addresses, by email; strongly consistent
    * unless `consistent` is false (half the read units).

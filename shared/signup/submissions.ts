@@ -38,6 +38,7 @@ import type {
   SignupLimits,
   SignupPageRepository,
 } from './ports.ts';
+import { sourceOf } from './source-address.ts';
 import type { FormState, SignupField } from './themes.ts';
 
 /** What the public form needs. */
@@ -118,6 +119,11 @@ export const referrerOf = (header: string | undefined): string | undefined => {
 interface FormOrigin {
   /** When the person first saw the form (epoch milliseconds). */
   shownAt: number;
+  /**
+   * The page view's own id: one sign-up per view. The form shown again
+   * with its errors keeps it, so a token is used once, not replayed.
+   */
+  view: string;
   /** The page that sent them to it, if it said so. */
   referrer?: string;
 }
@@ -129,9 +135,12 @@ interface FormOrigin {
  * view's in its token.
  */
 const freshState = async (
-  deps: Pick<SubmissionDeps, 'links' | 'clock' | 'signupForms'>,
+  deps: Pick<SubmissionDeps, 'links' | 'clock' | 'signupForms' | 'ids'>,
   page: SignupPage,
-  origin: FormOrigin = { shownAt: deps.clock.now().getTime() },
+  origin: FormOrigin = {
+    shownAt: deps.clock.now().getTime(),
+    view: deps.ids.id(),
+  },
   values: FormState['values'] = {},
   errors: FormState['errors'] = {},
 ): Promise<FormState> => ({
@@ -143,6 +152,7 @@ const freshState = async (
       {
         p: page.id,
         t: String(origin.shownAt),
+        v: origin.view,
         ...(origin.referrer ? { r: origin.referrer } : {}),
       },
       FORM_TOKEN_TTL_SECONDS,
@@ -168,7 +178,7 @@ const freshState = async (
 export const showSignupPage = async (
   deps: Pick<
     SubmissionDeps,
-    'signupPages' | 'organizations' | 'links' | 'clock' | 'signupForms'
+    'signupPages' | 'organizations' | 'links' | 'clock' | 'signupForms' | 'ids'
   >,
   orgSlug: string,
   pageSlug: string,
@@ -181,6 +191,7 @@ export const showSignupPage = async (
     organizationName: org.name,
     state: await freshState(deps, published.page, {
       shownAt: deps.clock.now().getTime(),
+      view: deps.ids.id(),
       ...(from ? { referrer: from } : {}),
     }),
     statusCode: 200,
@@ -257,6 +268,7 @@ const signupNamesOf = (input: {
 type Dropped =
   | 'honeypot'
   | 'token'
+  | 'token_used'
   | 'too_fast'
   | 'captcha'
   | 'ip_limit'
@@ -273,8 +285,10 @@ const readToken = async (
     const claims = await deps.links.verify(FORM_TOKEN_PURPOSE, token);
     const shownAt = Number(claims.t);
     if (claims.p !== page.id || !Number.isFinite(shownAt)) return undefined;
+    // A token from before views had ids: shown again, as an expired one.
+    if (!claims.v) return 'expired';
     const referrer = referrerOf(claims.r);
-    return { shownAt, ...(referrer ? { referrer } : {}) };
+    return { shownAt, view: claims.v, ...(referrer ? { referrer } : {}) };
   } catch (error) {
     if (error instanceof ExpiredLinkError) return 'expired';
     if (error instanceof InvalidLinkError) return undefined;
@@ -332,7 +346,9 @@ export const submitSignup = async (
     // The form shown again keeps the time it was first shown (a person
     // fixing a typo quickly is not taken for a bot) and where from.
     const origin =
-      token === 'expired' ? { shownAt: deps.clock.now().getTime() } : token;
+      token === 'expired'
+        ? { shownAt: deps.clock.now().getTime(), view: deps.ids.id() }
+        : token;
     return shown(
       await freshState(deps, page, origin, checked.values, checked.errors),
       400,
@@ -355,11 +371,25 @@ export const submitSignup = async (
     }
   }
 
-  // 4. Limits per source address (all pages) and per email address.
+  // 4. One sign-up per page view: a token replayed (by a script that
+  // fetched the form once and waited once) is spent.
+  if (
+    !(await deps.signupLimits.take(
+      `VIEW#${token.view}`,
+      Math.floor(token.shownAt / 1000),
+      FORM_TOKEN_TTL_SECONDS,
+      1,
+    ))
+  ) {
+    return drop('token_used');
+  }
+
+  // 5. Limits per source (an address, or an IPv6 /64; all pages) and per
+  // email address.
   const window = hourOf(deps.clock.now());
   if (
     !(await deps.signupLimits.take(
-      `IP#${visitor.ip ?? 'unknown'}`,
+      `IP#${sourceOf(visitor.ip)}`,
       window,
       HOUR,
       settings.maxPerIpPerHour,
@@ -378,7 +408,7 @@ export const submitSignup = async (
     return drop('email_limit');
   }
 
-  // 5. The sign-up itself; its outcome is not told.
+  // 6. The sign-up itself; its outcome is not told.
   await signUp(deps, orgId, page, {
     email,
     ...(checked.firstName ? { firstName: checked.firstName } : {}),

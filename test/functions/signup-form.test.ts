@@ -668,6 +668,47 @@ describe('the hosted sign-up form: limits and CAPTCHA', () => {
     expectNeutral(answers.slice(2), answers[0]);
   });
 
+  it('counts an IPv6 source by its /64 (issue 29, defect 5): two addresses of one /64 share the limit; another /64 and IPv4-mapped addresses count apart', async () => {
+    // Arrange
+    const h = await harness({ maxPerIpPerHour: 2 });
+    const emails = [uniqueEmail('v6a'), uniqueEmail('v6b'), uniqueEmail('v6c')];
+    const sameLine = [
+      '2001:db8:5:6::1',
+      '2001:db8:5:6:ffff:1:2:3',
+      '2001:db8:5:6::abcd',
+    ];
+    // Act
+    for (const [i, email] of emails.entries()) {
+      await signUp(h, { email }, { ip: sameLine[i] as string });
+    }
+    const otherLine = uniqueEmail('v6-other');
+    await signUp(h, { email: otherLine }, { ip: '2001:db8:5:7::1' });
+    // Assert
+    expect((await contactOf(h, emails[0] as string)).status).toBe('pending');
+    expect((await contactOf(h, emails[1] as string)).status).toBe('pending');
+    expect(await contactOf(h, emails[2] as string)).toBeUndefined();
+    expect(await contactOf(h, otherLine)).toBeDefined();
+  });
+
+  it('a form token signs up once (issue 29, defect 5): replayed with another address it is answered as any other and changes nothing', async () => {
+    // Arrange: a page view, its token used once.
+    const h = await harness();
+    const shown = await h.client.get(h.path, { origin: 'pages' });
+    const token = inputValue(shown.body, 'form_token');
+    const first = uniqueEmail('once');
+    const replayed = uniqueEmail('replayed');
+    // Act
+    const answers = [
+      await signUp(h, { email: first }, { token }),
+      await signUp(h, { email: replayed }, { token }),
+    ];
+    // Assert
+    expect((await contactOf(h, first)).status).toBe('pending');
+    expect(await contactOf(h, replayed)).toBeUndefined();
+    expect(await mailTo(replayed)).toEqual([]);
+    expectNeutral(answers.slice(1), answers[0]);
+  });
+
   it('limits sign-ups per email address per hour in the organization, across its pages, answering the refused one as any other, then admits again the next hour', async () => {
     // Arrange: three pages, so the one-confirmation-per-page-a-day rule
     // holds nothing back: only the per-email limit (2) can.

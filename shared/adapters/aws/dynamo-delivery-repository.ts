@@ -39,7 +39,8 @@ const SuppressionItem = itemSchema('Suppression', {
   email: v.string(),
   reason: v.picklist(['bounce', 'complaint']),
   at: v.string(),
-  messageId: v.string(),
+  messageId: v.optional(v.string()),
+  source: v.optional(v.literal('import')),
 });
 
 /** A counter attribute per event type: `Rendering Failure` → `renderingFailure`. */

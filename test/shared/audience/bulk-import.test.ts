@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import { addContact, listContacts } from '../../../shared/audience/contacts.ts';
-import { getList, listLists } from '../../../shared/audience/lists.ts';
+import {
+  createList,
+  getList,
+  listLists,
+} from '../../../shared/audience/lists.ts';
 import { listTags, tagContact } from '../../../shared/audience/tags.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { NotFoundError, PayloadTooLargeError } from '../../../shared/errors.ts';
@@ -280,6 +284,62 @@ describe('bulk import (Audience: bulk import)', () => {
       'many1@example.test',
       'many3@example.test',
     ]);
+  });
+
+  it('a contact created bounced or complained suppresses its address in the organization, as an SES report does (issue 29, defect 5)', async () => {
+    // Arrange: the addresses are subscribed in another list already.
+    const { deps, orgId, listId } = await setup();
+    const other = await createList(deps, orgId, { name: 'Events' });
+    const [bounced, complained, fine] = [
+      uniqueEmail('imp-bounce'),
+      uniqueEmail('imp-complaint'),
+      uniqueEmail('imp-fine'),
+    ];
+    for (const email of [bounced, complained, fine]) {
+      await addContact(deps, orgId, other.id, { email, doubleOptIn: false });
+    }
+    // Act
+    await importContacts(deps, orgId, listId, [
+      { email: bounced, status: 'bounced' },
+      { email: complained, status: 'complained' },
+      { email: fine, status: 'unsubscribed' },
+    ]);
+    const third = await createList(deps, orgId, { name: 'Later' });
+    const later = await importContacts(deps, orgId, third.id, [
+      { email: bounced, status: 'subscribed' },
+    ]);
+    // Assert
+    const inOther = (
+      await listContacts(deps, orgId, { listId: other.id, page: 1, limit: 10 })
+    ).items;
+    const statusIn = (email: string) =>
+      inOther.find((c) => c.email === email)?.status;
+    expect(statusIn(bounced)).toBe('bounced');
+    expect(statusIn(complained)).toBe('complained');
+    expect(statusIn(fine)).toBe('subscribed');
+    const suppressions = await deps.delivery.suppressions(orgId, [
+      bounced,
+      complained,
+      fine,
+    ]);
+    expect(suppressions.get(bounced)).toMatchObject({
+      reason: 'bounce',
+      source: 'import',
+    });
+    expect(suppressions.get(complained)?.reason).toBe('complaint');
+    expect(suppressions.has(fine)).toBe(false);
+    expect(later.created).toBe(1);
+    const [inThird] = (
+      await listContacts(deps, orgId, { listId: third.id, page: 1, limit: 10 })
+    ).items;
+    expect(inThird?.status).toBe('bounced');
+    expect((await deps.lists.get(orgId, other.id))?.statusCounts).toMatchObject(
+      {
+        subscribed: 1,
+        bounced: 1,
+        complained: 1,
+      },
+    );
   });
 
   it('applies the status on creation only, defaulting to subscribed', async () => {

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
 import { createList } from '../../../shared/audience/lists.ts';
+import { suppressAddress } from '../../../shared/audience/suppressed.ts';
 import { listTags } from '../../../shared/audience/tags.ts';
 import {
   KnownOrganizations,
   recordSesEvent,
 } from '../../../shared/delivery/events.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
-import { suppressAddress } from '../../../shared/delivery/suppression.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import type { Mailer, OutgoingMessage } from '../../../shared/ports.ts';
 import { updateOptinSettings } from '../../../shared/settings/optin-settings.ts';

@@ -14,6 +14,7 @@ import {
   unsubscribeContact,
 } from '../../../shared/audience/contacts.ts';
 import { createList } from '../../../shared/audience/lists.ts';
+import { suppressAddress } from '../../../shared/audience/suppressed.ts';
 import { createTag } from '../../../shared/audience/tags.ts';
 import {
   type BatchMessage,
@@ -25,7 +26,6 @@ import {
 } from '../../../shared/campaigns/dispatch.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { recordSesEvent } from '../../../shared/delivery/events.ts';
-import { suppressAddress } from '../../../shared/delivery/suppression.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import {
   setSendingAllowed,
