@@ -4,7 +4,7 @@
  * with our limits, and html-to-text for the text part of every email
  * (`text-part.ts`).
  */
-import { Liquid } from 'liquidjs';
+import { type FilterImplOptions, filters, Liquid } from 'liquidjs';
 
 export { htmlToText, planTextPart } from './text-part.ts';
 
@@ -33,8 +33,33 @@ const limits = {
   cache: 200,
 } as const;
 
-/** HTML: every output value is HTML-escaped. */
-export const htmlEngine = new Liquid({ ...limits, outputEscape: 'escape' });
+type FilterHandler = Extract<FilterImplOptions, (...args: never) => unknown>;
+type FilterThis = ThisParameterType<FilterHandler>;
+/** Liquid's own `escape` (strings, numbers, arrays, drops alike). */
+const liquidEscape = filters.escape as FilterHandler;
+
+/**
+ * HTML output: escaped, and its line breaks kept as `<br>` — a multi-line
+ * value (a postal address) reads as its lines, not as one run of words.
+ */
+function escapeKeepingLines(this: FilterThis, value: unknown): string {
+  return String(liquidEscape.call(this, value)).replace(
+    /\r\n|\r|\n/g,
+    '<br>\n',
+  );
+}
+
+/** HTML: every output value is HTML-escaped, its line breaks kept. */
+export const htmlEngine = new Liquid({
+  ...limits,
+  outputEscape: escapeKeepingLines,
+});
+// Liquid's own `newline_to_br` writes `<br />` that the output escaping
+// would show as text: ours escapes its input and marks the result as HTML.
+htmlEngine.registerFilter('newline_to_br', {
+  handler: escapeKeepingLines,
+  raw: true,
+});
 
 /** Subjects are plain text: no escaping there. */
 export const textEngine = new Liquid(limits);

@@ -293,7 +293,10 @@ export type RenderedTemplate = v.InferOutput<typeof RenderedTemplate>;
  * subject uses that holds a line break (see `checkSubjectValues`).
  */
 export const renderPreview = async (
-  deps: Pick<Deps, 'templates' | 'links' | 'endpoints' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'templates' | 'links' | 'endpoints' | 'clock' | 'organizations'
+  >,
   orgId: string,
   input: { templateId: string; variables: Record<string, unknown> },
 ): Promise<RenderedTemplate> => {
@@ -310,12 +313,14 @@ export const renderPreview = async (
     typeof input.variables.email === 'string'
       ? input.variables.email
       : 'reader@example.com';
+  const postalAddress = (await deps.organizations.get(orgId))?.postalAddress;
   const message = await composeMessage(deps, {
     orgId,
     contact: standIn(email, input.variables),
     subject: template.defaultSubject,
     html: template.content,
     from: deps.endpoints.appFromAddress,
+    ...(postalAddress ? { postalAddress } : {}),
     // A template has no topic of its own: preview its opt-out link too.
     topicId: 'test',
     test: true,
@@ -387,7 +392,8 @@ export const testSendTemplate = async (
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { status: 'blocked', to };
   }
-  if (!(await deps.organizations.get(orgId))?.sendingAllowed) {
+  const org = await deps.organizations.get(orgId);
+  if (!org?.sendingAllowed) {
     return { status: 'not_allowed', to };
   }
   // The From and Reply-To of every send (effectiveSender), without the tenant.
@@ -399,6 +405,8 @@ export const testSendTemplate = async (
     html: template.content,
     from,
     ...(replyTo ? { replyTo } : {}),
+    // Every marketing mail carries the legal mention, a test one too.
+    ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
     topicId: 'test',
     test: true,
     variables: input.variables,

@@ -209,6 +209,44 @@ describe('templates, rendering, unsubscribe and topics through the pipeline (in 
       expect(await page.text()).toContain('This is a test email');
     });
 
+    it('a test send and a preview carry the postal address, its lines kept in HTML and text (issue 29, defect 7)', async () => {
+      // Arrange
+      const to = `qa-postal-${Date.now()}@demo.test`;
+      const set = await stack.call('/settings/sending', {
+        key,
+        method: 'PATCH',
+        body: { postalAddress: 'Acme Ltd\n1 Main Street\nSpringfield' },
+      });
+      expect(set.status).toBe(200);
+      const template = await stack.call('/templates', {
+        key,
+        method: 'POST',
+        body: {
+          name: 'Postal',
+          defaultSubject: 'Postal',
+          content:
+            '<p>News</p><p>{{postalAddress}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+        },
+      });
+      // Act
+      await stack.call(`/templates/${template.json.data.id}/test-send`, {
+        key,
+        method: 'POST',
+        body: { email: to },
+      });
+      const preview = await stack.call('/render', {
+        key,
+        method: 'POST',
+        body: { templateId: template.json.data.id },
+      });
+      const [mail] = await mailTo(to, stack.info.mailbox);
+      // Assert
+      const lines = 'Acme Ltd<br>\n1 Main Street<br>\nSpringfield';
+      expect(mail?.body.html).toContain(lines);
+      expect(mail?.body.text).toContain('Acme Ltd\n1 Main Street\nSpringfield');
+      expect(preview.json.data.html).toContain(lines);
+    });
+
     it('answers 400 template.invalid when a merge value makes the content fail to render (preview and test send)', async () => {
       // Arrange: renders with sample values, not with a huge loop bound.
       const template = await stack.call('/templates', {

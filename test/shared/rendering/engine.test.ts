@@ -30,6 +30,24 @@ describe('the rendering engine (Liquid)', () => {
     );
   });
 
+  it('keeps a multi-line value’s lines as <br> in HTML, escaped, and Liquid’s newline_to_br is HTML, not text (issue 29, defect 7)', async () => {
+    const values = { postalAddress: 'Acme <Ltd>\n1 Main St\r\nSpringfield' };
+    const lines = 'Acme &lt;Ltd&gt;<br>\n1 Main St<br>\nSpringfield';
+    expect(await renderTemplate('<p>{{postalAddress}}</p>', values)).toBe(
+      `<p>${lines}</p>`,
+    );
+    expect(
+      await renderTemplate('<p>{{postalAddress | newline_to_br}}</p>', values),
+    ).toBe(`<p>${lines}</p>`);
+    expect(await htmlToText(`<p>${lines}</p>`)).toBe(
+      'Acme <Ltd>\n1 Main St\nSpringfield',
+    );
+    // A subject folds to one line, as before.
+    expect(await renderText('{{postalAddress}}', values)).toBe(
+      'Acme <Ltd> 1 Main St Springfield',
+    );
+  });
+
   it('lists the variables a template uses, and which are unknown', async () => {
     const { variables } = await analyzeTemplate(
       '{{ firstName | default: "friend" }} {{ plan.name }} {% assign x = 1 %}{{ x }} {% if vip %}★{% endif %}',
@@ -86,8 +104,11 @@ describe('the rendering engine (Liquid)', () => {
       '"': '&#34;',
       "'": '&#39;',
     };
+    // Escaped, line breaks kept as <br> (issue 29, defect 7).
     const escapeHtml = (raw: string) =>
-      raw.replace(/[&<>"']/g, (c) => entities[c] ?? c);
+      raw
+        .replace(/[&<>"']/g, (c) => entities[c] ?? c)
+        .replace(/\r\n|\r|\n/g, '<br>\n');
     const text = fc.string({
       unit: fc.constantFrom(
         'a',
