@@ -13,10 +13,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import {
-  AccessLogField,
-  AccessLogFormat,
   LambdaIntegration,
-  LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
@@ -24,7 +21,6 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   CfnConfigurationSet,
@@ -52,6 +48,7 @@ import {
 } from '../shared/adapters/aws/ses-email-provider.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
+import { accessLogOptions } from './constructs/access-log.ts';
 import {
   AppFunction,
   DEFAULT_MEMORY_MB,
@@ -228,18 +225,13 @@ export class StatelessStack extends Stack {
     super(scope, id, props);
     const groups = props.groups ?? endpointGroups;
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
-    });
-
     this.api = new RestApi(this, 'Api', {
       description: 'Email marketing API',
       // Execution logs (errors only) need the account-level CloudWatch role.
       cloudWatchRole: true,
       deployOptions: {
         stageName: STAGE_NAME,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: accessLogFormat(),
+        ...accessLogOptions(this, 'ApiAccessLogs'),
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         tracingEnabled: true,
@@ -494,8 +486,10 @@ export class StatelessStack extends Stack {
         'Give signupPagesDomain and signupPagesCertificateArn together',
       );
     }
+    const account = this.api.node.tryFindChild('Account');
     return new PagesApi(this, 'SignupPagesOrigin', {
       stageName: STAGE_NAME,
+      ...(account ? { loggingRole: account } : {}),
       requestsPerIpPerMinute: contextInteger(
         this,
         'signupRequestsPerIpPerMinute',
@@ -765,31 +759,6 @@ export class StatelessStack extends Stack {
     }
   }
 }
-
-/**
- * The access log, one JSON object per request; it names the key by id, never
- * by value. The error message field is already a quoted JSON string.
- */
-const accessLogFormat = (): AccessLogFormat => {
-  const fields = JSON.stringify({
-    requestId: AccessLogField.contextRequestId(),
-    requestTime: AccessLogField.contextRequestTime(),
-    ip: AccessLogField.contextIdentitySourceIp(),
-    userAgent: AccessLogField.contextIdentityUserAgent(),
-    method: AccessLogField.contextHttpMethod(),
-    resource: AccessLogField.contextResourcePath(),
-    path: AccessLogField.contextPath(),
-    status: AccessLogField.contextStatus(),
-    responseLength: AccessLogField.contextResponseLength(),
-    responseLatency: AccessLogField.contextResponseLatency(),
-    integrationLatency: AccessLogField.contextIntegrationLatency(),
-    apiKeyId: AccessLogField.contextIdentityApiKeyId(),
-    errorType: AccessLogField.contextErrorResponseType(),
-    xrayTraceId: AccessLogField.contextXrayTraceId(),
-  });
-  const error = AccessLogField.contextErrorMessageString();
-  return AccessLogFormat.custom(`${fields.slice(0, -1)},"error":${error}}`);
-};
 
 /** An integer context value (from `-c name=42` or cdk.json), or `fallback`. */
 const contextInteger = (

@@ -18,8 +18,9 @@ import {
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import { type Route, resourcePath } from '../../shared/http/route.ts';
+import { accessLogOptions } from './access-log.ts';
 
 /** Every request to the pages shares this stage throttle. */
 export const PAGES_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
@@ -34,6 +35,11 @@ export interface PagesApiProps {
   requestsPerIpPerMinute: number;
   /** A custom domain, e.g. `pages.example.com`, with its certificate. */
   domain?: { name: string; certificateArn: string };
+  /**
+   * What sets the account's CloudWatch role for API Gateway (the API's
+   * `CfnAccount`): error execution logs need it before the stage exists.
+   */
+  loggingRole?: IDependable;
 }
 
 /** The pages' REST API, its web ACL and its address. */
@@ -51,13 +57,20 @@ export class PagesApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       deployOptions: {
         stageName: props.stageName,
-        loggingLevel: MethodLoggingLevel.OFF,
+        // An anonymous write surface: every request logged as the API's
+        // are, and errors of execution; never a body (no data trace).
+        ...accessLogOptions(this, 'AccessLogs'),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
         tracingEnabled: true,
         metricsEnabled: true,
         throttlingRateLimit: PAGES_THROTTLE.rateLimit,
         throttlingBurstLimit: PAGES_THROTTLE.burstLimit,
       },
     });
+    if (props.loggingRole) {
+      this.api.deploymentStage.node.addDependency(props.loggingRole);
+    }
     if (props.domain) {
       const domain = new DomainName(this, 'Domain', {
         domainName: props.domain.name,
@@ -101,16 +114,6 @@ export class PagesApi extends Construct {
         id: 'AwsSolutions-COG4',
         reason:
           'Public sign-up pages for visitors without an account: there is no user pool to authorize with.',
-      },
-      {
-        id: 'AwsSolutions-APIG1',
-        reason:
-          "Access logs of the pages would hold visitors' addresses and agents for every view; the function logs what it drops, and WAF samples requests.",
-      },
-      {
-        id: 'AwsSolutions-APIG6',
-        reason:
-          "Execution logs of the pages are off: they would hold visitors' form data.",
       },
     );
   }

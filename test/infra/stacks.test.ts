@@ -547,6 +547,40 @@ describe('StatelessStack', () => {
     );
   });
 
+  it('logs every request to the sign-up pages as the API’s are: the same access-log format, error execution logs, never a body (issue 29, defect 9)', () => {
+    // Arrange
+    const { api, apiTemplate } = stacks();
+    const pages = api.pages;
+    if (!pages) throw new Error('no pages origin');
+    const stages = apiTemplate.findResources('AWS::ApiGateway::Stage');
+    const apiStage = stages[logicalId(api, api.api.deploymentStage)];
+    const pagesStage = stages[logicalId(api, pages.api.deploymentStage)];
+    const account = api.api.node.tryFindChild('Account') as CfnResource;
+
+    // Assert
+    expect(pagesStage?.Properties.AccessLogSetting.Format).toBe(
+      apiStage?.Properties.AccessLogSetting.Format,
+    );
+    expect(
+      pagesStage?.Properties.AccessLogSetting.DestinationArn,
+    ).toBeDefined();
+    expect(pagesStage?.Properties.AccessLogSetting.DestinationArn).not.toEqual(
+      apiStage?.Properties.AccessLogSetting.DestinationArn,
+    );
+    expect(pagesStage?.Properties.MethodSettings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        }),
+      ]),
+    );
+    // The account's logging role is set before the stage is made.
+    expect(pagesStage?.DependsOn).toContain(api.getLogicalId(account));
+  });
+
   it('serves the sign-up pages on an origin of their own: a keyless REST API with its own web ACL, whose address every function is told', () => {
     // Arrange
     const { api, apiTemplate } = stacks();
