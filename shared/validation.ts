@@ -250,8 +250,16 @@ export const parseIsoInstant = (
   const utc = new Date(0);
   utc.setUTCFullYear(year, month - 1, day);
   utc.setUTCHours(hour, minute, second, millis);
-  return utc.getTime() - offsetMinutes * 60_000;
+  const instant = utc.getTime() - offsetMinutes * 60_000;
+  // In UTC too, a year of four digits from 1000: `9999-12-31T23:59-23:59`
+  // is year 10000 once in UTC, which no ISO timestamp (nor a schedule) holds.
+  const utcYear = new Date(instant).getUTCFullYear();
+  return utcYear >= MIN_YEAR && utcYear <= MAX_YEAR ? instant : undefined;
 };
+
+/** The years a date may name, in UTC. */
+const MIN_YEAR = 1000;
+const MAX_YEAR = 9999;
 
 const INSTANT_EXAMPLE = 'e.g. 2026-12-01T09:30:00+01:00';
 
@@ -271,7 +279,7 @@ export const InstantWithOffset = v.pipe(
     (value) =>
       !INSTANT_WITH_OFFSET.test(value) ||
       parseIsoInstant(value, { offset: 'required' }) !== undefined,
-    'must be a real date and time (no 30 February, no 24:00)',
+    'must be a real date and time (no 30 February, no 24:00), in the years 1000 to 9999',
   ),
 );
 
@@ -298,7 +306,7 @@ export const IsoDateOrInstant = v.pipe(
     (value) =>
       !ISO_INSTANT.test(value) ||
       parseIsoInstant(value, { offset: 'optional' }) !== undefined,
-    'must be a real date (no 30 February, no 24:00)',
+    'must be a real date (no 30 February, no 24:00), in the years 1000 to 9999',
   ),
   v.transform((value) =>
     new Date(

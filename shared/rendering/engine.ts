@@ -186,6 +186,48 @@ const loadEngines = () => {
   return engines;
 };
 
+/**
+ * How deep elements may nest in content and pasted pages (an email nests a
+ * few dozen levels): html-to-text and the HTML serializer recurse once a
+ * level and overflow their stack past about 2,500.
+ */
+export const MAX_HTML_NESTING = 256;
+
+/** Refuses content whose elements nest past `MAX_HTML_NESTING`. */
+const checkNesting = (
+  loaded: Engines,
+  html: string,
+  field: string,
+  what: string,
+) => {
+  const depth = loaded.htmlNesting(html);
+  if (depth <= MAX_HTML_NESTING) return;
+  const message = `nests elements ${depth} levels deep; at most ${MAX_HTML_NESTING}`;
+  throw new ValidationError(`The ${what} ${message}`, [{ field, message }], {
+    code: 'template.invalid',
+  });
+};
+
+/**
+ * The text part of rendered HTML. A loop may nest what its template does
+ * not: a converter that overflows its stack is the content's fault (400
+ * naming the field), found without a second pass over every message.
+ */
+const textPart = (
+  loaded: Engines,
+  html: string,
+  field = 'content',
+  what = 'content',
+): string => {
+  try {
+    return loaded.htmlToText(html);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    checkNesting(loaded, html, field, what);
+    throw invalid(field, what, error);
+  }
+};
+
 const invalid = (field: string, what: string, error: unknown) =>
   new ValidationError(
     `The ${what} is not a valid template: ${(error as Error).message}`,
@@ -298,6 +340,7 @@ export const prepareTemplate = async (
   checkCost(scanned, field, what);
   const loaded = await loadEngines();
   const { htmlEngine } = loaded;
+  checkNesting(loaded, source, field, what);
   // Parsed whole first, so that a syntax error tells its real place.
   const templates = parse(htmlEngine, scanned.source, target);
   // liquidjs finds each variable's line by reading the template from its
@@ -329,7 +372,7 @@ export const prepareTemplate = async (
       const planned = plan?.((name) =>
         Object.hasOwn(values, name) ? values[name] : undefined,
       );
-      return planned ?? loaded.htmlToText(html);
+      return planned ?? textPart(loaded, html, field, what);
     },
   };
 };
@@ -444,4 +487,4 @@ export const renderText = async (
 
 /** The plain-text alternative of an HTML email. */
 export const htmlToText = async (html: string): Promise<string> =>
-  (await loadEngines()).htmlToText(html);
+  textPart(await loadEngines(), html);

@@ -6,6 +6,7 @@
  */
 import { type FilterImplOptions, filters, Liquid } from 'liquidjs';
 
+export { htmlNesting } from './nesting.ts';
 export { htmlToText, planTextPart } from './text-part.ts';
 
 /** Templates never touch the file system: every include is set aside. */

@@ -16,6 +16,8 @@
 import type { ChildNode, Document, Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
+import { MAX_HTML_NESTING } from '../rendering/engine.ts';
+import { htmlNesting } from '../rendering/nesting.ts';
 import {
   CAPTCHA_RESPONSE_FIELDS,
   captchaScriptHtml,
@@ -348,6 +350,19 @@ export const sanitizePastedHtml = (
         {
           field: 'html',
           message: `The HTML is ${html.length.toLocaleString('en')} characters long; at most ${MAX_PASTED_HTML_CHARS.toLocaleString('en')} are allowed.`,
+        },
+      ],
+    };
+  }
+  // The sanitizer and the serializer recurse once a level of nesting.
+  const depth = htmlNesting(html);
+  if (depth > MAX_HTML_NESTING) {
+    return {
+      ok: false,
+      problems: [
+        {
+          field: 'html',
+          message: `The HTML nests elements ${depth} levels deep; at most ${MAX_HTML_NESTING} are allowed.`,
         },
       ],
     };

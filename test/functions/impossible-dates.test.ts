@@ -74,7 +74,8 @@ describe('impossible dates are refused, not rolled over (issue 29, defect 2)', (
         expect(answer.json.details, date).toEqual([
           {
             field,
-            message: 'must be a real date and time (no 30 February, no 24:00)',
+            message:
+              'must be a real date and time (no 30 February, no 24:00), in the years 1000 to 9999',
           },
         ]);
       }

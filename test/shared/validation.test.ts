@@ -161,6 +161,10 @@ describe('dates: impossible fields are refused, never rolled over (issue 29, def
       '2027-03-00T10:00Z',
       '2027-03-01T10:00+25:00',
       '2027-03-01T10:00+01:60',
+      // Real fields, but year 10000 (or 999) once in UTC.
+      '9999-12-31T23:59:59-23:59',
+      '1000-01-01T00:00:00+00:01',
+      '0001-01-01T00:00:00Z',
     ]) {
       expect(parseIsoInstant(impossible, { offset: 'required' })).toBe(
         undefined,
@@ -169,7 +173,7 @@ describe('dates: impossible fields are refused, never rolled over (issue 29, def
       expect(messagesOf(IsoDateOrInstant, impossible)).not.toEqual([]);
     }
     expect(messagesOf(IsoDateOrInstant, '2027-02-30')).toEqual([
-      'must be a real date (no 30 February, no 24:00)',
+      'must be a real date (no 30 February, no 24:00), in the years 1000 to 9999',
     ]);
   });
 

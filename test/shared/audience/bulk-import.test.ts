@@ -192,7 +192,8 @@ describe('bulk import (Audience: bulk import)', () => {
         {
           index: 9,
           email: 'leap@example.test',
-          reason: 'confirmedAt: must be a real date (no 30 February, no 24:00)',
+          reason:
+            'confirmedAt: must be a real date (no 30 February, no 24:00), in the years 1000 to 9999',
         },
       ],
     });

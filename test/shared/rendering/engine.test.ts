@@ -48,6 +48,36 @@ describe('the rendering engine (Liquid)', () => {
     );
   });
 
+  it('refuses content nested past 256 levels (400 naming it), and a loop that nests past what html-to-text can walk is a 400 too, never a stack overflow', async () => {
+    // Arrange
+    const deep = (n: number) => `${'<div>'.repeat(n)}x${'</div>'.repeat(n)}`;
+    const looped =
+      '{% for i in (1..3000) %}<div>{% endfor %}x<a href="{{unsubscribeUrl}}">u</a>';
+    // Act
+    const refused = await analyzeTemplate(deep(257)).catch((e: unknown) => e);
+    const prepared = await prepareTemplate(looped);
+    const html = await prepared.render({ unsubscribeUrl: 'https://u.test' });
+    const text = (() => {
+      try {
+        return prepared.textOf(html, {});
+      } catch (error) {
+        return error;
+      }
+    })();
+    // Assert
+    expect(await analyzeTemplate(deep(256))).toBeDefined();
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details).toEqual([
+      {
+        field: 'content',
+        message: 'nests elements 257 levels deep; at most 256',
+      },
+    ]);
+    expect(text).toBeInstanceOf(ValidationError);
+    expect((text as ValidationError).code).toBe('template.invalid');
+    await expect(htmlToText(html)).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it('lists the variables a template uses, and which are unknown', async () => {
     const { variables } = await analyzeTemplate(
       '{{ firstName | default: "friend" }} {{ plan.name }} {% assign x = 1 %}{{ x }} {% if vip %}★{% endif %}',

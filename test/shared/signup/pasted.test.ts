@@ -397,6 +397,22 @@ describe('pasted HTML, sanitized on write', () => {
     });
   });
 
+  it('refuses HTML nested past 256 levels, naming html, instead of overflowing the serializer’s stack', () => {
+    const deep = `${'<b>'.repeat(5000)}${FORM}`;
+    expect(sanitizePastedHtml(deep)).toEqual({
+      ok: false,
+      problems: [
+        {
+          field: 'html',
+          message: expect.stringMatching(
+            /^The HTML nests elements \d+ levels deep; at most 256 are allowed\.$/,
+          ),
+        },
+      ],
+    });
+    expect(sanitizePastedHtml(`${'<b>'.repeat(200)}${FORM}`).ok).toBe(true);
+  });
+
   it('refuses HTML within the limit that grows past what is stored once sanitized, naming html and both sizes (issue 29, defect 3)', () => {
     // Arrange: `&` is written `&amp;` once sanitized: five times its size.
     const ampersands = `<p>${'&'.repeat(95_000)}</p>${FORM}`;
