@@ -29,7 +29,7 @@ import { logger } from '../observability.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
 import { EmailAddress, lineText } from '../validation.ts';
-import { contactInName } from './form-names.ts';
+import { contactInEmail, contactInName, contactInNames } from './form-names.ts';
 import { CAPTCHA_RESPONSE_FIELDS } from './markup.ts';
 import type { SignupPage } from './model.ts';
 import type {
@@ -230,6 +230,9 @@ const checkFields = (
     errors.email = 'Enter your email address.';
   } else if (!email.success) {
     errors.email = 'Enter an email address in the form name@example.com.';
+  } else if (contactInEmail(email.output)) {
+    errors.email =
+      'Enter your email address without a web address after the +.';
   }
   const names: Record<string, string | undefined> = {};
   for (const field of ['firstName', 'lastName'] as const) {
@@ -242,6 +245,14 @@ const checkFields = (
         'Enter a name only: no web or email address, no phone number.';
     } else if (parsed.output) {
       names[field] = parsed.output;
+    }
+  }
+  // Two names that make a number or an address only together.
+  if (names.firstName && names.lastName) {
+    if (contactInNames([names.firstName, names.lastName])) {
+      errors.lastName =
+        'Enter a name only: no web or email address, no phone number.';
+      delete names.lastName;
     }
   }
   return {

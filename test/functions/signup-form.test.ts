@@ -48,7 +48,9 @@ const harness = async (
     maxPerEmailPerHour?: number;
   } = {},
 ): Promise<Harness> => {
-  const clock = fixedClock('2026-11-23T10:00:00.000Z');
+  // In the future: DynamoDB Local deletes items whose TTL is past, and the
+  // form's counters expire two hours after their window.
+  const clock = fixedClock('2036-11-23T10:00:00.000Z');
   const client = await createApiClient({
     clock,
     groups: [...endpointGroups, ...pageGroups],
@@ -205,7 +207,7 @@ describe('the hosted sign-up form', () => {
         ip: '198.51.100.20',
         userAgent: 'Mozilla/5.0 (test)',
         referrer: 'https://blog.example.test/post',
-        signedUpAt: '2026-11-23T10:00:08.000Z',
+        signedUpAt: '2036-11-23T10:00:08.000Z',
         confirmedAt: null,
       },
     ]);
@@ -605,6 +607,27 @@ describe('a stranger’s text never becomes the organization’s mail (issue 29,
       expect(await mailTo(email)).toEqual([]);
     },
   );
+
+  it('an email whose subaddress carries a web address, or two names that make a number together, are refused beside their field', async () => {
+    const before = await h.client.scan();
+    const tagged = await signUp(h, {
+      email: `victim+visit-www.evil.com-${Date.now()}@example.test`,
+    });
+    const split = await signUp(h, {
+      email: uniqueEmail('split'),
+      firstName: 'Call 800 55',
+      lastName: '5 0100',
+    });
+    expect(tagged.status).toBe(400);
+    expect(tagged.body).toContain(
+      'Enter your email address without a web address after the +.',
+    );
+    expect(split.status).toBe(400);
+    expect(split.body).toContain(
+      'Enter a name only: no web or email address, no phone number.',
+    );
+    expect(await h.client.scan()).toEqual(before);
+  });
 
   it('names typed on the form are kept but never merged into a confirmation, even by custom content; names the organization gives are', async () => {
     // Arrange: a sign-up with names; a pending contact the API adds.
