@@ -217,7 +217,7 @@ export const importContacts = async (
 
   // 5. Read, build and store; re-read and rebuild whatever raced.
   let created = 0;
-  /** Contacts created bounced or complained by their line (step 6). */
+  /** Lines that say bounced or complained, of contacts that are (step 6). */
   const suppressedByLine: Suppression[] = [];
   let updated = 0;
   let pending = [...merged.values()];
@@ -266,8 +266,12 @@ export const importContacts = async (
       if (conflicted.has(change)) continue;
       const lineCount = change.line.indices.length;
       created += change.before ? 0 : 1;
+      // A line saying bounced or complained whose contact is so: again on
+      // a retry too, so an import cut short is completed by running it
+      // again (every step is idempotent).
       const reason = SUPPRESSION_OF[change.after.status];
-      if (!change.before && reason && !suppressed.has(change.line.email)) {
+      const stated = change.line.entry.status;
+      if (reason && stated && SUPPRESSION_OF[stated]) {
         suppressedByLine.push({
           email: change.line.email,
           reason,

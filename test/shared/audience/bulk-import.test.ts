@@ -343,6 +343,45 @@ describe('bulk import (Audience: bulk import)', () => {
     );
   });
 
+  it('an import cut short before its suppressions were spread is completed by running it again (issue 29, defect 5)', async () => {
+    // Arrange: the address subscribed in another list; the first run of
+    // the import stores its contacts, then stops before suppressing.
+    const { deps, orgId, listId } = await setup();
+    const other = await createList(deps, orgId, { name: 'Events' });
+    const email = uniqueEmail('cut-short');
+    await addContact(deps, orgId, other.id, { email, doubleOptIn: false });
+    const cut = {
+      ...deps,
+      delivery: Object.assign(Object.create(deps.delivery), {
+        suppress: async () => {
+          throw new Error('cut short');
+        },
+      }),
+    };
+    await expect(
+      importContacts(cut, orgId, listId, [{ email, status: 'bounced' }]),
+    ).rejects.toThrow('cut short');
+    const statusInOther = async () =>
+      (
+        await listContacts(deps, orgId, {
+          listId: other.id,
+          page: 1,
+          limit: 10,
+        })
+      ).items[0]?.status;
+    expect(await statusInOther()).toBe('subscribed');
+    // Act: the same import again.
+    const again = await importContacts(deps, orgId, listId, [
+      { email, status: 'bounced' },
+    ]);
+    // Assert
+    expect(again).toMatchObject({ created: 0, updated: 1, rejected: 0 });
+    expect(await statusInOther()).toBe('bounced');
+    expect(
+      (await deps.delivery.suppressions(orgId, [email])).get(email)?.reason,
+    ).toBe('bounce');
+  });
+
   it('applies the status on creation only, defaulting to subscribed', async () => {
     const { deps, orgId, listId, one } = await setup();
     await importContacts(deps, orgId, listId, [
