@@ -2,6 +2,7 @@
  * Schemas of the sign-up page endpoints: creation, change, the list's query.
  */
 import * as v from 'valibot';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   Id,
   lineText,
@@ -48,10 +49,12 @@ export const Slug = v.pipe(
     (slug) => !slug.includes('--'),
     'must not contain two hyphens in a row',
   ),
+  inJsonSchema({ not: { pattern: '--' } }),
   v.check(
     (slug) => !(RESERVED_SLUGS as readonly string[]).includes(slug),
     `is reserved (${RESERVED_SLUGS.join(', ')})`,
   ),
+  inJsonSchema({ not: { enum: RESERVED_SLUGS } }),
 );
 
 const themeNames = THEMES.map((theme) => theme.name);
@@ -130,6 +133,9 @@ export const CreateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
+  inJsonSchema({
+    dependentSchemas: { theme: { properties: { html: false } } },
+  }),
   v.forward(
     v.check(
       (body) => body.theme !== undefined || body.html !== undefined,
@@ -137,6 +143,7 @@ export const CreateSignupPageBody = v.pipe(
     ),
     ['theme'],
   ),
+  inJsonSchema({ anyOf: [{ required: ['theme'] }, { required: ['html'] }] }),
 );
 export type CreateSignupPageInput = v.InferOutput<typeof CreateSignupPageBody>;
 
@@ -157,10 +164,10 @@ export const UpdateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
-  v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
-    'give at least one field to change',
-  ),
+  inJsonSchema({
+    dependentSchemas: { theme: { properties: { html: false } } },
+  }),
+  v.check(hasSomeField, 'give at least one field to change'),
 );
 export type UpdateSignupPageInput = v.InferOutput<typeof UpdateSignupPageBody>;
 
