@@ -49,14 +49,18 @@ const same = (a: unknown, b: unknown) =>
  * `schema` with `extra`'s keywords: a keyword it lacks (or holds as `{}`,
  * anything) is added, `required` lists are joined, new `properties` join
  * the others, and a keyword it already holds with another value goes into
- * `allOf` (both then apply).
+ * `allOf` (both then apply), as does an `anyOf`.
  */
 export const mergeSchema = (schema: Schema, extra: Schema): Schema => {
   const merged: Schema = { ...schema };
   const both: Schema[] = [];
   for (const [keyword, value] of Object.entries(extra)) {
     const current = merged[keyword];
-    if (current === undefined || same(current, {})) {
+    if (keyword === 'anyOf') {
+      // A constraint, not alternatives: at the top, code generators read
+      // `anyOf` as "this object, or one of these".
+      both.push({ anyOf: value });
+    } else if (current === undefined || same(current, {})) {
       merged[keyword] = value;
     } else if (keyword === 'required' && Array.isArray(current)) {
       merged.required = [...new Set([...current, ...(value as unknown[])])];
@@ -75,6 +79,42 @@ export const mergeSchema = (schema: Schema, extra: Schema): Schema => {
     merged.allOf = [...((merged.allOf as Schema[] | undefined) ?? []), ...both];
   }
   return merged;
+};
+
+/**
+ * The source of `regex` matching as it does without its `i` flag: each
+ * ASCII letter outside a class stands for both cases, and a class's
+ * letter ranges get their other case.
+ */
+export const caseless = (regex: RegExp): string => {
+  if (!regex.flags.includes('i')) return regex.source;
+  const source = regex.source;
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i] as string;
+    if (char === '\\') {
+      out += char + (source[i + 1] ?? '');
+      i++;
+    } else if (char === '[') {
+      inClass = true;
+      out += char;
+    } else if (char === ']') {
+      inClass = false;
+      out += char;
+    } else if (/[a-z]/i.test(char)) {
+      const range = /^([a-z])-([a-z])/i.exec(source.slice(i));
+      const other = (c: string) =>
+        c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
+      if (inClass && range) {
+        const [, from = '', to = ''] = range;
+        out += `${from}-${to}${other(from)}-${other(to)}`;
+        i += 2;
+      } else if (inClass) out += char + other(char);
+      else out += `[${char}${other(char)}]`;
+    } else out += char;
+  }
+  return out;
 };
 
 /**
@@ -100,9 +140,14 @@ export const schemaRules =
         const { [NOTE_KEY]: _, ...rest } = schema;
         schema = mergeSchema(rest, convertNote(note, config()) as Schema);
       }
-    } else if (action.type === 'ip') {
+    } else if (['ip', 'ipv4', 'ipv6'].includes(action.type)) {
+      // The formats, and valibot's regex: it takes fewer IPv6 forms than
+      // RFC 4291 (an IPv4 tail only after `::ffff:` or 1 to 4 groups).
       schema = mergeSchema(schema, {
-        anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }],
+        ...(action.type === 'ip'
+          ? { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] }
+          : {}),
+        pattern: caseless(action.requirement as RegExp),
       });
     } else if (action.type === 'email') {
       // The address valibot's regex takes, not any RFC 5321 one.

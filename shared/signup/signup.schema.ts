@@ -106,6 +106,16 @@ const Fields = v.strictObject(
   'only firstName and lastName can be asked besides the email (always asked)',
 );
 
+/**
+ * The rules between a page's sources, in JSON Schema: a theme or pasted
+ * HTML, not both; and a pasted page says and asks what its HTML does, so
+ * it takes no `consentText` or `fields` (refused by signup-pages.ts).
+ */
+const ONE_SOURCE = {
+  theme: { properties: { html: false } },
+  html: { properties: { consentText: false, fields: false } },
+};
+
 /** What a page says and asks; every part optional (defaults apply). */
 const ContentEntries = {
   headline: v.optional(Headline),
@@ -133,9 +143,7 @@ export const CreateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
-  inJsonSchema({
-    dependentSchemas: { theme: { properties: { html: false } } },
-  }),
+  inJsonSchema({ dependentSchemas: ONE_SOURCE }),
   v.forward(
     v.check(
       (body) => body.theme !== undefined || body.html !== undefined,
@@ -164,9 +172,7 @@ export const UpdateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
-  inJsonSchema({
-    dependentSchemas: { theme: { properties: { html: false } } },
-  }),
+  inJsonSchema({ dependentSchemas: ONE_SOURCE }),
   v.check(hasSomeField, 'give at least one field to change'),
 );
 export type UpdateSignupPageInput = v.InferOutput<typeof UpdateSignupPageBody>;
