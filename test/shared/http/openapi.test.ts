@@ -564,6 +564,10 @@ describe('what the request schemas say (what the server enforces)', () => {
       expect(pattern.test('::FFFF:198.51.100.7')).toBe(true);
       expect(pattern.test('::f:9610:0:f0:f37:52.2.248.254')).toBe(false);
     }
+    // Answers say it too.
+    expect(
+      JSON.stringify(at(document, 'components', 'schemas', 'Contact')),
+    ).toContain('{"anyOf":[{"format":"ipv4"},{"format":"ipv6"}]}');
     for (const instant of [startsAt, scheduledAt]) {
       expect(instant).toMatchObject({
         type: 'string',
