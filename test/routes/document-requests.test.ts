@@ -58,6 +58,14 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     fields: /^conditions\.\d+\.value$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404",
   },
+  'POST /signup-pages': {
+    fields: /^html$/,
+    why: 'pasted HTML must hold a <form> with an input named email once sanitized: a schema cannot read HTML',
+  },
+  'PATCH /signup-pages/{pageId}': {
+    fields: /^html$/,
+    why: 'pasted HTML must hold a <form> with an input named email once sanitized: a schema cannot read HTML',
+  },
   'PATCH /segments/{segmentId}': {
     fields: /^conditions\.\d+\.value$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404",

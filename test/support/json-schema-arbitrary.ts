@@ -17,12 +17,22 @@ type SchemaObject = { [keyword: string]: unknown };
 
 /** The validator of the document's schemas, with its conventions. */
 export const createValidator = () => {
-  // `unicode: false`: a length is `.length`, UTF-16 code units.
-  const ajv = new Ajv2020({ strict: false, unicode: false, allErrors: false });
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
   // A CommonJS module: its function is its default export's default.
   const addFormats =
     (formats as unknown as { default: typeof formats }).default ?? formats;
   (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+  // Lengths are `.length`, UTF-16 code units (Ajv counts code points).
+  for (const keyword of ['minLength', 'maxLength'] as const) {
+    ajv.removeKeyword(keyword);
+    ajv.addKeyword({
+      keyword,
+      type: 'string',
+      schemaType: 'number',
+      validate: (limit: number, data: string) =>
+        keyword === 'minLength' ? data.length >= limit : data.length <= limit,
+    });
+  }
   ajv.addKeyword({
     keyword: 'x-maxUtf8Bytes',
     type: 'string',
