@@ -52,6 +52,15 @@ const Status = v.picklist(
 const ISO_DATE =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/**
+ * What the document says of such a date: the same shape with real months,
+ * days, hours, minutes and offsets, and a year from 1000 (the runtime's
+ * parser refuses some earlier ones written with a space), so that every
+ * date it allows parses.
+ */
+const REAL_ISO_DATE =
+  /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+
 /** An ISO 8601 date or date-time, stored as a full UTC timestamp. */
 const IsoDate = v.pipe(
   v.string('must be an ISO 8601 date'),
@@ -59,7 +68,7 @@ const IsoDate = v.pipe(
     (value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)),
     'must be an ISO 8601 date',
   ),
-  inJsonSchema({ pattern: ISO_DATE.source }),
+  inJsonSchema({ pattern: REAL_ISO_DATE.source }),
   v.transform((value) => new Date(value).toISOString()),
 );
 
