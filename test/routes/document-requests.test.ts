@@ -153,6 +153,8 @@ const clock = fixedClock('2030-05-06T08:00:00.000Z');
 let calls = 0;
 /** How often each status (and error code) answered. */
 const outcomes = new Map<string, number>();
+/** The refusals of KNOWN_REFUSALS met. */
+let knownRefusals = 0;
 
 describe('requests the OpenAPI document allows', () => {
   let client: ApiClient;
@@ -171,7 +173,7 @@ describe('requests the OpenAPI document allows', () => {
 
   afterAll(() => {
     console.log(
-      `document requests: ${operations.length} operations, ${calls} requests drawn from the document (${RUNS} a route, seed ${SEED}); answers ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}`,
+      `document requests: ${operations.length} operations, ${calls} requests drawn from the document (${RUNS} a route, seed ${SEED}); answers ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}, ${knownRefusals} of them refusals the document cannot say`,
     );
   });
 
@@ -218,6 +220,13 @@ describe('requests the OpenAPI document allows', () => {
           expect(operation.role === 'public' && refusedAsInvalid, seen).toBe(
             false,
           );
+          // The bulk import answers 200 and refuses lines in its report:
+          // an entry the document allows is never one of them.
+          if (operation.key === 'POST /lists/{listId}/contacts/bulk') {
+            if (answer.status === 200) {
+              expect(answer.json.data.errors, seen).toEqual([]);
+            }
+          }
           if (refusedAsInvalid) {
             const fields: string[] = (answer.json.details ?? []).map(
               (detail: { field: string }) => detail.field,
@@ -227,6 +236,7 @@ describe('requests the OpenAPI document allows', () => {
               fields.length > 0 &&
               fields.every((field) => known.fields.test(field));
             expect(explained, seen).toBe(true);
+            knownRefusals++;
           }
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },

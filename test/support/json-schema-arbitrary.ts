@@ -95,6 +95,26 @@ const matching = (pattern: string): fc.Arbitrary<string> => {
     .filter((text) => regex.test(text));
 };
 
+/** The largest limit drawn up to: a longer text is no other case. */
+const MAX_EDGE = 5_000;
+
+/**
+ * Texts as long as the schema allows, in UTF-16 units and UTF-8 bytes
+ * alike: one character (1 to 4 bytes, 1 or 2 units) repeated up to the
+ * first limit it meets.
+ */
+const atTheLimit = (schema: SchemaObject): fc.Arbitrary<string> | undefined => {
+  const units = Number(schema.maxLength ?? Number.POSITIVE_INFINITY);
+  const bytes = Number(schema['x-maxUtf8Bytes'] ?? Number.POSITIVE_INFINITY);
+  if (Math.min(units, bytes) > MAX_EDGE) return undefined;
+  return fc.constantFrom('a', 'é', '€', '😀', 'a b').map((unit) => {
+    const times = Math.floor(
+      Math.min(units / unit.length, bytes / Buffer.byteLength(unit)),
+    );
+    return unit.repeat(times);
+  });
+};
+
 const stringOf = (schema: SchemaObject): fc.Arbitrary<string> => {
   const minLength = Number(schema.minLength ?? 0);
   const maxLength = Math.min(
@@ -127,11 +147,19 @@ const stringOf = (schema: SchemaObject): fc.Arbitrary<string> => {
           return offset === 'Z' ? text : text.replace('Z', offset);
         });
       break;
-    default:
-      drawn =
+    default: {
+      const drawnFreely =
         typeof schema.pattern === 'string'
           ? matching(schema.pattern)
           : fc.string({ unit: 'grapheme', minLength, maxLength });
+      const edge = atTheLimit(schema);
+      drawn = edge
+        ? fc.oneof(
+            { weight: 4, arbitrary: drawnFreely },
+            { weight: 1, arbitrary: edge },
+          )
+        : drawnFreely;
+    }
   }
   const patterns = [schema.pattern, ...((schema.patterns as string[]) ?? [])]
     .filter((pattern): pattern is string => typeof pattern === 'string')
