@@ -1,13 +1,15 @@
 /**
  * The OpenAPI document against the server: for every operation that takes
- * a body or a query, requests drawn from the document's own JSON Schemas
+ * a body, a query or a path parameter, requests drawn from the document's
+ * own JSON Schemas
  * (test/support/json-schema-arbitrary.ts, each value checked by Ajv
  * against the schema it came from) are never refused as invalid (400
  * `request.invalid`) and never answer 5xx. A 404 for a drawn id that does
  * not exist, a 409 for a state, a 400 of a domain rule (its own code) are
  * the server's right: the document allows the request, the data refuses it.
- * Path parameters are the seeded organization's (route-examples.ts); a
- * drawn query is laid over the example's (so `GET /contacts` keeps its
+ * Path parameters are mostly the seeded organization's
+ * (route-examples.ts), a quarter of the time drawn; a drawn query is laid
+ * over the example's (so `GET /contacts` keeps its
  * `listId` unless one is drawn: see KNOWN_REFUSALS). Every case starts from
  * the seeded table, as in fuzz.test.ts.
  *
@@ -82,6 +84,7 @@ interface Operation {
   role: string;
   body?: { schema: JsonSchema; required: boolean };
   query: ParameterObject[];
+  pathParameters: ParameterObject[];
 }
 
 const operations: Operation[] = endpointGroups
@@ -105,16 +108,24 @@ const operations: Operation[] = endpointGroups
       query: ((operation.parameters ?? []) as ParameterObject[]).filter(
         (parameter) => parameter.in === 'query',
       ),
+      pathParameters: (
+        (operation.parameters ?? []) as ParameterObject[]
+      ).filter((parameter) => parameter.in === 'path'),
     };
   })
-  .filter((operation) => operation.body || operation.query.length > 0);
+  .filter(
+    (operation) =>
+      operation.body ||
+      operation.query.length > 0 ||
+      operation.pathParameters.length > 0,
+  );
 
 /** A query value as the URL carries it. */
 const asQueryValue = (value: unknown): string =>
   typeof value === 'string' ? value : JSON.stringify(value);
 
-/** The query parameters' values the document allows, as strings. */
-const queryOf = (
+/** The parameters' values the document allows, as strings. */
+const parametersOf = (
   parameters: ParameterObject[],
 ): fc.Arbitrary<Record<string, string>> =>
   fc.record(
@@ -132,6 +143,8 @@ const queryOf = (
   );
 
 interface Drawn {
+  /** Drawn path parameters, or the example's. */
+  params?: Record<string, string>;
   query: Record<string, string>;
   body?: unknown;
 }
@@ -142,11 +155,19 @@ const drawnFor = (operation: Operation): fc.Arbitrary<Drawn> => {
       ? allowedBy(ajv, operation.body.schema)
       : fc.option(allowedBy(ajv, operation.body.schema), { nil: undefined })
     : fc.constant(undefined);
+  const params = operation.pathParameters.length
+    ? fc.oneof(
+        { weight: 3, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: parametersOf(operation.pathParameters) },
+      )
+    : fc.constant(undefined);
   return fc
-    .record({ query: queryOf(operation.query), body })
-    .map(({ query, body: drawn }) =>
-      drawn === undefined ? { query } : { query, body: drawn },
-    );
+    .record({ params, query: parametersOf(operation.query), body })
+    .map(({ params: path, query, body: drawn }) => ({
+      ...(path === undefined ? {} : { params: path }),
+      query,
+      ...(drawn === undefined ? {} : { body: drawn }),
+    }));
 };
 
 const clock = fixedClock('2030-05-06T08:00:00.000Z');
@@ -190,7 +211,7 @@ describe('requests the OpenAPI document allows', () => {
           const query = { ...example.query, ...drawn.query };
           const answer = await client.call(
             operation.method,
-            pathOf(operation.path, example.params),
+            pathOf(operation.path, drawn.params ?? example.params),
             {
               ...(operation.role === 'public' ? {} : { key: seeded.ownerKey }),
               ...(Object.keys(query).length ? { query } : {}),
