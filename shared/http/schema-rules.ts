@@ -1,14 +1,16 @@
 /**
  * The rules the OpenAPI document adds to valibot's JSON Schema converter
  * (`overrideAction`), so a schema says what the server enforces and not
- * less: a `maxBytes` action is an `x-maxUtf8Bytes`, an `ip` action is an IPv4 or IPv6 address, an `email` action the
- * pattern of the addresses it takes, a time zone one the runtime knows,
- * the actions of an instant with an offset a `date-time`, a trimmed text's minimum length a
- * non-space character, the "at least one field" check of a PATCH body
- * `minProperties: 1` with one of its fields required, a second regex of a
- * text one more `pattern`, and the notes of `shared/schema-notes.ts`
- * (rules between fields, the entries of an array checked one by one) are
- * merged in. Whatever a rule adds, the server refuses without it.
+ * less: a `maxBytes` action is an `x-maxUtf8Bytes`; an `ip` action an IPv4
+ * or IPv6 address of valibot's regex; an `email` action the pattern of the
+ * addresses it takes; a time zone's check the names the runtime knows; the
+ * actions of an instant with an offset a `date-time`; a trimmed text's
+ * minimum length a non-space character; the "at least one field" check of
+ * a PATCH body `minProperties: 1` with one of its fields required; a second
+ * regex of a text one more `pattern`; and the notes of
+ * `shared/schema-notes.ts` (rules between fields, the entries of an array
+ * checked one by one) are merged in. Whatever a rule adds, the server
+ * refuses without it.
  */
 import type { ConversionConfig, JsonSchema } from '@valibot/to-json-schema';
 import { toJsonSchema } from '@valibot/to-json-schema';
@@ -214,8 +216,9 @@ const convertNote = (value: unknown, config: ConversionConfig): unknown => {
     );
     return converted;
   }
-  if (Array.isArray(value))
+  if (Array.isArray(value)) {
     return value.map((item) => convertNote(item, config));
+  }
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [
