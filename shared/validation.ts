@@ -7,6 +7,7 @@
  */
 import * as v from 'valibot';
 import { type FieldIssue, ValidationError } from './errors.ts';
+import { inJsonSchema } from './schema-notes.ts';
 
 /** Turns valibot issues into `{field, message}` pairs, prefixed by `location`. */
 export const fieldIssues = (
@@ -69,6 +70,14 @@ const CONTROL_BUT_LINE_BREAKS =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: this regex exists to find them
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
+// The texts that hold none of them, whole.
+const ONE_LINE = new RegExp(
+  `^[^${LINE_BREAKING_OR_CONTROL.source.slice(1, -1)}]*$`,
+);
+const NO_CONTROL_BUT_LINE_BREAKS = new RegExp(
+  `^[^${CONTROL_BUT_LINE_BREAKS.source.slice(1, -1)}]*$`,
+);
+
 /**
  * A one-line text a person typed (a name, a subject): no control character,
  * no line break of any kind, no lone surrogate, at most `maxBytes` bytes of
@@ -77,18 +86,13 @@ const CONTROL_BUT_LINE_BREAKS =
 export const lineText = (maxBytes: number) =>
   v.pipe(
     v.string('must be a string'),
-    v.check(
-      (text) => !LINE_BREAKING_OR_CONTROL.test(text),
-      'must not contain control characters or line breaks',
-    ),
+    // A regex, not a check: the OpenAPI document states it as a `pattern`.
+    v.regex(ONE_LINE, 'must not contain control characters or line breaks'),
     v.check(
       (text) => !hasLoneSurrogate(text),
       'must be valid Unicode (no lone surrogate)',
     ),
-    v.check(
-      (text) => utf8Bytes(text) <= maxBytes,
-      `must be at most ${maxBytes} bytes of UTF-8`,
-    ),
+    v.maxBytes(maxBytes, `must be at most ${maxBytes} bytes of UTF-8`),
   );
 
 /**
@@ -100,18 +104,12 @@ export const lineText = (maxBytes: number) =>
 export const multilineText = (maxBytes: number) =>
   v.pipe(
     v.string('must be a string'),
-    v.check(
-      (text) => !CONTROL_BUT_LINE_BREAKS.test(text),
-      'must not contain control characters',
-    ),
+    v.regex(NO_CONTROL_BUT_LINE_BREAKS, 'must not contain control characters'),
     v.check(
       (text) => !hasLoneSurrogate(text),
       'must be valid Unicode (no lone surrogate)',
     ),
-    v.check(
-      (text) => utf8Bytes(text) <= maxBytes,
-      `must be at most ${maxBytes} bytes of UTF-8`,
-    ),
+    v.maxBytes(maxBytes, `must be at most ${maxBytes} bytes of UTF-8`),
   );
 
 /**
@@ -264,6 +262,22 @@ const MAX_YEAR = 9999;
 const INSTANT_EXAMPLE = 'e.g. 2026-12-01T09:30:00+01:00';
 
 /**
+ * `parseIsoInstant`'s rules as a pattern, for the OpenAPI document (a
+ * schema cannot call a function): days in their month, 29 February of leap
+ * years only, hours, minutes, seconds and offsets in range, and years 1001
+ * to 9998 (in UTC the bounds move by up to a day; the ends are left out).
+ */
+const YEAR =
+  '(?:100[1-9]|10[1-9]\\d|1[1-9]\\d{2}|[2-8]\\d{3}|9[0-8]\\d{2}|99[0-8]\\d)';
+const LEAP_YEAR =
+  '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00)';
+const CALENDAR_DAY = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?=${YEAR})${LEAP_YEAR}-02-29)`;
+const CLOCK = '(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?';
+const OFFSET = '(?:Z|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)';
+/** A real date or date-time (offset optional), as the document says it. */
+export const REAL_DATE_OR_INSTANT_PATTERN = `^${CALENDAR_DAY}(?:[T ]${CLOCK}${OFFSET}?)?$`;
+
+/**
  * An ISO 8601 instant with an explicit offset (`Z` or `±hh:mm`), each field
  * in its range: a date without an offset is refused, never read as UTC, and
  * 30 February is refused, never read as 2 March. Kept as given.
@@ -302,6 +316,7 @@ export const InstantWithOffsetAsUtc = v.pipe(
 export const IsoDateOrInstant = v.pipe(
   v.string('must be a string'),
   v.regex(ISO_INSTANT, 'must be an ISO 8601 date'),
+  inJsonSchema({ pattern: REAL_DATE_OR_INSTANT_PATTERN }),
   v.check(
     (value) =>
       !ISO_INSTANT.test(value) ||

@@ -16,6 +16,7 @@ import {
 } from '../../shared/bindings.ts';
 import { created, ok } from '../../shared/http/responses.ts';
 import { json, routeFor } from '../../shared/http/route.ts';
+import { hasSomeField } from '../../shared/schema-notes.ts';
 import {
   createIdentity,
   DeletedIdentity,
@@ -86,7 +87,7 @@ const UpdateIdentityBody = v.pipe(
     isDefault: v.optional(v.boolean('must be true or false')),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    hasSomeField,
     'must change at least one of senderEmail, senderName, isDefault',
   ),
 );

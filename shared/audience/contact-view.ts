@@ -2,6 +2,7 @@
  * The API view of contacts: fields with explicit nulls, tags named.
  */
 import * as v from 'valibot';
+import { inJsonSchema } from '../schema-notes.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import { CONTACT_STATUSES, type Contact, TagRef } from './model.ts';
 import type { AudienceDeps as Deps } from './ports.ts';
@@ -10,9 +11,20 @@ import type { AudienceDeps as Deps } from './ports.ts';
 const When = (meaning: string) =>
   v.pipe(v.nullable(Timestamp), v.description(meaning));
 
-/** An IP address a contact was seen at: null when unknown. */
+/**
+ * An IP address a contact was seen at (as checked when given, or as the
+ * gateway saw it): null when unknown.
+ */
 const SeenAt = (meaning: string) =>
-  v.pipe(v.nullable(v.string()), v.description(meaning));
+  v.pipe(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        inJsonSchema({ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] }),
+      ),
+    ),
+    v.description(meaning),
+  );
 
 /** One sign-up through a hosted page, as the contact keeps it. */
 export const ConsentView = v.pipe(

@@ -4,6 +4,7 @@
  * and the test send.
  */
 import * as v from 'valibot';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   EmailAddress,
   HtmlContent,
@@ -83,7 +84,7 @@ export const UpdateCampaignBody = v.pipe(
     topicId: nullableRef('The topic; null: none'),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    hasSomeField,
     'must change at least one of name, subject, content, templateId, listId, segmentId, tagId, sendingIdentityId, topicId',
   ),
   v.forward(
@@ -93,6 +94,10 @@ export const UpdateCampaignBody = v.pipe(
     ),
     ['templateId'],
   ),
+  // With content, a templateId is refused.
+  inJsonSchema({
+    dependentSchemas: { content: { properties: { templateId: false } } },
+  }),
 );
 export type UpdateCampaignInput = v.InferOutput<typeof UpdateCampaignBody>;
 

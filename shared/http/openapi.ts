@@ -34,6 +34,7 @@ import {
   type MinimumRole,
   type Route,
 } from './route.ts';
+import { schemaRules } from './schema-rules.ts';
 
 /** What the document reads of an endpoint group. */
 export interface DocumentedGroup {
@@ -181,7 +182,13 @@ class SchemaConverter {
   private readonly common: ConversionConfig = {
     target: 'draft-2020-12',
     errorMode: 'ignore',
+    // What valibot's converter cannot read (shared/http/schema-rules.ts).
+    overrideAction: schemaRules(() => this.requestConfig),
   };
+
+  private get requestConfig(): ConversionConfig {
+    return { ...this.common, typeMode: 'input' };
+  }
 
   /** Answers name their titled schemas by reference to the components. */
   private get answerConfig(): ConversionConfig {
@@ -213,7 +220,7 @@ class SchemaConverter {
 
   /** A request's schema (path, query or body), as the client sends it. */
   request(schema: AnySchema): SchemaObject {
-    return tidy(toJsonSchema(schema, { ...this.common, typeMode: 'input' }));
+    return tidy(toJsonSchema(schema, this.requestConfig));
   }
 }
 

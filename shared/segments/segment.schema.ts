@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { CONTACT_STATUSES } from '../audience/model.ts';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   Id,
   InstantWithOffsetAsUtc,
@@ -64,6 +65,30 @@ const TextValue = v.pipe(
 /** An instant with an explicit offset, stored in UTC. */
 const InstantValue = InstantWithOffsetAsUtc;
 
+/**
+ * The check below in JSON Schema: `value` required with a comparison,
+ * refused with a presence operator.
+ */
+const valueRule = (field: SegmentField) => {
+  const operators = SEGMENT_OPERATORS[field] as readonly string[];
+  const comparisons = operators.filter((o) =>
+    (DATE_COMPARISONS as readonly string[]).includes(o),
+  );
+  const presences = operators.filter((o) =>
+    (DATE_PRESENCE as readonly string[]).includes(o),
+  );
+  if (presences.length === 0) return { required: ['value'] };
+  return {
+    dependentSchemas: {
+      value: { properties: { operator: { enum: comparisons } } },
+    },
+    anyOf: [
+      { properties: { operator: { enum: presences } } },
+      { required: ['value'] },
+    ],
+  };
+};
+
 /** A condition object: a key it does not take is refused, not dropped. */
 const condition = <const E extends v.ObjectEntries>(entries: E) =>
   v.strictObject(
@@ -92,6 +117,7 @@ const dateConditions = <const F extends SegmentField>(field: F) =>
       ),
       ['value'],
     ),
+    inJsonSchema(valueRule(field)),
     // The check above ties the value to the operator: the model's type.
     v.transform((c) => c as SegmentCondition),
   );
@@ -179,10 +205,8 @@ export const UpdateSegmentBody = v.pipe(
     ),
   }),
   v.check(
-    (body) =>
-      body.name !== undefined ||
-      body.match !== undefined ||
-      body.conditions !== undefined,
+    // listId is never valid: it changes nothing.
+    hasSomeField,
     'must change at least one of name, match, conditions',
   ),
 );

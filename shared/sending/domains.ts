@@ -13,6 +13,7 @@ import {
 } from '../errors.ts';
 import { logger } from '../observability.ts';
 import { requireOrganization } from '../organizations/organizations.ts';
+import { inJsonSchema } from '../schema-notes.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import {
   mailFromDomainOf,
@@ -33,18 +34,21 @@ import {
   type ProviderDomain,
 } from './provider.ts';
 
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
 /** Body of POST /domains: a domain name, lower-cased. */
 export const DeclareDomainBody = v.object({
   domain: v.pipe(
     v.string('must be a string'),
+    // What a client sends is read before the transform below: the
+    // document states the name as stored (trimmed, lower-case, no dot).
+    inJsonSchema({ pattern: DOMAIN_NAME.source }),
     v.trim(),
     v.toLowerCase(),
     v.transform((name) => name.replace(/\.$/, '')),
     v.maxLength(253, 'must be at most 253 characters'),
-    v.regex(
-      /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-      'must be a domain name such as example.com',
-    ),
+    v.regex(DOMAIN_NAME, 'must be a domain name such as example.com'),
   ),
 });
 

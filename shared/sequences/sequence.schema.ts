@@ -3,6 +3,7 @@
  * of a series' calendar, nodes and their families of fields.
  */
 import * as v from 'valibot';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   HtmlContent,
   Id,
@@ -54,11 +55,6 @@ export const CreateSequenceBody = v.object({
 });
 export type CreateSequenceInput = v.InferOutput<typeof CreateSequenceBody>;
 
-const atLeastOne =
-  (fields: string[]) =>
-  <T extends Record<string, unknown>>(body: T) =>
-    fields.some((field) => body[field] !== undefined);
-
 /** Body of PATCH /sequences/{sequenceId}: at least one field. */
 export const UpdateSequenceBody = v.pipe(
   v.object({
@@ -66,10 +62,7 @@ export const UpdateSequenceBody = v.pipe(
     status: v.optional(Status),
     topicId: v.optional(TopicRef),
   }),
-  v.check(
-    atLeastOne(['name', 'status', 'topicId']),
-    'must change at least one of name, status, topicId',
-  ),
+  v.check(hasSomeField, 'must change at least one of name, status, topicId'),
 );
 export type UpdateSequenceInput = v.InferOutput<typeof UpdateSequenceBody>;
 
@@ -120,7 +113,7 @@ export const UpdateSeriesBody = v.pipe(
     audienceTagId: v.optional(TagRef),
   }),
   v.check(
-    atLeastOne(['name', 'status', 'topicId', ...CALENDAR_FIELDS]),
+    hasSomeField,
     `must change at least one of name, status, topicId, ${CALENDAR_FIELDS.join(', ')}`,
   ),
 );
@@ -190,9 +183,17 @@ export const UpdateNodeBody = v.pipe(
     waitHours: v.optional(WaitHours),
   }),
   v.check(
-    atLeastOne(Object.values(NODE_FAMILIES).flat()),
+    hasSomeField,
     'must change one family of fields: {subject, content}, {sendTimeMinutes} or {waitHours}',
   ),
+  // One family a call (refused by the service, naming the fields).
+  inJsonSchema({
+    oneOf: Object.values(NODE_FAMILIES).map((fields) =>
+      fields.length === 1
+        ? { required: fields }
+        : { anyOf: fields.map((field) => ({ required: [field] })) },
+    ),
+  }),
 );
 export type UpdateNodeInput = v.InferOutput<typeof UpdateNodeBody>;
 

@@ -14,6 +14,7 @@ import {
   renderText,
 } from '../rendering/engine.ts';
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
+import { hasSomeField } from '../schema-notes.ts';
 import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import { EmailAddress, HtmlContent, Subject } from '../validation.ts';
 import { DEFAULT_OPTIN_CONTENT, type OptinSettings } from './optin.ts';
@@ -27,7 +28,7 @@ export const UpdateOptinBody = v.pipe(
     content: v.optional(HtmlContent),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    hasSomeField,
     'must change at least one of required, subject, content',
   ),
 );

@@ -8,6 +8,7 @@ import {
   existingOrganization,
   requireOrganization,
 } from '../organizations/organizations.ts';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   changeBook,
   IdentityView,
@@ -38,6 +39,7 @@ export const SenderName = v.pipe(
   lineText(200),
   v.trim(),
   v.check((name) => !/[<>]/.test(name), 'must not contain angle brackets'),
+  inJsonSchema({ not: { pattern: '[<>]' } }),
 );
 
 /** Body of PATCH /settings/sending: left out = unchanged, null = cleared. */
@@ -59,7 +61,7 @@ export const UpdateSendingBody = v.pipe(
     timezone: v.optional(v.nullable(TimeZone)),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    hasSomeField,
     'must change at least one of senderEmail, senderName, postalAddress, timezone',
   ),
 );

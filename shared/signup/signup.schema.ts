@@ -2,6 +2,7 @@
  * Schemas of the sign-up page endpoints: creation, change, the list's query.
  */
 import * as v from 'valibot';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   Id,
   lineText,
@@ -48,10 +49,12 @@ export const Slug = v.pipe(
     (slug) => !slug.includes('--'),
     'must not contain two hyphens in a row',
   ),
+  inJsonSchema({ not: { pattern: '--' } }),
   v.check(
     (slug) => !(RESERVED_SLUGS as readonly string[]).includes(slug),
     `is reserved (${RESERVED_SLUGS.join(', ')})`,
   ),
+  inJsonSchema({ not: { enum: RESERVED_SLUGS } }),
 );
 
 const themeNames = THEMES.map((theme) => theme.name);
@@ -103,6 +106,16 @@ const Fields = v.strictObject(
   'only firstName and lastName can be asked besides the email (always asked)',
 );
 
+/**
+ * The rules between a page's sources, in JSON Schema: a theme or pasted
+ * HTML, not both; and a pasted page says and asks what its HTML does, so
+ * it takes no `consentText` or `fields` (refused by signup-pages.ts).
+ */
+const ONE_SOURCE = {
+  theme: { properties: { html: false } },
+  html: { properties: { consentText: false, fields: false } },
+};
+
 /** What a page says and asks; every part optional (defaults apply). */
 const ContentEntries = {
   headline: v.optional(Headline),
@@ -130,6 +143,7 @@ export const CreateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
+  inJsonSchema({ dependentSchemas: ONE_SOURCE }),
   v.forward(
     v.check(
       (body) => body.theme !== undefined || body.html !== undefined,
@@ -137,6 +151,7 @@ export const CreateSignupPageBody = v.pipe(
     ),
     ['theme'],
   ),
+  inJsonSchema({ anyOf: [{ required: ['theme'] }, { required: ['html'] }] }),
 );
 export type CreateSignupPageInput = v.InferOutput<typeof CreateSignupPageBody>;
 
@@ -157,10 +172,8 @@ export const UpdateSignupPageBody = v.pipe(
     ),
     ['html'],
   ),
-  v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
-    'give at least one field to change',
-  ),
+  inJsonSchema({ dependentSchemas: ONE_SOURCE }),
+  v.check(hasSomeField, 'give at least one field to change'),
 );
 export type UpdateSignupPageInput = v.InferOutput<typeof UpdateSignupPageBody>;
 

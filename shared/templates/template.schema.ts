@@ -2,6 +2,7 @@
  * Schemas of the template and rendering endpoints.
  */
 import * as v from 'valibot';
+import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   EmailAddress,
   HtmlContent,
@@ -35,7 +36,7 @@ export const UpdateTemplateBody = v.pipe(
     content: v.optional(HtmlContent),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    hasSomeField,
     'must change at least one of name, defaultSubject, content',
   ),
 );
@@ -61,6 +62,7 @@ export const MergeValues = v.pipe(
     (values) => Object.keys(values).length <= 100,
     'must hold at most 100 values',
   ),
+  inJsonSchema({ maxProperties: 100 }),
 );
 
 /**

@@ -2,6 +2,7 @@
  * Schemas of the topic endpoints.
  */
 import * as v from 'valibot';
+import { hasSomeField } from '../schema-notes.ts';
 import { Id, multilineText, requiredName } from '../validation.ts';
 
 const Name = requiredName(100);
@@ -25,10 +26,7 @@ export const UpdateTopicBody = v.pipe(
     name: v.optional(Name),
     description: v.optional(v.nullable(Description)),
   }),
-  v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
-    'must change at least one of name, description',
-  ),
+  v.check(hasSomeField, 'must change at least one of name, description'),
 );
 export type UpdateTopicInput = v.InferOutput<typeof UpdateTopicBody>;
 

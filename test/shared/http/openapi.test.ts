@@ -428,6 +428,244 @@ describe('the OpenAPI document', () => {
   );
 });
 
+/** The node at `path` below `node` (keywords read by name). */
+const at = (node: unknown, ...path: (string | number)[]): SchemaObject =>
+  path.reduce<unknown>(
+    (inner, key) => (inner as Record<string | number, unknown>)?.[key],
+    node,
+  ) as SchemaObject;
+
+/** The JSON Schema of a route's request body. */
+const bodyOf = (method: string, path: string): SchemaObject =>
+  at(
+    document,
+    'paths',
+    path,
+    method.toLowerCase(),
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  );
+
+const ONE_LINE = String.raw`^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$`;
+
+describe('what the request schemas say (what the server enforces)', () => {
+  it('gives the bulk import its entries: their fields, no doubleOptIn, at most 500', () => {
+    // Act
+    const contacts = at(
+      bodyOf('POST', '/lists/{listId}/contacts/bulk'),
+      'properties',
+      'contacts',
+    );
+    const entry = at(contacts, 'items');
+    // Assert
+    expect(contacts).toMatchObject({ type: 'array', maxItems: 500 });
+    expect(entry.type).toBe('object');
+    expect(entry.required).toEqual(['email']);
+    expect(Object.keys(entry.properties ?? {})).toEqual([
+      'email',
+      'firstName',
+      'lastName',
+      'tags',
+      'status',
+      'optinAt',
+      'optinIp',
+      'confirmedAt',
+      'confirmedIp',
+      'doubleOptIn',
+    ]);
+    expect(at(entry, 'properties', 'doubleOptIn')).toBe(false);
+  });
+
+  it('says a one-line text refuses control characters and line breaks, and a trimmed one needs a non-space', () => {
+    // Act
+    const name = at(bodyOf('POST', '/lists'), 'properties', 'name');
+    const content = at(bodyOf('POST', '/templates'), 'properties', 'content');
+    // Assert
+    expect(name).toMatchObject({
+      type: 'string',
+      pattern: ONE_LINE,
+      minLength: 1,
+      maxLength: 100,
+      allOf: [{ pattern: '\\S' }],
+    });
+    const oneLine = new RegExp(name.pattern ?? '', 'u');
+    expect(oneLine.test('Ünïcødé 名前 ☃ 😀')).toBe(true);
+    for (const refused of [
+      'a\nb',
+      'a\rb',
+      'nul\u0000',
+      'a\u0085b',
+      'a\u2028',
+    ]) {
+      expect(oneLine.test(refused), JSON.stringify(refused)).toBe(false);
+    }
+    // Multi-line texts keep their line breaks and tabs.
+    const multiline = new RegExp(content.pattern ?? '', 'u');
+    expect(multiline.test('<p>a</p>\r\n\t<p>b</p>')).toBe(true);
+    expect(multiline.test('bell\u0007')).toBe(false);
+  });
+
+  it('states limits in UTF-8 bytes as x-maxUtf8Bytes, with the length they bound', () => {
+    // Act
+    const subject = at(
+      bodyOf('POST', '/templates'),
+      'properties',
+      'defaultSubject',
+    );
+    // Assert
+    expect(subject).toMatchObject({ 'x-maxUtf8Bytes': 400, maxLength: 400 });
+  });
+
+  it('asks every PATCH body for at least one of its fields', () => {
+    const patches = routes.filter(
+      (r) => r.route.method === 'PATCH' && r.route.body,
+    );
+    // Assert
+    expect(patches.length).toBeGreaterThan(5);
+    for (const r of patches) {
+      const body = bodyOf('PATCH', r.route.path);
+      expect(body.minProperties, r.key).toBe(1);
+      const fields = Object.entries(body.properties ?? {})
+        .filter(([, field]) => JSON.stringify(field) !== '{"not":{}}')
+        .map(([name]) => ({ required: [name] }));
+      expect(body.allOf, r.key).toContainEqual({ anyOf: fields });
+    }
+  });
+
+  it('says an IP address is IPv4 or IPv6, and an instant with an offset a date-time', () => {
+    // Act
+    const entry = at(
+      bodyOf('POST', '/lists/{listId}/contacts/bulk'),
+      'properties',
+      'contacts',
+      'items',
+    );
+    const startsAt = at(bodyOf('POST', '/series'), 'properties', 'startsAt');
+    const scheduledAt = at(
+      bodyOf('POST', '/campaigns/{campaignId}/send'),
+      'properties',
+      'scheduledAt',
+    );
+    // Assert
+    for (const ip of [
+      at(entry, 'properties', 'optinIp'),
+      at(entry, 'properties', 'confirmedIp'),
+      at(bodyOf('POST', '/lists/{listId}/contacts'), 'properties', 'optinIp'),
+    ]) {
+      expect(ip).toMatchObject({
+        type: 'string',
+        allOf: [{ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] }],
+      });
+      // valibot's regex, without its `i` flag: fewer IPv6 forms than RFC 4291.
+      const pattern = new RegExp(ip.pattern ?? '', 'u');
+      expect(pattern.test('2001:DB8::1')).toBe(true);
+      expect(pattern.test('::FFFF:198.51.100.7')).toBe(true);
+      expect(pattern.test('::f:9610:0:f0:f37:52.2.248.254')).toBe(false);
+    }
+    // Answers say it too.
+    expect(
+      JSON.stringify(at(document, 'components', 'schemas', 'Contact')),
+    ).toContain('{"anyOf":[{"format":"ipv4"},{"format":"ipv6"}]}');
+    for (const instant of [startsAt, scheduledAt]) {
+      expect(instant).toMatchObject({
+        type: 'string',
+        format: 'date-time',
+        pattern: expect.stringContaining('(Z|[+-]\\d{2}:\\d{2})$'),
+      });
+    }
+  });
+
+  it('states the rules between fields: either one or the other, one family a call, a value with a comparison', () => {
+    // Act
+    const campaign = bodyOf('PATCH', '/campaigns/{campaignId}');
+    const page = bodyOf('POST', '/signup-pages');
+    const node = bodyOf(
+      'PATCH',
+      '/sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}',
+    );
+    const options = at(
+      bodyOf('POST', '/segments'),
+      'properties',
+      'conditions',
+      'items',
+      'oneOf',
+    ) as unknown as SchemaObject[];
+    const joinedAt = options.find(
+      (option) => at(option, 'properties', 'field').const === 'joinedAt',
+    );
+    // Assert
+    expect(at(campaign, 'dependentSchemas')).toEqual({
+      content: { properties: { templateId: false } },
+    });
+    expect(at(page, 'dependentSchemas', 'theme')).toEqual({
+      properties: { html: false },
+    });
+    expect(at(page, 'dependentSchemas', 'html')).toEqual({
+      properties: { consentText: false, fields: false },
+    });
+    expect(page.allOf).toContainEqual({
+      anyOf: [{ required: ['theme'] }, { required: ['html'] }],
+    });
+    expect(node.oneOf).toEqual([
+      { anyOf: [{ required: ['subject'] }, { required: ['content'] }] },
+      { required: ['sendTimeMinutes'] },
+      { required: ['waitHours'] },
+    ]);
+    expect(at(joinedAt, 'dependentSchemas')).toEqual({
+      value: { properties: { operator: { enum: ['before', 'after'] } } },
+    });
+    expect(joinedAt?.allOf).toContainEqual({
+      anyOf: [
+        { properties: { operator: { enum: ['exists', 'notExists'] } } },
+        { required: ['value'] },
+      ],
+    });
+    expect(at(joinedAt, 'properties', 'value')).toMatchObject({
+      format: 'date-time',
+    });
+  });
+
+  it('keeps both patterns when a text has two regexes', () => {
+    // Arrange
+    const declared = route({
+      method: 'POST',
+      path: '/things',
+      role: 'admin',
+      summary: 'x',
+      description: 'x',
+      body: v.object({
+        code: v.pipe(v.string(), v.regex(/^[a-z]+$/), v.regex(/^.{2,}$/)),
+      }),
+      responses: { 200: json(v.object({}), 'x') },
+      errors: [],
+      handle: noop as never,
+    });
+    // Act
+    const built = buildOpenApi([{ name: 'things', routes: [declared] }]);
+    // Assert
+    expect(
+      at(
+        built,
+        'paths',
+        '/things',
+        'post',
+        'requestBody',
+        'content',
+        'application/json',
+        'schema',
+        'properties',
+        'code',
+      ),
+    ).toEqual({
+      type: 'string',
+      pattern: '^[a-z]+$',
+      allOf: [{ pattern: '^.{2,}$' }],
+    });
+  });
+});
+
 /**
  * The operations of the spec (../shared/spec/email-marketing-api.md) that
  * are built, copied from it (CI has no copy of the spec). Each must be an
