@@ -24,9 +24,12 @@ import type {
   ContactChange,
   AudienceDeps as Deps,
   Suppression,
-  SuppressionReason,
 } from './ports.ts';
-import { suppressAddresses, suppressedStatuses } from './suppressed.ts';
+import {
+  SUPPRESSION_OF_STATUS,
+  suppressAddresses,
+  suppressedStatuses,
+} from './suppressed.ts';
 import { resolveTags } from './tags.ts';
 
 /** One refused line of an import. */
@@ -269,9 +272,9 @@ export const importContacts = async (
       // A line saying bounced or complained whose contact is so: again on
       // a retry too, so an import cut short is completed by running it
       // again (every step is idempotent).
-      const reason = SUPPRESSION_OF[change.after.status];
+      const reason = SUPPRESSION_OF_STATUS[change.after.status];
       const stated = change.line.entry.status;
-      if (reason && stated && SUPPRESSION_OF[stated]) {
+      if (reason && stated && SUPPRESSION_OF_STATUS[stated]) {
         suppressedByLine.push({
           email: change.line.email,
           reason,
@@ -310,12 +313,6 @@ export const importContacts = async (
     rejected: errors.length,
     errors,
   };
-};
-
-/** The suppression a status imported on a new contact stands for. */
-const SUPPRESSION_OF: Partial<Record<ContactStatus, SuppressionReason>> = {
-  bounced: 'bounce',
-  complained: 'complaint',
 };
 
 const rawEmail = (line: unknown): string => {

@@ -24,7 +24,11 @@ import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
 import { type Contact, type List, withNamesGiven } from './model.ts';
 import type { ContactPage, AudienceDeps as Deps } from './ports.ts';
-import { suppressedStatuses } from './suppressed.ts';
+import {
+  SUPPRESSION_OF_STATUS,
+  suppressAddress,
+  suppressedStatuses,
+} from './suppressed.ts';
 import { checkTagCap, resolveTags, tagsWith } from './tags.ts';
 
 const byId =
@@ -323,9 +327,13 @@ export const listingOfQuery = (query: {
   ...(query.search ? { search: query.search } : {}),
 });
 
-/** Changes a contact's names (null clears) or status (per `withStatus`). */
+/**
+ * Changes a contact's names (null clears) or status (per `withStatus`). A
+ * status of `bounced` or `complained` set by hand suppresses the address in
+ * the organization, as an SES report or an import saying so does.
+ */
 export const updateContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tags' | 'clock' | 'delivery' | 'lists'>,
   orgId: string,
   contactId: string,
   input: UpdateContactInput,
@@ -352,6 +360,15 @@ export const updateContact = async (
       return input.status ? requestStatus(named, input.status, now) : named;
     },
   );
+  const reason = SUPPRESSION_OF_STATUS[after.status];
+  if (input.status && reason) {
+    await suppressAddress(deps, orgId, {
+      email: after.email,
+      reason,
+      at: after.updatedAt,
+      source: 'api',
+    });
+  }
   return contactViewOf(deps, orgId, after);
 };
 

@@ -187,8 +187,8 @@ export interface Suppression {
   at: string;
   /** The message that bounced or was complained about (SES's reports). */
   messageId?: string;
-  /** Set when a bulk import brought the status, not SES. */
-  source?: 'import';
+  /** Set when not SES but a bulk import or a call set the status. */
+  source?: 'import' | 'api';
 }
 
 /** The suppressions, read and written (delivery's store). */

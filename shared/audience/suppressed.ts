@@ -9,13 +9,25 @@
 import { NotFoundError } from '../errors.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { ContactStatus } from './model.ts';
-import type { AudienceDeps as Deps, Suppression } from './ports.ts';
+import type {
+  AudienceDeps as Deps,
+  Suppression,
+  SuppressionReason,
+} from './ports.ts';
 
 /** The contact status a suppression gives. */
 export const SUPPRESSED_STATUS = {
   bounce: 'bounced',
   complaint: 'complained',
 } as const satisfies Record<'bounce' | 'complaint', ContactStatus>;
+
+/** The suppression a contact status stands for, where it stands for one. */
+export const SUPPRESSION_OF_STATUS: Partial<
+  Record<ContactStatus, SuppressionReason>
+> = {
+  bounced: 'bounce',
+  complained: 'complaint',
+};
 
 /** The status of suppressed addresses among these, by email. */
 export const suppressedStatuses = async (

@@ -40,7 +40,7 @@ const SuppressionItem = itemSchema('Suppression', {
   reason: v.picklist(['bounce', 'complaint']),
   at: v.string(),
   messageId: v.optional(v.string()),
-  source: v.optional(v.literal('import')),
+  source: v.optional(v.picklist(['import', 'api'])),
 });
 
 /** A counter attribute per event type: `Rendering Failure` → `renderingFailure`. */

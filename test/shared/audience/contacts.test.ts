@@ -9,6 +9,7 @@ import {
   unsubscribeContact,
   updateContact,
 } from '../../../shared/audience/contacts.ts';
+import { createList } from '../../../shared/audience/lists.ts';
 import { tagContact, untagContact } from '../../../shared/audience/tags.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import {
@@ -282,6 +283,29 @@ describe('contact status and tags', () => {
     await expect(
       resubscribeContact(deps, orgId, bounced.contact.id),
     ).rejects.toThrow(ConflictError);
+  });
+
+  it('a status of bounced or complained set by hand suppresses the address in the organization, as an SES report does', async () => {
+    // Arrange: the address in two lists.
+    const { deps, orgId, listId } = await setup();
+    const other = await createList(deps, orgId, { name: 'Events' });
+    const email = uniqueEmail('by-hand');
+    const here = await addContact(deps, orgId, listId, {
+      email,
+      doubleOptIn: false,
+    });
+    await addContact(deps, orgId, other.id, { email, doubleOptIn: false });
+    // Act
+    await updateContact(deps, orgId, here.contact.id, {
+      status: 'complained',
+    });
+    // Assert
+    expect((await deps.contacts.get(orgId, other.id, email))?.status).toBe(
+      'complained',
+    );
+    expect(
+      (await deps.delivery.suppressions(orgId, [email])).get(email),
+    ).toMatchObject({ reason: 'complaint', source: 'api' });
   });
 
   it('updates names (null clears) and refuses setting pending by hand', async () => {
