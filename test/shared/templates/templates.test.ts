@@ -377,7 +377,8 @@ describe('POST /render (preview)', () => {
       ]);
     }
     expect(await mailTo(to)).toEqual([]);
-    expect(multiline.html).toContain('<p>two\r\nlines</p>');
+    // Its lines kept, as <br> (issue 29, defect 7).
+    expect(multiline.html).toContain('<p>two<br>\nlines</p>');
   });
 
   it('answers 400 when the HTML has no {{unsubscribeUrl}}', async () => {
