@@ -138,8 +138,8 @@ describe('the message composer', () => {
     expect(message.subject).toBe(
       'News for a Bcc: x@evil.test b c d x To: y@evil.test ',
     );
-    // The HTML keeps the value as it is: a line break is harmless there.
-    expect(message.html).toContain('Hi a\r\nBcc: x@evil.test,');
+    // The HTML keeps the value's lines, as <br>: harmless there.
+    expect(message.html).toContain('Hi a<br>\nBcc: x@evil.test,');
   });
 
   it('refuses content with {{topicOptOutUrl}} when no topic is set', async () => {
