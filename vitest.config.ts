@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One embedded DynamoDB engine serves every test file (a table each).
     globalSetup: ['test/support/global-setup.ts'],
+    // Deletes each file's tables after it: the engine slows with each table.
+    setupFiles: ['test/support/per-file.ts'],
     // Test files share their worker's module cache: imports (the SDK, CDK,
     // liquidjs) load once per worker instead of once per file.
     isolate: false,

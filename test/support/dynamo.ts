@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import {
+  DeleteTableCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { LocalAsync } from '../../infra/local/async.ts';
@@ -88,6 +92,9 @@ export const publishDns = async (
   });
 };
 
+/** The tables `createTestDeps` made for the test file running in this worker. */
+const tablesOfFile = new Set<string>();
+
 /**
  * A fresh table on the shared embedded engine, and the local dependencies
  * over it: the real DynamoDB and SES adapters, no imitation; the local email
@@ -133,6 +140,7 @@ export const createTestDeps = async (
 }> => {
   const endpoint = inject('dynamodbEndpoint');
   const tableName = `test-${randomUUID()}`;
+  tablesOfFile.add(tableName);
   await ensureTable(localDynamo(endpoint), tableName, tableDefinition);
   const providerStateFile = join(
     inject('scratchDir'),
@@ -193,6 +201,28 @@ let engine: ReturnType<typeof localDynamo> | undefined;
 const engineClient = () => {
   engine ??= localDynamo(inject('dynamodbEndpoint'));
   return engine;
+};
+
+/**
+ * Deletes the tables made for the test file that just ran (the setup file
+ * test/support/per-file.ts calls it after each file). DynamoDB Local slows
+ * down with every table it holds: a call took 5 ms beside
+ * 1 table, 14 ms beside 200 and 43 ms beside 600, and a run makes ~1,500.
+ */
+export const dropTestTables = async (): Promise<void> => {
+  if (tablesOfFile.size === 0) return;
+  const names = [...tablesOfFile];
+  tablesOfFile.clear();
+  const client = engineClient();
+  await Promise.all(
+    names.map((TableName) =>
+      client
+        .send(new DeleteTableCommand({ TableName }))
+        .catch((error: unknown) => {
+          if (!(error instanceof ResourceNotFoundException)) throw error;
+        }),
+    ),
+  );
 };
 
 /**
