@@ -24,6 +24,13 @@ export default defineConfig({
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The tests that load the Powertools tracer (as on Lambda) must not
+      // patch Node's http, https and fetch for X-Ray: with isolate false the
+      // patch outlives them, and every later call of their worker (SDK to
+      // the engines) logged a "Failed to get the current sub/segment"
+      // stack trace (the X-Ray SDK, loaded as ESM before Powertools' own
+      // IGNORE_ERROR default is set, logs a missing segment as an error).
+      POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS: 'false',
     },
   },
 });
