@@ -92,6 +92,17 @@ export const publishDns = async (
   });
 };
 
+/**
+ * The endpoint of this worker's DynamoDB engine (global-setup.ts starts one
+ * per worker, as one engine answers one request at a time). Every test
+ * file reaches its tables through it.
+ */
+export const testDynamoEndpoint = (): string => {
+  const endpoints = inject('dynamodbEndpoints');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return endpoints[(worker - 1) % endpoints.length] ?? '';
+};
+
 /** The tables `createTestDeps` made for the test file running in this worker. */
 const tablesOfFile = new Set<string>();
 
@@ -138,7 +149,7 @@ export const createTestDeps = async (
   providerStateFile: string;
   events: ReturnType<typeof recordingEvents>;
 }> => {
-  const endpoint = inject('dynamodbEndpoint');
+  const endpoint = testDynamoEndpoint();
   const tableName = `test-${randomUUID()}`;
   tablesOfFile.add(tableName);
   await ensureTable(localDynamo(endpoint), tableName, tableDefinition);
@@ -199,7 +210,7 @@ let engine: ReturnType<typeof localDynamo> | undefined;
 
 /** One client of the shared engine for the scans of a test file. */
 const engineClient = () => {
-  engine ??= localDynamo(inject('dynamodbEndpoint'));
+  engine ??= localDynamo(testDynamoEndpoint());
   return engine;
 };
 

@@ -4,7 +4,7 @@
  * counted filter (a search, a tag with a status) stops at its read budget,
  * says so, and its cursor reads on from there.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { DynamoTagRepository } from '../../../shared/adapters/aws/dynamo-tag-repository.ts';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
@@ -12,11 +12,11 @@ import type { ContactQueryInput } from '../../../shared/audience/contact.schema.
 import { listContacts } from '../../../shared/audience/contacts.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps } from '../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
 
 /** A document client that counts the items each command hands back. */
 const countingClient = () => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = localDynamo(testDynamoEndpoint());
   const read = { items: 0, requests: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
@@ -240,7 +240,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
     // Arrange
     const { deps, tableName, orgId, listId } = await seeded();
     const contacts = new DynamoContactRepository(
-      { client: localDynamo(inject('dynamodbEndpoint')), tableName },
+      { client: localDynamo(testDynamoEndpoint()), tableName },
       12,
     );
 
