@@ -18,9 +18,11 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     // A hang guard, not a speed check (speed lives in the benchmarks): on a
     // loaded 2-core CI machine a test that takes 1 s alone was seen taking
-    // over 20 s while the rate-limit and counter tests hammered the engine.
-    testTimeout: 90_000,
-    hookTimeout: 60_000,
+    // over 20 s while the rate-limit and counter tests hammered the engine,
+    // and at load 8 a beforeAll that seeds an in-process stack took over
+    // 60 s. Tests with more work than that set a limit from their work.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
