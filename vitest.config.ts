@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // One embedded DynamoDB engine serves every test file (a table each).
+    // The embedded engines serve every test file (a table each), with a
+    // DynamoDB engine per worker.
     globalSetup: ['test/support/global-setup.ts'],
     // Deletes each file's tables after it: the engine slows with each table.
     setupFiles: ['test/support/per-file.ts'],
