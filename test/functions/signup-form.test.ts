@@ -48,7 +48,9 @@ const harness = async (
     maxPerEmailPerHour?: number;
   } = {},
 ): Promise<Harness> => {
-  const clock = fixedClock('2026-11-23T10:00:00.000Z');
+  // A clock in the future: DynamoDB Local deletes items whose TTL is past,
+  // and the per-hour counters of the limits expire 2 hours after it.
+  const clock = fixedClock('2030-11-23T10:00:00.000Z');
   const client = await createApiClient({
     clock,
     groups: [...endpointGroups, ...pageGroups],
@@ -205,7 +207,7 @@ describe('the hosted sign-up form', () => {
         ip: '198.51.100.20',
         userAgent: 'Mozilla/5.0 (test)',
         referrer: 'https://blog.example.test/post',
-        signedUpAt: '2026-11-23T10:00:08.000Z',
+        signedUpAt: '2030-11-23T10:00:08.000Z',
         confirmedAt: null,
       },
     ]);
