@@ -9,7 +9,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contactChangesConsumer } from '../../functions/contact-changes/consumer.ts';
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import type { Contact } from '../../shared/audience/model.ts';
@@ -17,7 +17,7 @@ import { keys } from '../../shared/db/keys.ts';
 import { localDynamo } from '../../shared/runtime/local.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
-import { createTestDeps } from '../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/events.ts';
 
 const ORG = 'org-1';
@@ -94,7 +94,7 @@ const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
   /** The tag index entry of a contact, if written. */
   const indexEntry = async (c: Contact, tagId: string) =>
     (
-      await localDynamo(inject('dynamodbEndpoint')).send(
+      await localDynamo(testDynamoEndpoint()).send(
         new GetCommand({
           TableName: tableName,
           Key: keys.taggedContact(ORG, c.listId, tagId, c.email),

@@ -9,7 +9,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-table.ts';
 import { unsubscribeContact } from '../../shared/audience/contacts.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -19,6 +19,7 @@ import {
   createApiClient,
   createOrganizationWithKeys,
 } from '../support/api-client.ts';
+import { testDynamoEndpoint } from '../support/dynamo.ts';
 
 describe('admin org recount', () => {
   it('puts back wrong counters, missing and stray tag index entries; the listings are right again', async () => {
@@ -40,7 +41,7 @@ describe('admin org recount', () => {
     });
     await client.events.settle();
     const vipId = (await client.get('/tags', { key })).json.data[0].id;
-    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const dynamo = localDynamo(testDynamoEndpoint());
     const TableName = client.tableName;
     const { orgId } = org;
     await dynamo.send(
@@ -149,7 +150,7 @@ describe('admin org recount', () => {
       await optOutOfTopic(client.deps, orgId, topic.id, id);
     }
     // What an older version left: none of the new counters.
-    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const dynamo = localDynamo(testDynamoEndpoint());
     const TableName = client.tableName;
     await dynamo.send(
       new UpdateCommand({

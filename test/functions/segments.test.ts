@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useSegment } from '../../shared/adapters/aws/dynamo-segment-repository.ts';
 import { transactWrite } from '../../shared/adapters/aws/dynamo-table.ts';
 import { localDynamo } from '../../shared/runtime/local.ts';
@@ -8,6 +8,7 @@ import {
   createOrganizationWithKeys,
   type TestOrganization,
 } from '../support/api-client.ts';
+import { testDynamoEndpoint } from '../support/dynamo.ts';
 
 describe('segments through the pipeline (in process)', () => {
   let client: ApiClient;
@@ -162,7 +163,7 @@ describe('segments through the pipeline (in process)', () => {
     const segmentId = created.json.data.id;
     // The entry a series write puts in its own transaction.
     const table = {
-      client: localDynamo(inject('dynamodbEndpoint')),
+      client: localDynamo(testDynamoEndpoint()),
       tableName: client.tableName,
     };
     await transactWrite(table, [

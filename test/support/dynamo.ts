@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import {
+  DeleteTableCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { LocalAsync } from '../../infra/local/async.ts';
@@ -89,6 +93,20 @@ export const publishDns = async (
 };
 
 /**
+ * The endpoint of this worker's DynamoDB engine (global-setup.ts starts one
+ * per worker, as one engine answers one request at a time). Every test
+ * file reaches its tables through it.
+ */
+export const testDynamoEndpoint = (): string => {
+  const endpoints = inject('dynamodbEndpoints');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return endpoints[(worker - 1) % endpoints.length] ?? '';
+};
+
+/** The tables `createTestDeps` made for the test file running in this worker. */
+const tablesOfFile = new Set<string>();
+
+/**
  * A fresh table on the shared embedded engine, and the local dependencies
  * over it: the real DynamoDB and SES adapters, no imitation; the local email
  * provider on a state file of its own and the shared DNS server. Audience
@@ -131,8 +149,9 @@ export const createTestDeps = async (
   providerStateFile: string;
   events: ReturnType<typeof recordingEvents>;
 }> => {
-  const endpoint = inject('dynamodbEndpoint');
+  const endpoint = testDynamoEndpoint();
   const tableName = `test-${randomUUID()}`;
+  tablesOfFile.add(tableName);
   await ensureTable(localDynamo(endpoint), tableName, tableDefinition);
   const providerStateFile = join(
     inject('scratchDir'),
@@ -191,8 +210,30 @@ let engine: ReturnType<typeof localDynamo> | undefined;
 
 /** One client of the shared engine for the scans of a test file. */
 const engineClient = () => {
-  engine ??= localDynamo(inject('dynamodbEndpoint'));
+  engine ??= localDynamo(testDynamoEndpoint());
   return engine;
+};
+
+/**
+ * Deletes the tables made for the test file that just ran (the setup file
+ * test/support/per-file.ts calls it after each file). DynamoDB Local slows
+ * down with every table it holds: a call took 5 ms beside
+ * 1 table, 14 ms beside 200 and 43 ms beside 600, and a run makes ~1,500.
+ */
+export const dropTestTables = async (): Promise<void> => {
+  if (tablesOfFile.size === 0) return;
+  const names = [...tablesOfFile];
+  tablesOfFile.clear();
+  const client = engineClient();
+  await Promise.all(
+    names.map((TableName) =>
+      client
+        .send(new DeleteTableCommand({ TableName }))
+        .catch((error: unknown) => {
+          if (!(error instanceof ResourceNotFoundException)) throw error;
+        }),
+    ),
+  );
 };
 
 /**

@@ -3,15 +3,16 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureTable, tableStreamArn } from '../../../infra/local/dynamodb.ts';
 import { tableDefinition } from '../../../shared/db/table.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
+import { testDynamoEndpoint } from '../../support/dynamo.ts';
 
 describe('ensureTable on the embedded DynamoDB', () => {
   it('creates the table once, then adds an index the definition gained', async () => {
     // Arrange
-    const client = localDynamo(inject('dynamodbEndpoint'));
+    const client = localDynamo(testDynamoEndpoint());
     const name = `ensure-${randomUUID()}`;
     await ensureTable(client, name, tableDefinition);
     // Act: run again (idempotent), then with one more index.
@@ -35,7 +36,7 @@ describe('ensureTable on the embedded DynamoDB', () => {
 
   it('creates the table with its change stream, both images', async () => {
     // Arrange
-    const client = localDynamo(inject('dynamodbEndpoint'));
+    const client = localDynamo(testDynamoEndpoint());
     const name = `ensure-${randomUUID()}`;
     // Act
     await ensureTable(client, name, tableDefinition);
@@ -52,7 +53,7 @@ describe('ensureTable on the embedded DynamoDB', () => {
 
   it('turns the stream on for a table of an older data dir', async () => {
     // Arrange: a table made before streams, as an old data dir holds it.
-    const client = localDynamo(inject('dynamodbEndpoint'));
+    const client = localDynamo(testDynamoEndpoint());
     const name = `ensure-${randomUUID()}`;
     await client.send(
       new CreateTableCommand({

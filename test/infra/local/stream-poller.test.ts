@@ -29,6 +29,7 @@ import {
 import { tableDefinition } from '../../../shared/db/table.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import type { StreamSettings } from '../../../shared/streams/consumer.ts';
+import { testDynamoEndpoint } from '../../support/dynamo.ts';
 
 const settings: StreamSettings = {
   batchSize: 10,
@@ -38,7 +39,7 @@ const settings: StreamSettings = {
 
 /** A fresh table, a writer of items, and poller options over its stream. */
 const setup = async () => {
-  const endpoint = inject('dynamodbEndpoint');
+  const endpoint = testDynamoEndpoint();
   const dynamo = localDynamo(endpoint);
   const tableName = `stream-${randomUUID()}`;
   await ensureTable(dynamo, tableName, tableDefinition);
@@ -132,7 +133,7 @@ describe('the local stream poller', () => {
 
   it('hands an empty map over as Lambda does ({"M": {}}), also inside a list, and reads past other items holding one', async () => {
     // Arrange: the Streams client reads an empty map back as `{}`.
-    const endpoint = inject('dynamodbEndpoint');
+    const endpoint = testDynamoEndpoint();
     const { options } = await setup();
     const { streamArn } = options();
     const tableName = streamArn.split('/')[1] ?? '';

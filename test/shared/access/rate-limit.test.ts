@@ -1,9 +1,13 @@
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { consumeRequest } from '../../../shared/access/rate-limit.ts';
 import { DynamoRateLimitCounter } from '../../../shared/adapters/aws/dynamo-rate-limit-counter.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
-import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
+import {
+  createTestDeps,
+  fixedClock,
+  testDynamoEndpoint,
+} from '../../support/dynamo.ts';
 
 /**
  * Two containers: each has its own limiter (and its own memory of the
@@ -11,7 +15,7 @@ import { createTestDeps, fixedClock } from '../../support/dynamo.ts';
  */
 const twoContainers = async (clock: ReturnType<typeof fixedClock>) => {
   const { deps, tableName } = await createTestDeps({ clock });
-  const table = { client: localDynamo(inject('dynamodbEndpoint')), tableName };
+  const table = { client: localDynamo(testDynamoEndpoint()), tableName };
   const other: Pick<Deps, 'rateLimits' | 'clock'> = {
     clock,
     rateLimits: new DynamoRateLimitCounter(table),

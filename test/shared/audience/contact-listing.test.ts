@@ -4,7 +4,7 @@
  * counted filter (a search, a tag with a status) stops at its read budget,
  * says so, and its cursor reads on from there.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { DynamoTagRepository } from '../../../shared/adapters/aws/dynamo-tag-repository.ts';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
@@ -12,11 +12,11 @@ import type { ContactQueryInput } from '../../../shared/audience/contact.schema.
 import { listContacts } from '../../../shared/audience/contacts.ts';
 import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps } from '../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
 
 /** A document client that counts the items each command hands back. */
 const countingClient = () => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = localDynamo(testDynamoEndpoint());
   const read = { items: 0, requests: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
@@ -68,9 +68,15 @@ const query = (
 ): ContactQueryInput => ({ listId, page: 1, limit: 5, ...extra });
 
 describe('GET /contacts reads (tag index, read budget)', () => {
+  // Every test only reads: they share one seeded table.
+  let world: Awaited<ReturnType<typeof seeded>>;
+  beforeAll(async () => {
+    world = await seeded();
+  });
+
   it('a tag alone reads its index entries up to the page and those contacts, not the list; its total comes from the per-list count', async () => {
     // Arrange
-    const { deps, tableName, orgId, listId, vipId } = await seeded();
+    const { deps, tableName, orgId, listId, vipId } = world;
     const { client, read } = countingClient();
     const contacts = new DynamoContactRepository({ client, tableName });
 
@@ -95,7 +101,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it('tag names are read once per container: a tag is never renamed nor deleted', async () => {
     // Arrange
-    const { tableName, orgId, vipId } = await seeded();
+    const { tableName, orgId, vipId } = world;
     const { client, read } = countingClient();
     const tags = new DynamoTagRepository({ client, tableName });
 
@@ -113,7 +119,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it('a tag of another organization, or an unknown tag, matches nothing', async () => {
     // Arrange
-    const { deps, orgId, listId, vipId } = await seeded();
+    const { deps, orgId, listId, vipId } = world;
     const other = await seeded();
 
     // Act
@@ -135,7 +141,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it('a search within the budget is exact: every match counted, totalExact true', async () => {
     // Arrange
-    const { deps, orgId, listId } = await seeded();
+    const { deps, orgId, listId } = world;
 
     // Act
     const page = await listContacts(
@@ -158,7 +164,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
     '%s past the budget: each call reads at most the budget, says totalExact false, and the cursor walk finds every match once, in order',
     async (_, filter, expected) => {
       // Arrange: a budget of 12 items read per call.
-      const { deps, tableName, orgId, listId, vipId } = await seeded();
+      const { deps, tableName, orgId, listId, vipId } = world;
       const { client, read } = countingClient();
       const contacts = new DynamoContactRepository({ client, tableName }, 12);
       const base = query(listId, {
@@ -205,7 +211,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it('a tag with status subscribed takes its exact total from the tag’s kept counter and reads the index only until its page is full', async () => {
     // Arrange: 7 of the 15 vip carriers are subscribed.
-    const { deps, tableName, orgId, listId, vipId } = await seeded();
+    const { deps, tableName, orgId, listId, vipId } = world;
     const { client, read } = countingClient();
     const contacts = new DynamoContactRepository({ client, tableName }, 12);
 
@@ -238,9 +244,9 @@ describe('GET /contacts reads (tag index, read budget)', () => {
 
   it('a page number past what the budget reached answers an empty page that is not exact, with a cursor reading on', async () => {
     // Arrange
-    const { deps, tableName, orgId, listId } = await seeded();
+    const { deps, tableName, orgId, listId } = world;
     const contacts = new DynamoContactRepository(
-      { client: localDynamo(inject('dynamodbEndpoint')), tableName },
+      { client: localDynamo(testDynamoEndpoint()), tableName },
       12,
     );
 

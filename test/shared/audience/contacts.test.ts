@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { confirmSubscription } from '../../../shared/audience/confirmation.ts';
 import {
   addContact,
@@ -26,6 +26,7 @@ import {
   fixedClock,
   scanTable,
   TEST_PUBLIC_API_URL,
+  testDynamoEndpoint,
 } from '../../support/dynamo.ts';
 import { confirmationLinkOf, mailTo, tokenOf } from '../../support/mailbox.ts';
 
@@ -37,7 +38,7 @@ const setup = async (options: { allowed?: boolean } = {}) => {
 };
 
 const requireOptin = async (tableName: string, orgId: string) =>
-  localDynamo(inject('dynamodbEndpoint')).send(
+  localDynamo(testDynamoEndpoint()).send(
     new PutCommand({
       TableName: tableName,
       Item: { ...keys.optinSettings(orgId), required: true },

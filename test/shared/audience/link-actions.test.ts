@@ -137,14 +137,45 @@ describe('unsubscribe links', () => {
     );
   });
 
-  it('names the signed purpose in each link', async () => {
-    const { deps, unsubscribe, topicOptOut } = await setup();
-    await expect(
-      deps.links.verify(LINK_PURPOSES.unsubscribe, unsubscribe),
-    ).resolves.toBeDefined();
-    await expect(
-      deps.links.verify(LINK_PURPOSES.topicOptOut, topicOptOut),
-    ).resolves.toMatchObject({ t: expect.any(String) });
+  it('signs the contact and each purpose into its link; the unsubscribe link unsubscribes that contact', async () => {
+    // Arrange
+    const { deps, orgId, topic, contact, unsubscribe, topicOptOut } =
+      await setup();
+    const organization = await deps.organizations.get(orgId);
+    // Act
+    const unsubscribeClaims = await deps.links.verify(
+      LINK_PURPOSES.unsubscribe,
+      unsubscribe,
+    );
+    const topicClaims = await deps.links.verify(
+      LINK_PURPOSES.topicOptOut,
+      topicOptOut,
+    );
+    const target = await unsubscribeByLink(deps, unsubscribe);
+    // Assert
+    expect(unsubscribeClaims).toMatchObject({
+      pur: LINK_PURPOSES.unsubscribe,
+      o: orgId,
+      c: contact.id,
+    });
+    expect(unsubscribeClaims).not.toHaveProperty('t');
+    expect(topicClaims).toMatchObject({
+      pur: LINK_PURPOSES.topicOptOut,
+      o: orgId,
+      c: contact.id,
+      t: topic.id,
+    });
+    expect(target).toEqual({
+      kind: 'contact',
+      email: contact.email,
+      organizationName: organization?.name,
+      done: false,
+    });
+    expect(await getContact(deps, orgId, contact.id)).toMatchObject({
+      id: contact.id,
+      status: 'unsubscribed',
+      unsubscribedAt: expect.any(String),
+    });
   });
 });
 

@@ -7,7 +7,7 @@
  * was made.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoAudienceReader } from '../../../shared/adapters/aws/dynamo-audience-reader.ts';
 import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { DynamoListRepository } from '../../../shared/adapters/aws/dynamo-list-repository.ts';
@@ -44,7 +44,7 @@ import {
 } from '../../../shared/topics/topics.ts';
 import { type DynamoCall, meterDynamo } from '../../bench/dynamo-meter.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps } from '../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
 
 type PipelineDeps = Deps & {
   queues: { dispatch: QueueSender; send: QueueSender };
@@ -93,7 +93,7 @@ const world = async (size: number, rare: number) => {
     defaultSubject: 'Hello',
     content: '<a href="{{unsubscribeUrl}}">Unsubscribe</a>',
   });
-  const dynamo = localDynamo(inject('dynamodbEndpoint'));
+  const dynamo = localDynamo(testDynamoEndpoint());
   /** Every contact of the list, read from the table. */
   const brute = async () => {
     const { PK, skPrefix } = keys.contactsOfList(orgId, listId);
@@ -122,7 +122,7 @@ const world = async (size: number, rare: number) => {
   /** Adapters on a metered client: what a call reads. */
   const metered = () => {
     const calls: DynamoCall[] = [];
-    const client = localDynamo(inject('dynamodbEndpoint'));
+    const client = localDynamo(testDynamoEndpoint());
     meterDynamo(client, calls);
     const table = { client, tableName };
     return {

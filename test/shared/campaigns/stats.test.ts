@@ -13,7 +13,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CAMPAIGN_STATS_SHARDS,
   DynamoCampaignStats,
@@ -47,6 +47,7 @@ import {
   fixedClock,
   scanTable,
   TEST_PUBLIC_API_URL,
+  testDynamoEndpoint,
 } from '../../support/dynamo.ts';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -180,7 +181,7 @@ const setup = async () => {
     for (const event of events) recorded += (await recordOne(event)).recorded;
     return recorded;
   };
-  const dynamo = localDynamo(inject('dynamodbEndpoint'));
+  const dynamo = localDynamo(testDynamoEndpoint());
   return {
     ...test,
     clock,

@@ -1,4 +1,4 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoContactRepository } from '../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import {
   releaseSegment,
@@ -24,7 +24,11 @@ import {
   updateSegment,
 } from '../../../shared/segments/segments.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps, scanTable } from '../../support/dynamo.ts';
+import {
+  createTestDeps,
+  scanTable,
+  testDynamoEndpoint,
+} from '../../support/dynamo.ts';
 
 /** How each test's deps catch their stream consumers up (the tag index). */
 const settleOf = new WeakMap<Deps, () => Promise<unknown>>();
@@ -77,10 +81,9 @@ const PEOPLE = [
  * and the entry that takes or lets go of a segment.
  */
 const seriesWrite = (tableName: string, item: ReturnType<typeof useSegment>) =>
-  transactWrite(
-    { client: localDynamo(inject('dynamodbEndpoint')), tableName },
-    [item],
-  );
+  transactWrite({ client: localDynamo(testDynamoEndpoint()), tableName }, [
+    item,
+  ]);
 
 describe('segments (create, read, list, change, delete)', () => {
   it('creates a segment over a list, reads it with live counts and lists it with a counter total', async () => {
@@ -472,7 +475,7 @@ describe('contacts of a segment (GET /contacts?segmentId=)', () => {
       ],
     });
     let read = 0;
-    const client = localDynamo(inject('dynamodbEndpoint'));
+    const client = localDynamo(testDynamoEndpoint());
     client.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);

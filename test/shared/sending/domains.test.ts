@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeCaller } from '../../../shared/access/caller.ts';
 import { DynamoDomainRepository } from '../../../shared/adapters/aws/dynamo-domain-repository.ts';
 import { DynamoOrganizationRepository } from '../../../shared/adapters/aws/dynamo-organization-repository.ts';
@@ -38,6 +38,7 @@ import {
   createTestDeps,
   fixedClock,
   publishDns,
+  testDynamoEndpoint,
 } from '../../support/dynamo.ts';
 
 const newOrg = async (deps: Deps) => {
@@ -496,7 +497,7 @@ const countingProvider = (provider: EmailProvider) => {
 
 /** A document client that records the key of every write it sends. */
 const countingDynamo = () => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = localDynamo(testDynamoEndpoint());
   const writes: { command: string; key: unknown }[] = [];
   const send = client.send.bind(client);
   client.send = ((command: {

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import {
   addContact,
@@ -33,7 +33,7 @@ import {
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { publishDns } from '../../support/dynamo.ts';
+import { publishDns, testDynamoEndpoint } from '../../support/dynamo.ts';
 import {
   activeSequence,
   fillDraft,
@@ -99,7 +99,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     const { sequenceId } = await activeSequence(w, { steps: 2 });
     const contact = await join(w);
     await w.run();
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new DeleteCommand({
         TableName: w.tableName,
         Key: keys.contact(w.orgId, w.listId, contact.email),
@@ -125,7 +125,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     const { sequenceId } = await activeSequence(w, { steps: 2 });
     const first = await join(w);
     await w.run();
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new DeleteCommand({
         TableName: w.tableName,
         Key: keys.contact(w.orgId, w.listId, first.email),

@@ -8,7 +8,7 @@
  * sent by its steps remain").
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addContact,
   unsubscribeContact,
@@ -72,7 +72,7 @@ import {
   createOrganizationWithKeys,
 } from '../../support/api-client.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { fixedClock } from '../../support/dynamo.ts';
+import { fixedClock, testDynamoEndpoint } from '../../support/dynamo.ts';
 
 /** Before day 1: the series can be published. */
 const BEFORE = '2026-10-29T12:00:00.000Z';
@@ -673,7 +673,7 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
     const { seriesId, versionId } = await publishedSeries(s, ONE_STEP, {
       segmentId: a.segmentId,
     });
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new DeleteCommand({
         TableName: s.client.tableName,
         Key: keys.segment(s.orgId, a.segmentId),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTenantStatus } from '../../../shared/adapters/local/local-email-provider.ts';
 import { addContact } from '../../../shared/audience/contacts.ts';
 import { createList } from '../../../shared/audience/lists.ts';
@@ -43,7 +43,11 @@ import {
   testSendTemplate,
 } from '../../../shared/templates/templates.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps, publishDns } from '../../support/dynamo.ts';
+import {
+  createTestDeps,
+  publishDns,
+  testDynamoEndpoint,
+} from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 const setup = async () => {
@@ -155,7 +159,7 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
     const used = await createIdentity(deps, orgId, {
       senderEmail: 'used@acme.test',
     });
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new PutCommand({
         TableName: tableName,
         Item: {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keys } from '../../../shared/db/keys.ts';
 import {
   NotFoundError,
@@ -29,7 +29,7 @@ import {
 } from '../../../shared/templates/templates.ts';
 import { parse } from '../../../shared/validation.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps } from '../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 const CONTENT =
@@ -171,7 +171,7 @@ describe('templates (Templates and rendering)', () => {
       defaultSubject: 's',
       content: CONTENT,
     });
-    const dynamo = localDynamo(inject('dynamodbEndpoint'));
+    const dynamo = localDynamo(testDynamoEndpoint());
     const campaign = {
       ...keys.campaign(orgId, 'c-1'),
       id: 'c-1',

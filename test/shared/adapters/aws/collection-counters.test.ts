@@ -4,7 +4,7 @@
  * see the counter; a cap holds in the creating transaction.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   collectionCounterKey,
   pageOfCollection,
@@ -13,11 +13,11 @@ import { createTag } from '../../../../shared/audience/tags.ts';
 import { keys } from '../../../../shared/db/keys.ts';
 import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps } from '../../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
 
 /** The embedded engine's client, counting the requests sent through it. */
 const countingClient = () => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = localDynamo(testDynamoEndpoint());
   const sent = { requests: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
@@ -96,7 +96,7 @@ describe('collection counters', () => {
 
     // Act
     const page = await pageOfCollection(
-      { client: localDynamo(inject('dynamodbEndpoint')), tableName },
+      { client: localDynamo(testDynamoEndpoint()), tableName },
       keys.templatesOfOrganization(orgId),
       { page: 1, limit: 20 },
     );

@@ -1,11 +1,11 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addContact } from '../../../../shared/audience/contacts.ts';
 import { ItemSchemaError } from '../../../../shared/db/items.ts';
 import { keys } from '../../../../shared/db/keys.ts';
 import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps } from '../../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
 
 describe('stored items read by the DynamoDB repositories', () => {
   it('parse as their schema says: a contact without tags reads with none', async () => {
@@ -30,7 +30,7 @@ describe('stored items read by the DynamoDB repositories', () => {
     const { orgId, listId } = await orgWithList(deps);
     await addContact(deps, orgId, listId, { email: 'ana@example.test' });
     const key = keys.contact(orgId, listId, 'ana@example.test');
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new UpdateCommand({
         TableName: tableName,
         Key: key,
@@ -56,7 +56,7 @@ describe('stored items read by the DynamoDB repositories', () => {
     // Arrange
     const { deps, tableName } = await createTestDeps();
     const { orgId } = await orgWithList(deps);
-    await localDynamo(inject('dynamodbEndpoint')).send(
+    await localDynamo(testDynamoEndpoint()).send(
       new PutCommand({
         TableName: tableName,
         Item: {

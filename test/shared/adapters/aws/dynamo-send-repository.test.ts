@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SendState } from '../../../../shared/campaigns/model.ts';
 import {
   keys,
@@ -15,7 +15,7 @@ import {
   recipientShardOf,
 } from '../../../../shared/db/keys.ts';
 import { localDynamo } from '../../../../shared/runtime/local.ts';
-import { createTestDeps } from '../../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
 
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const LEASE = 15 * 60_000;
@@ -35,7 +35,7 @@ const setup = async () => {
   const { deps, tableName } = await createTestDeps();
   const orgId = randomUUID();
   const campaignId = randomUUID();
-  const dynamo = localDynamo(inject('dynamodbEndpoint'));
+  const dynamo = localDynamo(testDynamoEndpoint());
   const itemAt = async (key: { PK: string; SK: string }) =>
     (await dynamo.send(new GetCommand({ TableName: tableName, Key: key })))
       .Item;

@@ -3,21 +3,23 @@
  * defect 3): the guard on the client, against the embedded engine.
  */
 import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../../../infra/local/dynamodb.ts';
 import { isItemSizeRefusal } from '../../../../shared/adapters/aws/item-size.ts';
 import { tableDefinition } from '../../../../shared/db/table.ts';
 import { PayloadTooLargeError } from '../../../../shared/errors.ts';
 import { toErrorResponse } from '../../../../shared/http/errors.ts';
 import { localDynamo } from '../../../../shared/runtime/local.ts';
+import { testDynamoEndpoint } from '../../../support/dynamo.ts';
 
 const TableName = `test-${randomUUID()}`;
-const dynamo = localDynamo(inject('dynamodbEndpoint'));
+const dynamo = localDynamo(testDynamoEndpoint());
 const big = 'x'.repeat(410_000);
 const Key = { PK: 'ORG#o', SK: 'PAGE#p' };
 
@@ -31,6 +33,9 @@ const thrownBy = (call: Promise<unknown>) =>
 describe('a record over 400 KB', () => {
   beforeAll(async () => {
     await ensureTable(dynamo, TableName, tableDefinition);
+  });
+  afterAll(async () => {
+    await dynamo.send(new DeleteTableCommand({ TableName }));
   });
 
   it.each([

@@ -5,7 +5,7 @@
  * and read again by every send.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMember, createApiKey } from '../../../../shared/access/admin.ts';
 import { keyIdOf } from '../../../../shared/access/api-key.ts';
 import { DynamoAccessRepository } from '../../../../shared/adapters/aws/dynamo-access-repository.ts';
@@ -16,11 +16,11 @@ import { DynamoOrganizationRepository } from '../../../../shared/adapters/aws/dy
 import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { createIdentity } from '../../../../shared/sending/identities.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps } from '../../../support/dynamo.ts';
+import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
 
 /** The embedded engine's client, recording the commands sent through it. */
 const recordingClient = () => {
-  const client = localDynamo(inject('dynamodbEndpoint'));
+  const client = localDynamo(testDynamoEndpoint());
   const sent: string[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -103,7 +103,7 @@ describe('reads per call', () => {
     const { client, sent } = recordingClient();
     const container = new DynamoAppSettingsRepository({ client, tableName });
     const operator = new DynamoAppSettingsRepository({
-      client: localDynamo(inject('dynamodbEndpoint')),
+      client: localDynamo(testDynamoEndpoint()),
       tableName,
     });
 
