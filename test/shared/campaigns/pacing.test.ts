@@ -226,10 +226,13 @@ describe('Slots', () => {
 
     // Assert: a reservation per lane per run of 49, and nothing reserved
     // beyond what was sent or dropped as too late (a busy machine's timers).
+    // At the end each lane may hold two runs partly used: its current one
+    // and the one reserved ahead while half the current was left (which a
+    // slow machine's late timers make likelier).
     expect(taken.reduce((a, b) => a + b, 0)).toBe(200);
     expect(slots.reserved).toBe(200 + slots.dropped);
     expect(calls.reserve).toBeLessThanOrEqual(
-      Math.ceil(slots.reserved / 49) + plan.lanesPerSender,
+      Math.ceil(slots.reserved / 49) + 2 * plan.lanesPerSender,
     );
   });
 
