@@ -83,11 +83,12 @@ export interface Poller {
 export const LOCAL_MAX_CONCURRENCY = 5;
 
 /**
- * Seconds a receive waits for messages. Lambda long-polls for up to 20 s;
- * one second keeps the wait for `stop()` short, and the engine answers at
- * once when a message arrives either way.
+ * Seconds a receive waits for messages: 20, as Lambda's trigger long-polls.
+ * The engine answers at once when a message arrives or a delay or
+ * visibility timeout ends, so a long wait costs no latency and spares idle
+ * receives; `stop()` abandons a long poll under way rather than wait for it.
  */
-const POLL_WAIT_SECONDS = 1;
+const POLL_WAIT_SECONDS = 20;
 
 /** Pause after a failed receive (the engine stopped, or not yet there). */
 const RETRY_PAUSE_MS = 1_000;
@@ -307,6 +308,12 @@ export const startPoller = (options: PollerOptions): Poller => {
     return reading;
   };
 
+  /**
+   * One receive. A long poll is abandoned when the poller stops (a stopped
+   * test or `npm start` waits for no empty poll); should the engine have
+   * answered with messages at that instant, they reappear after their
+   * visibility timeout, as after a Lambda that timed out.
+   */
   const receiveUpTo = async (
     max: number,
     waitSeconds: number,
@@ -320,6 +327,7 @@ export const startPoller = (options: PollerOptions): Poller => {
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
+      waitSeconds > 0 ? { abortSignal: stopping.signal } : {},
     );
     return Messages ?? [];
   };

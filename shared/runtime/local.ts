@@ -176,9 +176,11 @@ export const noEdgeKeyRegistry: GatewayKeyRegistry = {
 export const localAdminDeps = (options: {
   dynamodb: string;
   tableName: string;
+  /** A client of the engine to use (tests watch its writes). */
+  dynamo?: DynamoDBDocumentClient;
 }): AdminDeps =>
   buildAdminDeps({
-    dynamo: localDynamo(options.dynamodb),
+    dynamo: options.dynamo ?? localDynamo(options.dynamodb),
     tableName: options.tableName,
     gatewayKeys: noEdgeKeyRegistry,
   });

@@ -45,8 +45,12 @@ const NARROW = { width: 390, height: 844 };
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 /** A last name over the 100 characters a field takes. */
 const TOO_LONG = 'L'.repeat(101);
-/** The shipped minimum fill time (3 s), with a margin. */
-const FILL_WAIT_MS = 3_500;
+/**
+ * The form's minimum fill time here (1 s; 3 s shipped, tested in
+ * test/functions/signup-form.test.ts), and the wait a typist leaves past it.
+ */
+const MIN_FILL_SECONDS = 1;
+const FILL_WAIT_MS = MIN_FILL_SECONDS * 1000 + 500;
 
 const CONTENT = {
   headline: 'The Tuesday Letter',
@@ -233,6 +237,7 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
       groups: [...endpointGroups, ...pageGroups],
       publicApiUrl: `${origin}/api/v1`,
       pagesUrl: origin,
+      signupForms: { minFillSeconds: MIN_FILL_SECONDS },
     });
     org = await createOrganizationWithKeys(client, 'Acme Co');
     server = createGateway([...endpointGroups, ...pageGroups], client.deps);

@@ -208,6 +208,7 @@ describe('requests the OpenAPI document allows', () => {
         fc.asyncProperty(drawnFor(operation), async (drawn) => {
           // A second a call: the key never reaches the rate limit.
           clock.advance(1000);
+          const writesBefore = client.writes();
           const query = { ...example.query, ...drawn.query };
           const answer = await client.call(
             operation.method,
@@ -224,11 +225,14 @@ describe('requests the OpenAPI document allows', () => {
               ? `${answer.status} ${answer.json?.code ?? (answer.body.includes('This link is not valid') ? 'link.invalid (page)' : 'page')}`
               : String(answer.status);
           outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-          await restoreTable(
-            client.tableName,
-            seededTable,
-            await client.scan(),
-          );
+          // Put back the seeded table, if the call sent a write at all.
+          if (client.writes() !== writesBefore) {
+            await restoreTable(
+              client.tableName,
+              seededTable,
+              await client.scan(),
+            );
+          }
           const seen = `${operation.key} ${JSON.stringify(drawn).slice(0, 600)} → ${answer.status} ${answer.body.slice(0, 400)}`;
           expect(answer.status, seen).toBeLessThan(500);
           // A public route answers a page: its invalid input is the page

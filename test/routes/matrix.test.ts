@@ -193,7 +193,7 @@ describe('the route matrix (every declared route)', () => {
         const own = String(example[field.in]?.[field.name]);
         const foreign = foreignOf[own] ?? '';
         const unknown = randomUUID();
-        const before = await client.scan();
+        const before = await client.snapshot();
         // Act
         const answerForeign = await send(route, swap(foreign), b.ownerKey);
         const answerUnknown = await send(route, swap(unknown), b.ownerKey);
@@ -214,7 +214,7 @@ describe('the route matrix (every declared route)', () => {
           expect(answerUnknown.status, where).toBe(404);
           expect(answerUnknown.json.code, where).toMatch(/\.notFound$/);
         }
-        expect(await client.scan(), where).toEqual(before);
+        expect(await client.snapshot(), where).toEqual(before);
         cases.foreign++;
       }
     },
@@ -225,11 +225,11 @@ describe('the route matrix (every declared route)', () => {
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
-      const before = await client.scan();
+      const before = await client.snapshot();
       const answer = await send(route, example, b.memberKey);
       expect(answer.status).toBe(403);
       expect(answer.json.code).toBe('auth.roleTooLow');
-      expect(await client.scan()).toEqual(before);
+      expect(await client.snapshot()).toEqual(before);
       cases.role++;
     },
   );
@@ -245,7 +245,7 @@ describe('the route matrix (every declared route)', () => {
       if (!example) throw new Error(`no example for ${route.key}`);
       // A string is no route's body: each declares an object.
       const invalid = { ...example, body: 'not an object' as never };
-      const before = await client.scan();
+      const before = await client.snapshot();
       // Act
       const asOwner = await send(route, invalid, b.ownerKey);
       const asMember = await send(route, invalid, b.memberKey);
@@ -253,7 +253,7 @@ describe('the route matrix (every declared route)', () => {
       expect(asOwner.status).toBe(400);
       expect(asMember.status).toBe(403);
       expect(asMember.json.code).toBe('auth.roleTooLow');
-      expect(await client.scan()).toEqual(before);
+      expect(await client.snapshot()).toEqual(before);
     },
   );
 
@@ -262,7 +262,7 @@ describe('the route matrix (every declared route)', () => {
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
-      const before = await client.scan();
+      const before = await client.snapshot();
       // Act
       const missing = await send(route, example);
       const malformed = await send(route, example, 'hello');
@@ -280,7 +280,7 @@ describe('the route matrix (every declared route)', () => {
       // A revoked key reads exactly as one that never existed.
       expect(revoked.status).toBe(401);
       expect(revoked.json).toEqual(forged.json);
-      expect(await client.scan()).toEqual(before);
+      expect(await client.snapshot()).toEqual(before);
       cases.noKey += 4;
     },
   );

@@ -77,6 +77,17 @@ export interface ApiClient {
   admin(...argv: string[]): Promise<Record<string, string>>;
   /** Every item of the table, sorted by key: to prove a call wrote nothing. */
   scan(): Promise<Record<string, unknown>[]>;
+  /**
+   * The writes this client's deps sent so far, rate-limit logs aside: when
+   * a call leaves the count as it was, it wrote nothing (no scan needed).
+   */
+  writes(): number;
+  /**
+   * The table as `scan()` reads it, the last one read again while this
+   * client sent no write since: for tests where it is the table's only
+   * writer (route sweeps proving, call after call, that nothing changed).
+   */
+  snapshot(): Promise<Record<string, unknown>[]>;
 }
 
 /** An organization with an owner key, a member key and its id. */
@@ -243,6 +254,9 @@ export const createApiClient = async (
     ...(options.publicApiUrl ? { publicApiUrl: options.publicApiUrl } : {}),
     ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
   });
+  let lastSnapshot:
+    | { writes: number; table: Record<string, unknown>[] }
+    | undefined;
   const { admin, tableName } = created;
   const scheduler = options.asyncHalf?.scheduler;
   const deps = scheduler ? { ...created.deps, scheduler } : created.deps;
@@ -369,6 +383,14 @@ export const createApiClient = async (
       return (await command.run(admin, flags)) as Record<string, string>;
     },
     scan: () => scanTable(tableName),
+    writes: () => created.writes.count,
+    snapshot: async () => {
+      const writes = created.writes.count;
+      if (lastSnapshot?.writes !== writes) {
+        lastSnapshot = { writes, table: await scanTable(tableName) };
+      }
+      return lastSnapshot.table;
+    },
   };
 };
 

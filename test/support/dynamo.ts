@@ -4,14 +4,19 @@ import {
   DeleteTableCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ListStreamsCommand } from '@aws-sdk/client-dynamodb-streams';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  ScanCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { LocalAsync } from '../../infra/local/async.ts';
 import {
   type LocalDnsRecord,
   setDnsRecord,
 } from '../../infra/local/dns-records.ts';
-import { ensureTable } from '../../infra/local/dynamodb.ts';
+import { ensureTable, localStreams } from '../../infra/local/dynamodb.ts';
 import {
   type CheckpointStore,
   memoryCheckpoints,
@@ -30,6 +35,8 @@ import {
 } from '../../shared/runtime/local.ts';
 import type { Scheduler } from '../../shared/scheduling/ports.ts';
 import type { SignupFormSettings } from '../../shared/signup/ports.ts';
+import { WORN_AT_STREAMS } from './engine-keeper.ts';
+import { type WriteWatch, watchWrites } from './write-watch.ts';
 
 /** The link secret of tests. */
 export const TEST_LINK_SECRET = 'test-link-signing-secret-of-at-least-32-chars';
@@ -94,14 +101,22 @@ export const publishDns = async (
 
 /**
  * The endpoint of this worker's DynamoDB engine (global-setup.ts starts one
- * per worker, as one engine answers one request at a time). Every test
- * file reaches its tables through it.
+ * per worker, as one engine answers one request at a time; the engine
+ * keeper gives a worker a fresh one between files). Every test file reaches
+ * its tables through it: call it when the file runs, never keep it.
  */
 export const testDynamoEndpoint = (): string => {
+  if (renewedEndpoint) return renewedEndpoint;
   const endpoints = inject('dynamodbEndpoints');
-  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
-  return endpoints[(worker - 1) % endpoints.length] ?? '';
+  return endpoints[workerIndex(endpoints.length)] ?? '';
 };
+
+/** This worker's index among the engines (vitest's pool id counts from 1). */
+const workerIndex = (engines: number): number =>
+  (Number(process.env.VITEST_POOL_ID ?? 1) - 1) % engines;
+
+/** The worker's engine since its last renewal, if any. */
+let renewedEndpoint: string | undefined;
 
 /** The tables `createTestDeps` made for the test file running in this worker. */
 const tablesOfFile = new Set<string>();
@@ -148,6 +163,10 @@ export const createTestDeps = async (
   /** The local provider's state file (for setOutage, setTenantStatus…). */
   providerStateFile: string;
   events: ReturnType<typeof recordingEvents>;
+  /** The engine's client the deps and admin deps use. */
+  dynamo: DynamoDBDocumentClient;
+  /** The writes they sent through it, rate-limit logs aside. */
+  writes: WriteWatch;
 }> => {
   const endpoint = testDynamoEndpoint();
   const tableName = `test-${randomUUID()}`;
@@ -158,8 +177,10 @@ export const createTestDeps = async (
     `provider-${randomUUID()}.json`,
   );
   const events = recordingEvents();
+  const { client: dynamo, writes } = watchWrites(localDynamo(endpoint));
   const deps = await localDeps({
     dynamodb: endpoint,
+    dynamo,
     tableName,
     mailbox: inject('mailboxUrl'),
     dnsServer: inject('dnsServer'),
@@ -199,11 +220,11 @@ export const createTestDeps = async (
     }),
   );
   const admin: AdminDeps = {
-    ...localAdminDeps({ dynamodb: endpoint, tableName }),
+    ...localAdminDeps({ dynamodb: endpoint, tableName, dynamo }),
     ...(options.clock ? { clock: options.clock } : {}),
     gatewayKeys: noEdgeKeyRegistry,
   };
-  return { deps, admin, tableName, providerStateFile, events };
+  return { deps, admin, tableName, providerStateFile, events, dynamo, writes };
 };
 
 let engine: ReturnType<typeof localDynamo> | undefined;
@@ -234,6 +255,44 @@ export const dropTestTables = async (): Promise<void> => {
         }),
     ),
   );
+};
+
+/** The change streams the worker's engine holds, of live and deleted tables. */
+const streamsHeld = async (): Promise<number> => {
+  const client = localStreams(testDynamoEndpoint());
+  let count = 0;
+  let ExclusiveStartStreamArn: string | undefined;
+  do {
+    const page = await client.send(
+      new ListStreamsCommand({ Limit: 100, ExclusiveStartStreamArn }),
+    );
+    count += page.Streams?.length ?? 0;
+    ExclusiveStartStreamArn = page.LastEvaluatedStreamArn;
+  } while (ExclusiveStartStreamArn);
+  return count;
+};
+
+/**
+ * Asks the engine keeper for a fresh engine for this worker when its
+ * engine holds {@link WORN_AT_STREAMS} change streams or more (see
+ * test/support/engine-keeper.ts); per-file.ts calls it after each file,
+ * once the file's tables are dropped.
+ */
+export const renewEngineIfWorn = async (): Promise<void> => {
+  if ((await streamsHeld()) < WORN_AT_STREAMS) return;
+  const index = workerIndex(inject('dynamodbEndpoints').length);
+  const answer = await fetch(
+    `${inject('engineKeeperUrl')}/engines/${index}/renew`,
+    { method: 'POST' },
+  );
+  if (!answer.ok) {
+    throw new Error(
+      `The engine keeper could not renew engine ${index}: ${answer.status} ${await answer.text()}`,
+    );
+  }
+  const { endpoint } = (await answer.json()) as { endpoint: string };
+  renewedEndpoint = endpoint;
+  engine = undefined;
 };
 
 /**

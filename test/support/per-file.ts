@@ -1,9 +1,13 @@
 /**
  * Runs in every test file (vitest `setupFiles`): after the file's own
- * hooks, its test tables are deleted, so the shared DynamoDB engine holds
- * only the tables of the files running now.
+ * hooks, its test tables are deleted, so the worker's DynamoDB engine holds
+ * only the tables of the file running now; and the engine is renewed when
+ * the streams of deleted tables have worn it (test/support/engine-keeper.ts).
  */
 import { afterAll } from 'vitest';
-import { dropTestTables } from './dynamo.ts';
+import { dropTestTables, renewEngineIfWorn } from './dynamo.ts';
 
-afterAll(dropTestTables);
+afterAll(async () => {
+  await dropTestTables();
+  await renewEngineIfWorn();
+});

@@ -1,0 +1,121 @@
+/**
+ * The DynamoDB engines of the test workers, one each, kept by the main
+ * process (the global setup) so that none outlives the run, and renewed
+ * between two test files when worn.
+ *
+ * DynamoDB Local keeps the change stream of every table it ever held, as
+ * DynamoDB keeps a deleted table's stream for 24 hours, and each one it
+ * keeps slows every later call: a call cost 3 ms of the engine's CPU beside
+ * no old stream, 5 ms beside 100 and 10 ms beside 300 (disabling a stream
+ * before deleting its table does not help). A run creates ~400 tables, so a
+ * worker whose engine holds {@link WORN_AT_STREAMS} streams asks for a fresh
+ * engine after its file: its tables were dropped anyway. A spare engine is
+ * kept started, so the worker moves to it at once; the worn one stops, and
+ * the next spare starts, while the worker goes on.
+ *
+ * Workers ask over a loopback HTTP endpoint (`POST /engines/<index>/renew`,
+ * answered with the new endpoint): vitest gives workers no other way to
+ * call the main process.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type DynamoDbEngine,
+  startDynamoDb,
+} from '../../infra/local/dynamodb.ts';
+
+/** Streams (of live and deleted tables) at which an engine is renewed. */
+export const WORN_AT_STREAMS = 40;
+
+/** The engines of the workers and the endpoint that renews them. */
+export interface EngineKeeper {
+  /** Each worker's first engine endpoint, by worker index (pool id − 1). */
+  endpoints: string[];
+  /** Where workers ask for a renewal. */
+  url: string;
+  /** Stops the endpoint and every engine, spare and stopping ones too. */
+  stop(): Promise<void>;
+}
+
+/** Starts `count` engines and the loopback endpoint that renews them. */
+export const startEngineKeeper = async (
+  count: number,
+): Promise<EngineKeeper> => {
+  const engines: DynamoDbEngine[] = [];
+  const stopAll = () => Promise.all(engines.map((engine) => engine.stop()));
+  try {
+    await Promise.all(
+      Array.from({ length: count }, async (_, index) => {
+        engines[index] = await startDynamoDb();
+      }),
+    );
+  } catch (error) {
+    await Promise.all(engines.filter(Boolean).map((engine) => engine.stop()));
+    throw error;
+  }
+  /** The engines stopping, and the spare starting: awaited by `stop`. */
+  const background = new Set<Promise<unknown>>();
+  const inBackground = <T>(work: Promise<T>): Promise<T> => {
+    const tracked = work.finally(() => background.delete(tracked));
+    background.add(tracked);
+    return tracked;
+  };
+  let spare: Promise<DynamoDbEngine> | undefined;
+  const startSpare = () => {
+    spare = inBackground(startDynamoDb());
+    // A failed spare is reported by the renewal that takes it.
+    spare.catch(() => {});
+  };
+  startSpare();
+
+  /** Moves a worker to the spare engine; the worn one stops meanwhile. */
+  const renew = async (index: number): Promise<string> => {
+    // Taken before any await: a second worker renewing meanwhile gets the
+    // next spare, not this one.
+    const taken = spare ?? startDynamoDb();
+    startSpare();
+    const fresh = await taken;
+    const worn = engines[index];
+    engines[index] = fresh;
+    if (worn) void inBackground(worn.stop());
+    return fresh.endpoint;
+  };
+
+  const server = createServer((request, response) => {
+    const match = /^\/engines\/(\d+)\/renew$/.exec(request.url ?? '');
+    const index = Number(match?.[1] ?? -1);
+    if (request.method !== 'POST' || !(index >= 0 && index < count)) {
+      response.writeHead(404).end();
+      return;
+    }
+    renew(index).then(
+      (endpoint) =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ endpoint })),
+      (error: unknown) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(error instanceof Error ? error.message : String(error)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  }).catch(async (error: unknown) => {
+    await stopAll();
+    throw error;
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    endpoints: engines.map((engine) => engine.endpoint),
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...background]);
+      const left = await spare?.catch(() => undefined);
+      await Promise.all([stopAll(), left?.stop()]);
+    },
+  };
+};

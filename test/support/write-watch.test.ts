@@ -1,0 +1,77 @@
+/**
+ * The write count that lets "a call wrote nothing" skip its table scan:
+ * it must count every kind of write the stores send, or a test would miss
+ * a change.
+ */
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { expect, it } from 'vitest';
+import { createTestDeps } from './dynamo.ts';
+
+it('counts puts, updates, deletes, batch and transaction writes; not reads, nor writes of rate-limit logs only', async () => {
+  const { dynamo, tableName, writes } = await createTestDeps();
+  const TableName = tableName;
+  const count = () => writes.count;
+
+  await dynamo.send(new GetCommand({ TableName, Key: { PK: 'A', SK: 'A' } }));
+  await dynamo.send(
+    new QueryCommand({
+      TableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': 'A' },
+    }),
+  );
+  expect(count()).toBe(0);
+
+  await dynamo.send(
+    new UpdateCommand({
+      TableName,
+      Key: { PK: 'RATE#key', SK: 'RATE' },
+      UpdateExpression: 'ADD n :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+  expect(count()).toBe(0);
+
+  await dynamo.send(new PutCommand({ TableName, Item: { PK: 'A', SK: 'A' } }));
+  expect(count()).toBe(1);
+  await dynamo.send(
+    new UpdateCommand({
+      TableName,
+      Key: { PK: 'A', SK: 'A' },
+      UpdateExpression: 'SET x = :x',
+      ExpressionAttributeValues: { ':x': 1 },
+    }),
+  );
+  expect(count()).toBe(2);
+  await dynamo.send(
+    new BatchWriteCommand({
+      RequestItems: {
+        [TableName]: [{ DeleteRequest: { Key: { PK: 'A', SK: 'A' } } }],
+      },
+    }),
+  );
+  expect(count()).toBe(3);
+  await dynamo.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName,
+            Key: { PK: 'RATE#key', SK: 'RATE' },
+            UpdateExpression: 'ADD n :one',
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+        { Put: { TableName, Item: { PK: 'B', SK: 'B' } } },
+      ],
+    }),
+  );
+  expect(count()).toBe(4);
+});
