@@ -130,6 +130,10 @@ const tablesOfFile = new Set<string>();
 export const createTestDeps = async (
   options: {
     clock?: Clock;
+    /**
+     * Default that of the local stack and of AWS (10 s): a test of a
+     * revocation's immediate effect sets 0.
+     */
     apiKeyCacheTtlSeconds?: number;
     /** Default that of buildDeps (60 s). */
     providerStatusTtlSeconds?: number;
@@ -188,7 +192,7 @@ export const createTestDeps = async (
     publicApiUrl: options.publicApiUrl ?? TEST_PUBLIC_API_URL,
     ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
     linkSecret: TEST_LINK_SECRET,
-    apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 0,
+    apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
       : {}),
