@@ -475,6 +475,8 @@ const clock = fixedClock('2030-05-06T08:00:00.000Z');
 let calls = 0;
 let fourHundreds = 0;
 let boundaryCases = 0;
+/** Cases that sent a write: the table was scanned and put back. */
+let scannedCases = 0;
 
 describe('fuzzing every declared route', () => {
   let client: ApiClient;
@@ -494,7 +496,7 @@ describe('fuzzing every declared route', () => {
 
   afterAll(() => {
     console.log(
-      `route fuzzing: ${routes.length} routes, ${calls} cases (${fourHundreds} answered 4xx): ${boundaryCases} past each rule, field by field, and ${RUNS} random runs a route, seed ${SEED} (FUZZ_RUNS, FUZZ_SEED)`,
+      `route fuzzing: ${routes.length} routes, ${calls} cases (${fourHundreds} answered 4xx, ${scannedCases} sent a write and were scanned): ${boundaryCases} past each rule, field by field, and ${RUNS} random runs a route, seed ${SEED} (FUZZ_RUNS, FUZZ_SEED)`,
     );
   });
 
@@ -541,6 +543,7 @@ describe('fuzzing every declared route', () => {
             // stays small to scan. A call that sent no write request left
             // it as it was: no scan.
             const wrote = client.writes() !== writesBefore;
+            if (wrote) scannedCases++;
             const table = wrote ? await client.scan() : seededTable;
             // Put back before asserting, so a failure never leaks into
             // the next case (or route).

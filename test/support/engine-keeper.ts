@@ -27,6 +27,9 @@ import {
 /** Streams (of live and deleted tables) at which an engine is renewed. */
 export const WORN_AT_STREAMS = 40;
 
+/** When the first spare engine starts, after the workers' engines. */
+const FIRST_SPARE_AFTER_MS = 15_000;
+
 /** The engines of the workers and the endpoint that renews them. */
 export interface EngineKeeper {
   /** Each worker's first engine endpoint, by worker index (pool id − 1). */
@@ -66,7 +69,11 @@ export const startEngineKeeper = async (
     // A failed spare is reported by the renewal that takes it.
     spare.catch(() => {});
   };
-  startSpare();
+  // The first spare starts once the workers are under way, not while they
+  // start: no engine is worn before its worker's first few files.
+  const firstSpare = setTimeout(() => {
+    if (!spare) startSpare();
+  }, FIRST_SPARE_AFTER_MS);
 
   /** Moves a worker to the spare engine; the worn one stops meanwhile. */
   const renew = async (index: number): Promise<string> => {
@@ -112,6 +119,7 @@ export const startEngineKeeper = async (
     endpoints: engines.map((engine) => engine.endpoint),
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
+      clearTimeout(firstSpare);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...background]);
       const left = await spare?.catch(() => undefined);
