@@ -105,9 +105,15 @@ export const addContact = async (
     input.email,
   );
 
+  // The first attempt builds on the contact just read; a write in between
+  // fails the conditional save, and the next attempt reads again.
+  let firstAttempt = true;
   return retryOnConflict(async (retryable) => {
     const now = deps.clock.now().toISOString();
-    const before = await deps.contacts.get(orgId, listId, input.email);
+    const before = firstAttempt
+      ? existing
+      : await deps.contacts.get(orgId, listId, input.email);
+    firstAttempt = false;
 
     // 2. New: pending with a confirmation nonce, or subscribed (joined).
     // Existing: names and tags completed; a pending one gets a fresh link,

@@ -46,6 +46,55 @@ const requireOptin = async (tableName: string, orgId: string) =>
   );
 
 describe('adding one contact (POST /lists/{listId}/contacts)', () => {
+  it('loses nothing to a write between its read and its save: it reads again and merges', async () => {
+    // Arrange: the first save of the add is preceded by another add of the
+    // same address, which the add did not see.
+    const { deps, orgId, listId } = await setup();
+    const email = uniqueEmail();
+    let interleaved = false;
+    const contacts = new Proxy(deps.contacts, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (name !== 'save') {
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return async (...args: Parameters<typeof target.save>) => {
+          if (!interleaved) {
+            interleaved = true;
+            await addContact(deps, orgId, listId, {
+              email,
+              firstName: 'Ann',
+              tags: ['first'],
+              doubleOptIn: false,
+            });
+          }
+          return target.save(...args);
+        };
+      },
+    });
+    // Act
+    const added = await addContact({ ...deps, contacts }, orgId, listId, {
+      email,
+      lastName: 'Lee',
+      tags: ['second'],
+      doubleOptIn: false,
+    });
+    // Assert
+    expect(interleaved).toBe(true);
+    expect(added.created).toBe(false);
+    const stored = await getContact(deps, orgId, added.contact.id);
+    expect(stored).toMatchObject({
+      email,
+      firstName: 'Ann',
+      lastName: 'Lee',
+      status: 'subscribed',
+    });
+    expect(stored.tags.map((tag) => tag.name).sort()).toEqual([
+      'first',
+      'second',
+    ]);
+  });
+
   it('subscribes at once without double opt-in, and fires list-joined once', async () => {
     // Arrange
     const { deps, events, orgId, listId } = await setup();
