@@ -261,9 +261,12 @@ export const dropTestTables = async (): Promise<void> => {
   );
 };
 
+let streams: ReturnType<typeof localStreams> | undefined;
+
 /** The change streams the worker's engine holds, of live and deleted tables. */
 const streamsHeld = async (): Promise<number> => {
-  const client = localStreams(testDynamoEndpoint());
+  streams ??= localStreams(testDynamoEndpoint());
+  const client = streams;
   let count = 0;
   let ExclusiveStartStreamArn: string | undefined;
   do {
@@ -296,7 +299,10 @@ export const renewEngineIfWorn = async (): Promise<void> => {
   }
   const { endpoint } = (await answer.json()) as { endpoint: string };
   renewedEndpoint = endpoint;
+  engine?.destroy();
   engine = undefined;
+  streams?.destroy();
+  streams = undefined;
 };
 
 /**
