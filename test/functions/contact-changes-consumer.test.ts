@@ -14,10 +14,9 @@ import { contactChangesConsumer } from '../../functions/contact-changes/consumer
 import type { AudienceEvent } from '../../shared/audience/events.ts';
 import type { Contact } from '../../shared/audience/model.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { localDynamo } from '../../shared/runtime/local.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/events.ts';
 
 const ORG = 'org-1';
@@ -94,7 +93,7 @@ const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
   /** The tag index entry of a contact, if written. */
   const indexEntry = async (c: Contact, tagId: string) =>
     (
-      await localDynamo(testDynamoEndpoint()).send(
+      await testEngineClient().send(
         new GetCommand({
           TableName: tableName,
           Key: keys.taggedContact(ORG, c.listId, tagId, c.email),

@@ -13,13 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-table.ts';
 import { unsubscribeContact } from '../../shared/audience/contacts.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { localDynamo } from '../../shared/runtime/local.ts';
 import { createTopic, optOutOfTopic } from '../../shared/topics/topics.ts';
 import {
   createApiClient,
   createOrganizationWithKeys,
 } from '../support/api-client.ts';
-import { testDynamoEndpoint } from '../support/dynamo.ts';
+import { testEngineClient } from '../support/dynamo.ts';
 
 describe('admin org recount', () => {
   it('puts back wrong counters, missing and stray tag index entries; the listings are right again', async () => {
@@ -41,7 +40,7 @@ describe('admin org recount', () => {
     });
     await client.events.settle();
     const vipId = (await client.get('/tags', { key })).json.data[0].id;
-    const dynamo = localDynamo(testDynamoEndpoint());
+    const dynamo = testEngineClient();
     const TableName = client.tableName;
     const { orgId } = org;
     await dynamo.send(
@@ -150,7 +149,7 @@ describe('admin org recount', () => {
       await optOutOfTopic(client.deps, orgId, topic.id, id);
     }
     // What an older version left: none of the new counters.
-    const dynamo = localDynamo(testDynamoEndpoint());
+    const dynamo = testEngineClient();
     const TableName = client.tableName;
     await dynamo.send(
       new UpdateCommand({

@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSegment } from '../../shared/adapters/aws/dynamo-segment-repository.ts';
 import { transactWrite } from '../../shared/adapters/aws/dynamo-table.ts';
-import { localDynamo } from '../../shared/runtime/local.ts';
 import {
   type ApiClient,
   createApiClient,
   createOrganizationWithKeys,
   type TestOrganization,
 } from '../support/api-client.ts';
-import { testDynamoEndpoint } from '../support/dynamo.ts';
+import { testEngineClient } from '../support/dynamo.ts';
 
 describe('segments through the pipeline (in process)', () => {
   let client: ApiClient;
@@ -163,7 +162,7 @@ describe('segments through the pipeline (in process)', () => {
     const segmentId = created.json.data.id;
     // The entry a series write puts in its own transaction.
     const table = {
-      client: localDynamo(testDynamoEndpoint()),
+      client: testEngineClient(),
       tableName: client.tableName,
     };
     await transactWrite(table, [

@@ -11,9 +11,8 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type Key, keys } from '../../shared/db/keys.ts';
-import { localDynamo } from '../../shared/runtime/local.ts';
 import { type ApiClient, createApiClient } from '../support/api-client.ts';
-import { fixedClock, testDynamoEndpoint } from '../support/dynamo.ts';
+import { fixedClock, testEngineClient } from '../support/dynamo.ts';
 import { CONTENT, type Org, organization } from '../support/sequences-api.ts';
 
 /** Day 1 of the series below: after any clock of these tests. */
@@ -81,7 +80,7 @@ const publishedSeries = async (
 
 /** Removes an item by hand: what no route can remove (a list, a tag). */
 const deleteItem = (client: ApiClient, key: Key) =>
-  localDynamo(testDynamoEndpoint()).send(
+  testEngineClient().send(
     new DeleteCommand({ TableName: client.tableName, Key: key }),
   );
 
@@ -486,7 +485,7 @@ describe('Publish refusals (400 sequence.publishInvalid, details naming each pro
       key: org.key,
       body: { name: 'Broken', defaultSubject: 'Hi', content: broken },
     });
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new UpdateCommand({
         TableName: client.tableName,
         Key: keys.sequenceNode(org.orgId, id, draftVersionId, nodeId),

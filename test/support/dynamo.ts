@@ -4,7 +4,6 @@ import {
   DeleteTableCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { ListStreamsCommand } from '@aws-sdk/client-dynamodb-streams';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -16,7 +15,7 @@ import {
   type LocalDnsRecord,
   setDnsRecord,
 } from '../../infra/local/dns-records.ts';
-import { ensureTable, localStreams } from '../../infra/local/dynamodb.ts';
+import { ensureTable } from '../../infra/local/dynamodb.ts';
 import {
   type CheckpointStore,
   memoryCheckpoints,
@@ -35,7 +34,7 @@ import {
 } from '../../shared/runtime/local.ts';
 import type { Scheduler } from '../../shared/scheduling/ports.ts';
 import type { SignupFormSettings } from '../../shared/signup/ports.ts';
-import { WORN_AT_STREAMS } from './engine-keeper.ts';
+import { WORN_AT_RECORDS } from './engine-keeper.ts';
 import { type WriteWatch, watchWrites } from './write-watch.ts';
 
 /** The link secret of tests. */
@@ -181,7 +180,10 @@ export const createTestDeps = async (
     `provider-${randomUUID()}.json`,
   );
   const events = recordingEvents();
-  const { client: dynamo, writes } = watchWrites(localDynamo(endpoint));
+  const { client: dynamo, writes } = watchWrites(
+    localDynamo(endpoint),
+    noteRecords,
+  );
   const deps = await localDeps({
     dynamodb: endpoint,
     dynamo,
@@ -231,19 +233,37 @@ export const createTestDeps = async (
   return { deps, admin, tableName, providerStateFile, events, dynamo, writes };
 };
 
-let engine: ReturnType<typeof localDynamo> | undefined;
+/**
+ * Items written to this worker's engine since it started: each is a record
+ * of a change stream, which the engine keeps after its table is deleted.
+ */
+let recordsOnEngine = 0;
+const noteRecords = (items: number) => {
+  recordsOnEngine += items;
+};
+
+/**
+ * A client of this worker's engine, for a test's own reads and writes
+ * (createTestDeps gives the deps' one): its writes count toward the
+ * engine's wear. Make it when the file runs, never keep it across files.
+ */
+export const testEngineClient = (): DynamoDBDocumentClient =>
+  watchWrites(localDynamo(testDynamoEndpoint()), noteRecords).client;
+
+let engine: DynamoDBDocumentClient | undefined;
 
 /** One client of the shared engine for the scans of a test file. */
 const engineClient = () => {
-  engine ??= localDynamo(testDynamoEndpoint());
+  engine ??= testEngineClient();
   return engine;
 };
 
 /**
  * Deletes the tables made for the test file that just ran (the setup file
- * test/support/per-file.ts calls it after each file). DynamoDB Local slows
- * down with every table it holds: a call took 5 ms beside
- * 1 table, 14 ms beside 200 and 43 ms beside 600, and a run makes ~1,500.
+ * test/support/per-file.ts calls it after each file), so the worker's engine
+ * holds only the tables, and the items, of the file running now. (What
+ * slows the engine is the stream records it keeps after a delete: see
+ * `renewEngineIfWorn`.)
  */
 export const dropTestTables = async (): Promise<void> => {
   if (tablesOfFile.size === 0) return;
@@ -261,32 +281,14 @@ export const dropTestTables = async (): Promise<void> => {
   );
 };
 
-let streams: ReturnType<typeof localStreams> | undefined;
-
-/** The change streams the worker's engine holds, of live and deleted tables. */
-const streamsHeld = async (): Promise<number> => {
-  streams ??= localStreams(testDynamoEndpoint());
-  const client = streams;
-  let count = 0;
-  let ExclusiveStartStreamArn: string | undefined;
-  do {
-    const page = await client.send(
-      new ListStreamsCommand({ Limit: 100, ExclusiveStartStreamArn }),
-    );
-    count += page.Streams?.length ?? 0;
-    ExclusiveStartStreamArn = page.LastEvaluatedStreamArn;
-  } while (ExclusiveStartStreamArn);
-  return count;
-};
-
 /**
  * Asks the engine keeper for a fresh engine for this worker when its
- * engine holds {@link WORN_AT_STREAMS} change streams or more (see
+ * engine holds {@link WORN_AT_RECORDS} stream records or more (see
  * test/support/engine-keeper.ts); per-file.ts calls it after each file,
  * once the file's tables are dropped.
  */
 export const renewEngineIfWorn = async (): Promise<void> => {
-  if ((await streamsHeld()) < WORN_AT_STREAMS) return;
+  if (recordsOnEngine < WORN_AT_RECORDS) return;
   const index = workerIndex(inject('dynamodbEndpoints').length);
   const answer = await fetch(
     `${inject('engineKeeperUrl')}/engines/${index}/renew`,
@@ -299,10 +301,9 @@ export const renewEngineIfWorn = async (): Promise<void> => {
   }
   const { endpoint } = (await answer.json()) as { endpoint: string };
   renewedEndpoint = endpoint;
+  recordsOnEngine = 0;
   engine?.destroy();
   engine = undefined;
-  streams?.destroy();
-  streams = undefined;
 };
 
 /**

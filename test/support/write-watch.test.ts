@@ -12,7 +12,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
-import { createTestDeps } from './dynamo.ts';
+import { localDynamo } from '../../shared/runtime/local.ts';
+import { createTestDeps, testDynamoEndpoint } from './dynamo.ts';
+import { watchWrites } from './write-watch.ts';
 
 it('counts puts, updates, deletes, batch and transaction writes; not reads, nor writes of rate-limit logs only', async () => {
   const { dynamo, tableName, writes } = await createTestDeps();
@@ -74,4 +76,41 @@ it('counts puts, updates, deletes, batch and transaction writes; not reads, nor 
     }),
   );
   expect(count()).toBe(4);
+});
+
+it('reports the items each write names, rate-limit logs included: the stream records that wear the engine', async () => {
+  const { tableName: TableName } = await createTestDeps();
+  const heard: number[] = [];
+  const { client: dynamo } = watchWrites(
+    localDynamo(testDynamoEndpoint()),
+    (items) => heard.push(items),
+  );
+
+  await dynamo.send(new GetCommand({ TableName, Key: { PK: 'A', SK: 'A' } }));
+  await dynamo.send(
+    new UpdateCommand({
+      TableName,
+      Key: { PK: 'RATE#key', SK: 'RATE' },
+      UpdateExpression: 'ADD n :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+  await dynamo.send(
+    new BatchWriteCommand({
+      RequestItems: {
+        [TableName]: ['A', 'B', 'C'].map((PK) => ({
+          PutRequest: { Item: { PK, SK: PK } },
+        })),
+      },
+    }),
+  );
+  await dynamo.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName, Item: { PK: 'D', SK: 'D' } } },
+        { Delete: { TableName, Key: { PK: 'A', SK: 'A' } } },
+      ],
+    }),
+  );
+  expect(heard).toEqual([1, 3, 2]);
 });

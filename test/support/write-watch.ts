@@ -3,6 +3,10 @@
  * call wrote nothing" scans the table only when a write was sent at all:
  * no write request, no change. Writes to the rate-limit logs (`RATE#…`)
  * are not counted, as `scanTable` leaves those logs out too.
+ *
+ * It also reports every item a request writes, logs included, to an
+ * optional tally: each is a record of the table's change stream, which
+ * wears the engine (see `renewEngineIfWorn` in dynamo.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -66,21 +70,25 @@ export interface WriteWatch {
   readonly count: number;
 }
 
-/** Adds the count to a client (and to the plain client it was made from). */
+/**
+ * Adds the count to a client (and to the plain client it was made from);
+ * `onItemsWritten` hears how many items each write request names.
+ */
 export const watchWrites = (
   client: DynamoDBDocumentClient,
+  onItemsWritten: (items: number) => void = () => {},
 ): { client: DynamoDBDocumentClient; writes: WriteWatch } => {
   const writes = { count: 0 };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
-      if (
-        WRITES.has(command) &&
-        writtenKeys(command, args.input as Record<string, unknown>).some(
-          (key) => !key.startsWith('RATE#'),
-        )
-      ) {
-        writes.count++;
+      if (WRITES.has(command)) {
+        const keys = writtenKeys(
+          command,
+          args.input as Record<string, unknown>,
+        );
+        if (keys.some((key) => !key.startsWith('RATE#'))) writes.count++;
+        onItemsWritten(keys.length);
       }
       return next(args);
     },

@@ -6,13 +6,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { ensureTable, tableStreamArn } from '../../../infra/local/dynamodb.ts';
 import { tableDefinition } from '../../../shared/db/table.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
-import { testDynamoEndpoint } from '../../support/dynamo.ts';
+import { testEngineClient } from '../../support/dynamo.ts';
 
 describe('ensureTable on the embedded DynamoDB', () => {
   it('creates the table once, then adds an index the definition gained', async () => {
     // Arrange
-    const client = localDynamo(testDynamoEndpoint());
+    const client = testEngineClient();
     const name = `ensure-${randomUUID()}`;
     await ensureTable(client, name, tableDefinition);
     // Act: run again (idempotent), then with one more index.
@@ -36,7 +35,7 @@ describe('ensureTable on the embedded DynamoDB', () => {
 
   it('creates the table with its change stream, both images', async () => {
     // Arrange
-    const client = localDynamo(testDynamoEndpoint());
+    const client = testEngineClient();
     const name = `ensure-${randomUUID()}`;
     // Act
     await ensureTable(client, name, tableDefinition);
@@ -53,7 +52,7 @@ describe('ensureTable on the embedded DynamoDB', () => {
 
   it('turns the stream on for a table of an older data dir', async () => {
     // Arrange: a table made before streams, as an old data dir holds it.
-    const client = localDynamo(testDynamoEndpoint());
+    const client = testEngineClient();
     const name = `ensure-${randomUUID()}`;
     await client.send(
       new CreateTableCommand({

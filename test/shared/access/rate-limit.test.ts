@@ -2,11 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { consumeRequest } from '../../../shared/access/rate-limit.ts';
 import { DynamoRateLimitCounter } from '../../../shared/adapters/aws/dynamo-rate-limit-counter.ts';
 import type { Deps } from '../../../shared/deps.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   createTestDeps,
   fixedClock,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 
 /**
@@ -15,7 +14,7 @@ import {
  */
 const twoContainers = async (clock: ReturnType<typeof fixedClock>) => {
   const { deps, tableName } = await createTestDeps({ clock });
-  const table = { client: localDynamo(testDynamoEndpoint()), tableName };
+  const table = { client: testEngineClient(), tableName };
   const other: Pick<Deps, 'rateLimits' | 'clock'> = {
     clock,
     rateLimits: new DynamoRateLimitCounter(table),

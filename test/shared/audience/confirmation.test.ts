@@ -2,10 +2,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { addContact, getContact } from '../../../shared/audience/contacts.ts';
 import { keys } from '../../../shared/db/keys.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import { updateOptinSettings } from '../../../shared/settings/optin-settings.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 // A loop the engine's memory limit stops: it parses, it cannot render.
@@ -21,7 +20,7 @@ describe('the confirmation email of a contact added with double opt-in', () => {
   it('A5: a 4xx writes nothing: content stored unrenderable makes the add a success whose confirmation failed', async () => {
     // Arrange: content written past the save-time check (as older data is).
     const { deps, events, tableName, orgId, listId } = await setup();
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new PutCommand({
         TableName: tableName,
         Item: {

@@ -10,13 +10,12 @@ import { DynamoTagRepository } from '../../../shared/adapters/aws/dynamo-tag-rep
 import { importContacts } from '../../../shared/audience/bulk-import.ts';
 import type { ContactQueryInput } from '../../../shared/audience/contact.schema.ts';
 import { listContacts } from '../../../shared/audience/contacts.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../support/dynamo.ts';
 
 /** A document client that counts the items each command hands back. */
 const countingClient = () => {
-  const client = localDynamo(testDynamoEndpoint());
+  const client = testEngineClient();
   const read = { items: 0, requests: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
@@ -246,7 +245,7 @@ describe('GET /contacts reads (tag index, read budget)', () => {
     // Arrange
     const { deps, tableName, orgId, listId } = world;
     const contacts = new DynamoContactRepository(
-      { client: localDynamo(testDynamoEndpoint()), tableName },
+      { client: testEngineClient(), tableName },
       12,
     );
 

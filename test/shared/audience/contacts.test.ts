@@ -19,14 +19,13 @@ import {
   NotFoundError,
   RuleViolationError,
 } from '../../../shared/errors.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {
   createTestDeps,
   fixedClock,
   scanTable,
   TEST_PUBLIC_API_URL,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 import { confirmationLinkOf, mailTo, tokenOf } from '../../support/mailbox.ts';
 
@@ -38,7 +37,7 @@ const setup = async (options: { allowed?: boolean } = {}) => {
 };
 
 const requireOptin = async (tableName: string, orgId: string) =>
-  localDynamo(testDynamoEndpoint()).send(
+  testEngineClient().send(
     new PutCommand({
       TableName: tableName,
       Item: { ...keys.optinSettings(orgId), required: true },

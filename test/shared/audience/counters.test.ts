@@ -16,14 +16,13 @@ import {
 } from '../../../shared/audience/tags.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import { AppError } from '../../../shared/errors.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   createTopic,
   optOutOfTopic,
   undoTopicOptOut,
 } from '../../../shared/topics/topics.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../support/dynamo.ts';
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */
 const random = (seed: number) => {
@@ -113,7 +112,7 @@ describe('list and tag counters', () => {
     await events.settle();
 
     // Assert: every counter equals what a full scan counts.
-    const dynamo = localDynamo(testDynamoEndpoint());
+    const dynamo = testEngineClient();
     const scan = async (query: { PK: string; skPrefix: string }) =>
       (
         await dynamo.send(

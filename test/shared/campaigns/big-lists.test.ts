@@ -35,7 +35,6 @@ import { requestSend } from '../../../shared/campaigns/send.ts';
 import { keys } from '../../../shared/db/keys.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import type { OutgoingMessage, QueueSender } from '../../../shared/ports.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import { createTemplate } from '../../../shared/templates/templates.ts';
 import {
   createTopic,
@@ -44,7 +43,7 @@ import {
 } from '../../../shared/topics/topics.ts';
 import { type DynamoCall, meterDynamo } from '../../bench/dynamo-meter.ts';
 import { orgWithList } from '../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../support/dynamo.ts';
 
 type PipelineDeps = Deps & {
   queues: { dispatch: QueueSender; send: QueueSender };
@@ -93,7 +92,7 @@ const world = async (size: number, rare: number) => {
     defaultSubject: 'Hello',
     content: '<a href="{{unsubscribeUrl}}">Unsubscribe</a>',
   });
-  const dynamo = localDynamo(testDynamoEndpoint());
+  const dynamo = testEngineClient();
   /** Every contact of the list, read from the table. */
   const brute = async () => {
     const { PK, skPrefix } = keys.contactsOfList(orgId, listId);
@@ -122,7 +121,7 @@ const world = async (size: number, rare: number) => {
   /** Adapters on a metered client: what a call reads. */
   const metered = () => {
     const calls: DynamoCall[] = [];
-    const client = localDynamo(testDynamoEndpoint());
+    const client = testEngineClient();
     meterDynamo(client, calls);
     const table = { client, tableName };
     return {

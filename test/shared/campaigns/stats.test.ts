@@ -40,14 +40,14 @@ import {
   MESSAGE_LINK_TTL_SECONDS,
 } from '../../../shared/links/public-links.ts';
 import { composeMessage } from '../../../shared/messaging/composer.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
+import type { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {
   createTestDeps,
   fixedClock,
   scanTable,
   TEST_PUBLIC_API_URL,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -181,7 +181,7 @@ const setup = async () => {
     for (const event of events) recorded += (await recordOne(event)).recorded;
     return recorded;
   };
-  const dynamo = localDynamo(testDynamoEndpoint());
+  const dynamo = testEngineClient();
   return {
     ...test,
     clock,

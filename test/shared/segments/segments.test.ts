@@ -13,7 +13,6 @@ import {
   RuleViolationError,
   ValidationError,
 } from '../../../shared/errors.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import { listContactsOf } from '../../../shared/segments/segment-contacts.ts';
 import {
   createSegment,
@@ -27,7 +26,7 @@ import { orgWithList } from '../../support/audience.ts';
 import {
   createTestDeps,
   scanTable,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 
 /** How each test's deps catch their stream consumers up (the tag index). */
@@ -81,9 +80,7 @@ const PEOPLE = [
  * and the entry that takes or lets go of a segment.
  */
 const seriesWrite = (tableName: string, item: ReturnType<typeof useSegment>) =>
-  transactWrite({ client: localDynamo(testDynamoEndpoint()), tableName }, [
-    item,
-  ]);
+  transactWrite({ client: testEngineClient(), tableName }, [item]);
 
 describe('segments (create, read, list, change, delete)', () => {
   it('creates a segment over a list, reads it with live counts and lists it with a counter total', async () => {
@@ -475,7 +472,7 @@ describe('contacts of a segment (GET /contacts?segmentId=)', () => {
       ],
     });
     let read = 0;
-    const client = localDynamo(testDynamoEndpoint());
+    const client = testEngineClient();
     client.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);

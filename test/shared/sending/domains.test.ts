@@ -20,7 +20,6 @@ import {
   createOrganization,
   setSendingAllowed,
 } from '../../../shared/organizations/organizations.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
   deleteDomain,
@@ -38,7 +37,7 @@ import {
   createTestDeps,
   fixedClock,
   publishDns,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 
 const newOrg = async (deps: Deps) => {
@@ -497,7 +496,7 @@ const countingProvider = (provider: EmailProvider) => {
 
 /** A document client that records the key of every write it sends. */
 const countingDynamo = () => {
-  const client = localDynamo(testDynamoEndpoint());
+  const client = testEngineClient();
   const writes: { command: string; key: unknown }[] = [];
   const send = client.send.bind(client);
   client.send = ((command: {

@@ -19,7 +19,6 @@ import {
 } from '../../../shared/audience/contacts.ts';
 import { createTag, tagContact } from '../../../shared/audience/tags.ts';
 import { keys } from '../../../shared/db/keys.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
   verifyDomain,
@@ -33,7 +32,7 @@ import {
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { publishDns, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { publishDns, testEngineClient } from '../../support/dynamo.ts';
 import {
   activeSequence,
   fillDraft,
@@ -99,7 +98,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     const { sequenceId } = await activeSequence(w, { steps: 2 });
     const contact = await join(w);
     await w.run();
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new DeleteCommand({
         TableName: w.tableName,
         Key: keys.contact(w.orgId, w.listId, contact.email),
@@ -125,7 +124,7 @@ describe('journey exits: the contact is read again at each step (README "Journey
     const { sequenceId } = await activeSequence(w, { steps: 2 });
     const first = await join(w);
     await w.run();
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new DeleteCommand({
         TableName: w.tableName,
         Key: keys.contact(w.orgId, w.listId, first.email),

@@ -36,7 +36,6 @@ import type {
   OutgoingMessage,
   QueueSender,
 } from '../../../shared/ports.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import type { ScheduledMessage } from '../../../shared/scheduling/ports.ts';
 import { CreateSegmentBody } from '../../../shared/segments/segment.schema.ts';
 import { createSegment } from '../../../shared/segments/segments.ts';
@@ -72,7 +71,7 @@ import {
   createOrganizationWithKeys,
 } from '../../support/api-client.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { fixedClock, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { fixedClock, testEngineClient } from '../../support/dynamo.ts';
 
 /** Before day 1: the series can be published. */
 const BEFORE = '2026-10-29T12:00:00.000Z';
@@ -673,7 +672,7 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
     const { seriesId, versionId } = await publishedSeries(s, ONE_STEP, {
       segmentId: a.segmentId,
     });
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new DeleteCommand({
         TableName: s.client.tableName,
         Key: keys.segment(s.orgId, a.segmentId),

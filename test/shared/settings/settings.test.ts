@@ -17,7 +17,6 @@ import {
   setSendingAllowed,
   setSendingEnabled,
 } from '../../../shared/organizations/organizations.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   declareDomain,
   verifyDomain,
@@ -46,7 +45,7 @@ import { uniqueEmail } from '../../support/audience.ts';
 import {
   createTestDeps,
   publishDns,
-  testDynamoEndpoint,
+  testEngineClient,
 } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
@@ -159,7 +158,7 @@ describe('the address book (Settings and sender identities, rules 1–5)', () =>
     const used = await createIdentity(deps, orgId, {
       senderEmail: 'used@acme.test',
     });
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new PutCommand({
         TableName: tableName,
         Item: {

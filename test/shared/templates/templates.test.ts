@@ -12,7 +12,6 @@ import {
   setSendingAllowed,
   setSendingEnabled,
 } from '../../../shared/organizations/organizations.ts';
-import { localDynamo } from '../../../shared/runtime/local.ts';
 import {
   CreateTemplateBody,
   RenderBody,
@@ -29,7 +28,7 @@ import {
 } from '../../../shared/templates/templates.ts';
 import { parse } from '../../../shared/validation.ts';
 import { uniqueEmail } from '../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../support/dynamo.ts';
 import { mailTo } from '../../support/mailbox.ts';
 
 const CONTENT =
@@ -171,7 +170,7 @@ describe('templates (Templates and rendering)', () => {
       defaultSubject: 's',
       content: CONTENT,
     });
-    const dynamo = localDynamo(testDynamoEndpoint());
+    const dynamo = testEngineClient();
     const campaign = {
       ...keys.campaign(orgId, 'c-1'),
       id: 'c-1',

@@ -11,13 +11,12 @@ import {
 } from '../../../../shared/adapters/aws/dynamo-table.ts';
 import { createTag } from '../../../../shared/audience/tags.ts';
 import { keys } from '../../../../shared/db/keys.ts';
-import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../../support/dynamo.ts';
 
 /** The embedded engine's client, counting the requests sent through it. */
 const countingClient = () => {
-  const client = localDynamo(testDynamoEndpoint());
+  const client = testEngineClient();
   const sent = { requests: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
@@ -96,7 +95,7 @@ describe('collection counters', () => {
 
     // Act
     const page = await pageOfCollection(
-      { client: localDynamo(testDynamoEndpoint()), tableName },
+      { client: testEngineClient(), tableName },
       keys.templatesOfOrganization(orgId),
       { page: 1, limit: 20 },
     );

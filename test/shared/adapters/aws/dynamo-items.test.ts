@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { addContact } from '../../../../shared/audience/contacts.ts';
 import { ItemSchemaError } from '../../../../shared/db/items.ts';
 import { keys } from '../../../../shared/db/keys.ts';
-import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../../support/dynamo.ts';
 
 describe('stored items read by the DynamoDB repositories', () => {
   it('parse as their schema says: a contact without tags reads with none', async () => {
@@ -30,7 +29,7 @@ describe('stored items read by the DynamoDB repositories', () => {
     const { orgId, listId } = await orgWithList(deps);
     await addContact(deps, orgId, listId, { email: 'ana@example.test' });
     const key = keys.contact(orgId, listId, 'ana@example.test');
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new UpdateCommand({
         TableName: tableName,
         Key: key,
@@ -56,7 +55,7 @@ describe('stored items read by the DynamoDB repositories', () => {
     // Arrange
     const { deps, tableName } = await createTestDeps();
     const { orgId } = await orgWithList(deps);
-    await localDynamo(testDynamoEndpoint()).send(
+    await testEngineClient().send(
       new PutCommand({
         TableName: tableName,
         Item: {

@@ -14,8 +14,7 @@ import {
   RECIPIENT_SHARDS,
   recipientShardOf,
 } from '../../../../shared/db/keys.ts';
-import { localDynamo } from '../../../../shared/runtime/local.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../../support/dynamo.ts';
 
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const LEASE = 15 * 60_000;
@@ -35,7 +34,7 @@ const setup = async () => {
   const { deps, tableName } = await createTestDeps();
   const orgId = randomUUID();
   const campaignId = randomUUID();
-  const dynamo = localDynamo(testDynamoEndpoint());
+  const dynamo = testEngineClient();
   const itemAt = async (key: { PK: string; SK: string }) =>
     (await dynamo.send(new GetCommand({ TableName: tableName, Key: key })))
       .Item;

@@ -15,11 +15,10 @@ import { isItemSizeRefusal } from '../../../../shared/adapters/aws/item-size.ts'
 import { tableDefinition } from '../../../../shared/db/table.ts';
 import { PayloadTooLargeError } from '../../../../shared/errors.ts';
 import { toErrorResponse } from '../../../../shared/http/errors.ts';
-import { localDynamo } from '../../../../shared/runtime/local.ts';
-import { testDynamoEndpoint } from '../../../support/dynamo.ts';
+import { testEngineClient } from '../../../support/dynamo.ts';
 
 const TableName = `test-${randomUUID()}`;
-const dynamo = localDynamo(testDynamoEndpoint());
+const dynamo = testEngineClient();
 const big = 'x'.repeat(410_000);
 const Key = { PK: 'ORG#o', SK: 'PAGE#p' };
 

@@ -13,14 +13,13 @@ import { DynamoAppSettingsRepository } from '../../../../shared/adapters/aws/dyn
 import { DynamoIdentityRepository } from '../../../../shared/adapters/aws/dynamo-identity-repository.ts';
 import { DynamoOptinSettingsRepository } from '../../../../shared/adapters/aws/dynamo-optin-settings-repository.ts';
 import { DynamoOrganizationRepository } from '../../../../shared/adapters/aws/dynamo-organization-repository.ts';
-import { localDynamo } from '../../../../shared/runtime/local.ts';
 import { createIdentity } from '../../../../shared/sending/identities.ts';
 import { orgWithList } from '../../../support/audience.ts';
-import { createTestDeps, testDynamoEndpoint } from '../../../support/dynamo.ts';
+import { createTestDeps, testEngineClient } from '../../../support/dynamo.ts';
 
 /** The embedded engine's client, recording the commands sent through it. */
 const recordingClient = () => {
-  const client = localDynamo(testDynamoEndpoint());
+  const client = testEngineClient();
   const sent: string[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -103,7 +102,7 @@ describe('reads per call', () => {
     const { client, sent } = recordingClient();
     const container = new DynamoAppSettingsRepository({ client, tableName });
     const operator = new DynamoAppSettingsRepository({
-      client: localDynamo(testDynamoEndpoint()),
+      client: testEngineClient(),
       tableName,
     });
 
