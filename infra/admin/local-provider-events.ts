@@ -21,8 +21,8 @@ import {
 } from '../../shared/adapters/local/sqs-event-publisher.ts';
 import { systemClock } from '../../shared/adapters/system.ts';
 import type { SesEvent } from '../../shared/delivery/ses-event.ts';
-import { EMAIL_TAGS } from '../../shared/email-tags.ts';
 import { ValidationError } from '../../shared/errors.ts';
+import { EMAIL_TAGS } from '../../shared/mail/tags.ts';
 import type { Clock } from '../../shared/ports.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/runtime/local.ts';
 import { EmailAddress, parse } from '../../shared/validation.ts';

@@ -3,15 +3,19 @@
  * public confirmation of its signed, single-use link.
  */
 import * as v from 'valibot';
-import { emailTags } from '../email-tags.ts';
 import { InvalidLinkError } from '../errors.ts';
 import {
   CONFIRMATION_TTL_SECONDS,
   LINK_PURPOSES,
   publicLinkUrl,
 } from '../links/public-links.ts';
+import {
+  type ConfirmationMail,
+  composeConfirmation,
+} from '../mail/confirmation.ts';
+import { sendNow } from '../mail/send-now.ts';
+import { emailTags } from '../mail/tags.ts';
 import { logger } from '../observability.ts';
-import { htmlToText, renderTemplate, renderText } from '../rendering/engine.ts';
 import {
   Blocker,
   type ReadinessDeps,
@@ -121,28 +125,23 @@ export const sendConfirmation = async (
 
   // 3. The organization's confirmation email, rendered.
   const settings = await deps.optinSettings.get(orgId);
-  const variables = {
-    confirmationUrl: publicLinkUrl(
-      deps.endpoints.publicApiUrl,
-      'confirm',
-      token,
-    ),
-    // Names typed on a public form are a stranger's text until confirmed:
-    // they never become words of a mail sent in the organization's name.
-    ...mergeableNames(contact),
-    email: contact.email,
-    postalAddress: org.postalAddress ?? '',
-    currentYear: String(deps.clock.now().getUTCFullYear()),
-  };
-  let html: string;
-  let subject: string;
+  let mail: ConfirmationMail;
   try {
-    html = await renderTemplate(
-      settings.content,
-      variables,
-      'confirmation email',
-    );
-    subject = await renderText(settings.subject, variables);
+    mail = await composeConfirmation(deps, {
+      org,
+      content: settings.content,
+      subject: settings.subject,
+      confirmationUrl: publicLinkUrl(
+        deps.endpoints.publicApiUrl,
+        'confirm',
+        token,
+      ),
+      email: contact.email,
+      // Names typed on a public form are a stranger's text until
+      // confirmed: they never become words of a mail sent in the
+      // organization's name.
+      names: mergeableNames(contact),
+    });
   } catch (error) {
     // Saved content renders with sample values; this contact's did not.
     logger.warn('Confirmation email cannot render', { error, orgId });
@@ -150,25 +149,24 @@ export const sendConfirmation = async (
   }
 
   // 4. Send; a refusal leaves the contact pending and is reported.
-  try {
-    // Signed by the default identity (spec, rule 5), through the tenant.
-    await deps.mailer.send({
+  // Signed by the default identity (spec, rule 5), through the tenant.
+  const sent = await sendNow(
+    deps,
+    {
       ...sender,
       to: contact.email,
-      subject,
-      html,
-      text: await htmlToText(html),
+      ...mail,
       tags: emailTags({
         organization: orgId,
         kind: 'confirmation',
         contact: contact.id,
       }),
-    });
-    return { status: 'sent' };
-  } catch (error) {
-    logger.warn('Confirmation email refused', { error, orgId });
-    return { status: 'failed', reason: 'send_refused' };
-  }
+    },
+    { refused: 'Confirmation email refused', orgId },
+  );
+  return sent === 'sent'
+    ? { status: 'sent' }
+    : { status: 'failed', reason: 'send_refused' };
 };
 
 /**

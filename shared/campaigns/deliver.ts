@@ -22,16 +22,10 @@
  * send slows down and is retried, never failed.
  */
 import * as v from 'valibot';
-import { emailTags } from '../email-tags.ts';
 import { AppError, ConflictError } from '../errors.ts';
-import { type ComposeFor, prepareMessage } from '../messaging/composer.ts';
-import { logger } from '../observability.ts';
-import type { CoreDeps, OutgoingMessage } from '../ports.ts';
-import { sendingStateOf } from '../sending/readiness.ts';
-import { Id } from '../validation.ts';
-import { accountRate } from './account.ts';
-import { segmentFilterOf } from './campaigns.ts';
-import type { Campaign, FailureReason, Progress } from './model.ts';
+import { accountRate } from '../mail/account.ts';
+import { type ComposeFor, prepareMessage } from '../mail/compose.ts';
+import { stopReason } from '../mail/guards.ts';
 import {
   blockSeed,
   firstLaneOf,
@@ -39,9 +33,16 @@ import {
   ratePlan,
   Slots,
   sendPaced,
-} from './pacing.ts';
+} from '../mail/pacing.ts';
+import { emailTags } from '../mail/tags.ts';
+import { logger } from '../observability.ts';
+import type { CoreDeps, OutgoingMessage } from '../ports.ts';
+import { sendingStateOf } from '../sending/readiness.ts';
+import { Id } from '../validation.ts';
+import { segmentFilterOf } from './campaigns.ts';
+import type { Campaign, FailureReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
-import { type GuardDeps, refusingBlockers } from './send.ts';
+import type { GuardDeps } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
 /**
@@ -165,28 +166,6 @@ const failCampaign = (
       );
     }
   });
-
-/** Why the organization cannot send now, if it cannot. */
-export const stopReason = (
-  blockers: readonly string[],
-): { reason: FailureReason; text: string } | undefined => {
-  if (blockers.includes('sending_paused')) {
-    return {
-      reason: 'sending_paused',
-      text: 'The email provider paused the organization’s sending',
-    };
-  }
-  const refusing = refusingBlockers(
-    blockers as Parameters<typeof refusingBlockers>[0],
-  );
-  if (refusing.length > 0) {
-    return {
-      reason: 'blocked',
-      text: `The organization cannot send now: ${refusing.join(', ')}`,
-    };
-  }
-  return undefined;
-};
 
 /**
  * The recipients still in the audience when their turn comes, read

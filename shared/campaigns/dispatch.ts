@@ -24,11 +24,13 @@
  */
 import * as v from 'valibot';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { accountRate } from '../mail/account.ts';
+import { refusingBlockers } from '../mail/guards.ts';
+import { ratePlan } from '../mail/pacing.ts';
 import { logger } from '../observability.ts';
 import type { SegmentContact } from '../segments/evaluate.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
-import { accountRate } from './account.ts';
 import { segmentFilterOf } from './campaigns.ts';
 import { type BatchMessage, MAX_BATCH } from './deliver.ts';
 import type {
@@ -38,9 +40,8 @@ import type {
   SendState,
 } from './model.ts';
 import { NO_PROGRESS } from './model.ts';
-import { ratePlan } from './pacing.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
-import { type GuardDeps, holdOf, refusingBlockers } from './send.ts';
+import { type GuardDeps, holdOf } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
 /**

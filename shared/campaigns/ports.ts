@@ -1,17 +1,17 @@
 /**
  * Ports of campaigns: their store, the state of a running send (the
  * dispatcher's cursor, batches, recipients' claims), the audience as a
- * send walks it, the application-wide send pacer, the organizations'
- * 24-hour windows and the delivery counters SES's events feed.
+ * send walks it and the delivery counters SES's events feed. The pacer and
+ * the 24-hour windows every send shares are mail's (`mail/ports.ts`).
  */
 
 import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
+import type { MailDeps } from '../mail/ports.ts';
 import type { Page, PageRequest, QueueSender } from '../ports.ts';
 import type { SchedulingDeps } from '../scheduling/ports.ts';
 import type { SegmentsDeps } from '../segments/ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
-import type { AccountReader, TenantStatusReader } from '../sending/provider.ts';
 import type { TemplatesDeps } from '../templates/ports.ts';
 import type {
   Campaign,
@@ -209,59 +209,16 @@ export interface AudienceReader {
   ): Promise<number>;
 }
 
-/**
- * The application-wide pacer of sends: every sender of every organization
- * reserves its instants here, so that together they stay under the SES
- * account's sending rate. The rate is cut into lanes (see
- * `campaigns/pacing.ts`), each a timeline of its own.
- */
-export interface SendPacer {
-  /**
-   * Reserves `count` consecutive instants of a lane at `ratePerSecond`:
-   * returns the first (epoch milliseconds; `now` when the lane is idle);
-   * the others follow every `1000 / ratePerSecond` ms.
-   */
-  reserve(
-    lane: number,
-    count: number,
-    ratePerSecond: number,
-    now: Date,
-  ): Promise<number>;
-  /**
-   * Gives back the end of a run nobody reserved after: the lane's next
-   * free instant moves from `runEnd` back to `from`. False when another
-   * run follows it (then nothing changes).
-   */
-  giveBack(lane: number, from: number, runEnd: number): Promise<boolean>;
-  /**
-   * The next block of lanes for a send that starts (0, 1, 2, …, shared by
-   * every organization): sends started one after the other take blocks
-   * side by side (see `firstLaneOf`).
-   */
-  nextBlock(): Promise<number>;
-}
-
-/** The recipients each organization's campaigns took on, per hour. */
-export interface SendWindowRepository {
-  /** Adds recipients to an hour (`YYYY-MM-DDTHH`, UTC). */
-  add(orgId: string, hour: string, recipients: number): Promise<void>;
-  /** The recipients of these hours, summed. */
-  sum(orgId: string, hours: string[]): Promise<number>;
-}
-
 /** What campaigns need. */
 export interface CampaignsDeps
   extends Omit<AudienceDeps & TemplatesDeps, 'provider'>,
     Pick<SendingDeps, 'identities' | 'domains' | 'providerStatusTtlSeconds'>,
     Pick<SegmentsDeps, 'segments'>,
-    SchedulingDeps {
+    SchedulingDeps,
+    Pick<MailDeps, 'pacer' | 'sendWindows' | 'provider'> {
   campaigns: CampaignRepository;
   sends: SendRepository;
   audience: AudienceReader;
-  pacer: SendPacer;
-  sendWindows: SendWindowRepository;
-  /** Tenant status (readiness) and the account's quota and rate. */
-  provider: TenantStatusReader & AccountReader;
   scheduleMinLeadSeconds: number;
   queues: {
     dispatch: QueueSender;

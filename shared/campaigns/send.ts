@@ -17,14 +17,13 @@ import {
   SendingBlockedError,
   ValidationError,
 } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
+import { composeMessage } from '../mail/compose.ts';
+import { quotaLeft, refusingBlockers } from '../mail/guards.ts';
 import { logger } from '../observability.ts';
 import type { Organization } from '../organizations/model.ts';
-import { sendQuotaOf } from '../organizations/organizations.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
 import { SAMPLE_VALUES } from '../rendering/variables.ts';
 import { scheduleName } from '../scheduling/ports.ts';
-import type { Blocker } from '../sending/readiness.ts';
 import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import type { SendCampaignInput } from './campaign.schema.ts';
 import { recipientCountOf, requireCampaign } from './campaigns.ts';
@@ -138,42 +137,6 @@ export const checkSendable = async (
     ...(campaign.topicId ? { topicId: campaign.topicId } : {}),
     test: true,
   });
-};
-
-/** The blockers that refuse a send (the switch holds it instead). */
-export const refusingBlockers = (blockers: readonly Blocker[]): Blocker[] => {
-  const real = blockers.filter(
-    (b) => b !== 'sending_disabled' && b !== 'no_sender_identity',
-  );
-  return real.length > 0
-    ? blockers.filter((b) => b !== 'sending_disabled')
-    : [];
-};
-
-/** The last 24 hours (this one included), as the windows' keys. */
-export const last24Hours = (now: Date): string[] =>
-  Array.from({ length: 24 }, (_, i) =>
-    new Date(now.getTime() - i * 3_600_000).toISOString().slice(0, 13),
-  );
-
-/**
- * What may still go out in the rolling 24 hours: the organization's quota
- * less what its campaigns took on, and never above what the SES account
- * has left (GetAccount `Max24HourSend − SentLast24Hours`; -1: unlimited).
- */
-export const quotaLeft = async (
-  deps: Pick<Deps, 'sendWindows' | 'provider' | 'clock'>,
-  org: Organization,
-): Promise<number> => {
-  const [used, account] = await Promise.all([
-    deps.sendWindows.sum(org.id, last24Hours(deps.clock.now())),
-    deps.provider.getAccount(),
-  ]);
-  const accountLeft =
-    account.max24HourSend < 0
-      ? Number.POSITIVE_INFINITY
-      : account.max24HourSend - account.sentLast24Hours;
-  return Math.max(0, Math.min(sendQuotaOf(org) - used, accountLeft));
 };
 
 /**

@@ -6,10 +6,9 @@
  * (spec: `sending_paused`), as every test send does.
  */
 import * as v from 'valibot';
-import { emailTags } from '../email-tags.ts';
 import { NotFoundError } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
-import { logger } from '../observability.ts';
+import { composeMessage } from '../mail/compose.ts';
+import { asTestMail, sendNow } from '../mail/send-now.ts';
 import { testSenderOf } from '../sending/sender.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
 
@@ -92,17 +91,12 @@ export const testSendCampaign = async (
       topicId: campaign.topicId ?? 'test',
       test: true,
     });
-    try {
-      await deps.mailer.send({
-        ...message,
-        subject: `[Test] ${message.subject}`,
-        tags: emailTags({ organization: orgId, kind: 'test' }),
-      });
-      results.push({ to, status: 'sent' });
-    } catch (error) {
-      logger.warn('Campaign test send refused', { error, orgId, campaignId });
-      results.push({ to, status: 'send_refused' });
-    }
+    const status = await sendNow(deps, asTestMail(message, orgId), {
+      refused: 'Campaign test send refused',
+      orgId,
+      campaignId,
+    });
+    results.push({ to, status });
   }
   return {
     sent: results.filter((r) => r.status === 'sent').length,

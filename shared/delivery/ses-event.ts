@@ -7,7 +7,7 @@
  * Only the fields we use are checked; SES may add others at any time.
  */
 import * as v from 'valibot';
-import type { EMAIL_TAGS } from '../email-tags.ts';
+import type { EMAIL_TAGS } from '../mail/tags.ts';
 
 /** SES's event types (`eventType`), as published. */
 export const SES_EVENT_TYPES = [

@@ -29,22 +29,14 @@ import * as v from 'valibot';
 import type { AudienceEvent } from '../audience/events.ts';
 import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
-import { accountRate } from '../campaigns/account.ts';
-import {
-  type DeliverDeps,
-  SENDER_BUDGET_MS,
-  stopReason,
-} from '../campaigns/deliver.ts';
-import {
-  ratePlan,
-  type SendResult,
-  Slots,
-  sendPaced,
-} from '../campaigns/pacing.ts';
-import { type GuardDeps, last24Hours, quotaLeft } from '../campaigns/send.ts';
-import { emailTags } from '../email-tags.ts';
+import { type DeliverDeps, SENDER_BUDGET_MS } from '../campaigns/deliver.ts';
+import type { GuardDeps } from '../campaigns/send.ts';
 import { AppError, ConflictError } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
+import { accountRate } from '../mail/account.ts';
+import { composeMessage } from '../mail/compose.ts';
+import { last24Hours, quotaLeft, stopReason } from '../mail/guards.ts';
+import { ratePlan, type SendResult, Slots, sendPaced } from '../mail/pacing.ts';
+import { emailTags } from '../mail/tags.ts';
 import { logger } from '../observability.ts';
 import { timeZoneOf } from '../organizations/model.ts';
 import type { OutgoingMessage, QueueSender } from '../ports.ts';

@@ -3,13 +3,12 @@
  */
 
 import * as v from 'valibot';
-import { emailTags } from '../email-tags.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
-import { logger } from '../observability.ts';
+import { composeConfirmation } from '../mail/confirmation.ts';
+import { asTestMail, sendNow } from '../mail/send-now.ts';
 import {
   analyzeTemplate,
-  htmlToText,
   renderTemplate,
   renderText,
 } from '../rendering/engine.ts';
@@ -137,39 +136,22 @@ export const testSendOptin = async (
     { o: orgId, c: 'test', n: 'test', x: 'test' },
     3600,
   );
-  const variables = {
+  const mail = await composeConfirmation(deps, {
+    org,
+    content: input.content ?? settings.content,
+    subject: input.subject ?? settings.subject,
     confirmationUrl: publicLinkUrl(
       deps.endpoints.publicApiUrl,
       'confirm',
       token,
     ),
-    firstName: 'Test',
-    lastName: 'Reader',
     email: to,
-    postalAddress: org.postalAddress ?? '',
-    currentYear: String(deps.clock.now().getUTCFullYear()),
-  };
-  const html = await renderTemplate(
-    input.content ?? settings.content,
-    variables,
-    'confirmation email',
+    names: { firstName: 'Test', lastName: 'Reader' },
+  });
+  const status = await sendNow(
+    deps,
+    asTestMail({ ...sender, to, ...mail }, orgId),
+    { refused: 'Opt-in test send refused by the provider', orgId },
   );
-  const subject = await renderText(
-    input.subject ?? settings.subject,
-    variables,
-  );
-  try {
-    await deps.mailer.send({
-      ...sender,
-      to,
-      subject: `[Test] ${subject}`,
-      html,
-      text: await htmlToText(html),
-      tags: emailTags({ organization: orgId, kind: 'test' }),
-    });
-    return { status: 'sent', to };
-  } catch (error) {
-    logger.warn('Opt-in test send refused by the provider', { error, orgId });
-    return { status: 'send_refused', to };
-  }
+  return { status, to };
 };

@@ -4,14 +4,13 @@
  */
 
 import * as v from 'valibot';
-import { emailTags } from '../email-tags.ts';
 import {
   NotFoundError,
   RuleViolationError,
   ValidationError,
 } from '../errors.ts';
-import { composeMessage } from '../messaging/composer.ts';
-import { logger } from '../observability.ts';
+import { composeMessage } from '../mail/compose.ts';
+import { asTestMail, sendNow } from '../mail/send-now.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import {
   analyzeTemplate,
@@ -411,15 +410,9 @@ export const testSendTemplate = async (
     test: true,
     variables: input.variables,
   });
-  try {
-    await deps.mailer.send({
-      ...message,
-      subject: `[Test] ${message.subject}`,
-      tags: emailTags({ organization: orgId, kind: 'test' }),
-    });
-    return { status: 'sent', to };
-  } catch (error) {
-    logger.warn('Test send refused by the provider', { error, orgId });
-    return { status: 'send_refused', to };
-  }
+  const status = await sendNow(deps, asTestMail(message, orgId), {
+    refused: 'Test send refused by the provider',
+    orgId,
+  });
+  return { status, to };
 };

@@ -38,7 +38,7 @@ import { SimulatedSesEvents } from '../../shared/adapters/local/simulated-ses-ev
 import { sqsEventPublisher } from '../../shared/adapters/local/sqs-event-publisher.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
-import { isSendRefused } from '../../shared/messaging/send-refusal.ts';
+import { isSendRefused } from '../../shared/mail/refusal.ts';
 import type {
   Mailer,
   OutgoingMessage,

@@ -15,10 +15,10 @@ import { MAX_BATCH } from '../../shared/campaigns/deliver.ts';
 import {
   type ComposeInput,
   composeMessage,
+  type MailRecipient,
   type MessageContent,
   prepareMessage,
-  type Recipient,
-} from '../../shared/messaging/composer.ts';
+} from '../../shared/mail/compose.ts';
 import { fixedClock, TEST_LINK_SECRET } from '../support/dynamo.ts';
 import { NEWSLETTER_HTML, TINY_HTML } from '../support/newsletter.ts';
 
@@ -38,7 +38,7 @@ const deps = {
 const FIRST_NAMES = ['Ann', 'Bo', 'Marie-Christine', '', 'José', 'Li'];
 
 /** Recipients with names and addresses of different lengths. */
-const recipient = (i: number): Recipient => ({
+const recipient = (i: number): MailRecipient => ({
   id: `01a20000-0000-7000-8000-${String(i).padStart(12, '0')}`,
   email: `reader.${'x'.repeat(i % 11)}${i}@example.test`,
   firstName: FIRST_NAMES[i % FIRST_NAMES.length] ?? '',

@@ -48,7 +48,6 @@ import { ensureTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import type { DynamoTable } from '../../shared/adapters/aws/dynamo-table.ts';
 import { setQuota } from '../../shared/adapters/local/local-email-provider.ts';
 import { createList } from '../../shared/audience/lists.ts';
-import { forgetAccount } from '../../shared/campaigns/account.ts';
 import { CreateCampaignBody } from '../../shared/campaigns/campaign.schema.ts';
 import { createCampaign } from '../../shared/campaigns/campaigns.ts';
 import { BatchMessage, deliverBatch } from '../../shared/campaigns/deliver.ts';
@@ -57,6 +56,14 @@ import {
   DispatchMessage,
   dispatchCampaign,
 } from '../../shared/campaigns/dispatch.ts';
+import type {
+  ClaimResult,
+  SendRepository,
+} from '../../shared/campaigns/ports.ts';
+import { requestSend } from '../../shared/campaigns/send.ts';
+import { tableDefinition } from '../../shared/db/table.ts';
+import type { Deps } from '../../shared/deps.ts';
+import { forgetAccount } from '../../shared/mail/account.ts';
 import {
   blockSeed,
   CAMPAIGN_RATE,
@@ -66,16 +73,9 @@ import {
   ratePlan,
   Slots,
   sendPaced,
-} from '../../shared/campaigns/pacing.ts';
-import type {
-  ClaimResult,
-  SendRepository,
-} from '../../shared/campaigns/ports.ts';
-import { requestSend } from '../../shared/campaigns/send.ts';
-import { tableDefinition } from '../../shared/db/table.ts';
-import type { Deps } from '../../shared/deps.ts';
-import { EMAIL_TAGS } from '../../shared/email-tags.ts';
-import { SendRefusedError } from '../../shared/messaging/send-refusal.ts';
+} from '../../shared/mail/pacing.ts';
+import { SendRefusedError } from '../../shared/mail/refusal.ts';
+import { EMAIL_TAGS } from '../../shared/mail/tags.ts';
 import {
   createOrganization,
   setSendingAllowed,

@@ -511,7 +511,7 @@ export const seedOrganization = async (
     }),
   );
   // Signed as the emails sign them (shared/audience/confirmation.ts,
-  // shared/messaging/composer.ts).
+  // shared/mail/compose.ts).
   const claims = { o: org.orgId, c: contactId };
   const year = 365 * 24 * 3600;
   const tokens = {

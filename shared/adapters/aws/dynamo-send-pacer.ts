@@ -14,10 +14,10 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { SendPacer } from '../../campaigns/ports.ts';
 import { ENTITY_TYPE } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
+import type { SendPacer } from '../../mail/ports.ts';
 import { CONFLICT_ATTEMPTS } from '../../retry.ts';
 import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
 

@@ -5,9 +5,9 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { SendWindowRepository } from '../../campaigns/ports.ts';
 import { type EntityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
+import type { SendWindowRepository } from '../../mail/ports.ts';
 import { batchGet, type DynamoTable, epochSeconds } from './dynamo-table.ts';
 
 const WindowItem = itemSchema('SendWindow', { recipients: v.number() });

@@ -8,10 +8,7 @@ import {
   SendEmailCommand,
   type SendEmailCommandOutput,
 } from '@aws-sdk/client-sesv2';
-import {
-  type SendRefusalKind,
-  SendRefusedError,
-} from '../../messaging/send-refusal.ts';
+import { type SendRefusalKind, SendRefusedError } from '../../mail/refusal.ts';
 import type { Mailer, OutgoingMessage } from '../../ports.ts';
 
 /** Refusals of the account or of the organization's tenant as a whole. */

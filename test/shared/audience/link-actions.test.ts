@@ -8,7 +8,7 @@ import {
 } from '../../../shared/audience/link-actions.ts';
 import { ExpiredLinkError, InvalidLinkError } from '../../../shared/errors.ts';
 import { LINK_PURPOSES } from '../../../shared/links/public-links.ts';
-import { composeMessage } from '../../../shared/messaging/composer.ts';
+import { composeMessage } from '../../../shared/mail/compose.ts';
 import {
   createTopic,
   recipientsWhoDeclined,

@@ -23,13 +23,10 @@ import {
   expectedEnd,
   lastRoundSize,
 } from '../../../shared/campaigns/dispatch.ts';
-import {
-  parallelSendsFor,
-  ratePlan,
-} from '../../../shared/campaigns/pacing.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { Deps } from '../../../shared/deps.ts';
-import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
+import { parallelSendsFor, ratePlan } from '../../../shared/mail/pacing.ts';
+import { SendRefusedError } from '../../../shared/mail/refusal.ts';
 import { setSendingAllowed } from '../../../shared/organizations/organizations.ts';
 import type {
   Mailer,

@@ -39,7 +39,7 @@ import {
   LINK_PURPOSES,
   MESSAGE_LINK_TTL_SECONDS,
 } from '../../../shared/links/public-links.ts';
-import { composeMessage } from '../../../shared/messaging/composer.ts';
+import { composeMessage } from '../../../shared/mail/compose.ts';
 import type { localDynamo } from '../../../shared/runtime/local.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {

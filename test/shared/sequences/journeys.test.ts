@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { unsubscribeContact } from '../../../shared/audience/contacts.ts';
 import { tagContact, untagContact } from '../../../shared/audience/tags.ts';
 import { ConflictError } from '../../../shared/errors.ts';
-import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
+import { SendRefusedError } from '../../../shared/mail/refusal.ts';
 import { setSendingEnabled } from '../../../shared/organizations/organizations.ts';
 import {
   enrolFromEvents,

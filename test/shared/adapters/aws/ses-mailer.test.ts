@@ -19,7 +19,7 @@ import {
   isSendRefused,
   type SendRefusalKind,
   SendRefusedError,
-} from '../../../../shared/messaging/send-refusal.ts';
+} from '../../../../shared/mail/refusal.ts';
 import type { OutgoingMessage } from '../../../../shared/ports.ts';
 
 const client = new SESv2Client({ region: 'eu-west-1' });

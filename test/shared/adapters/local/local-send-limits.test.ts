@@ -23,7 +23,7 @@ import { NodeDnsResolver } from '../../../../shared/adapters/node-dns-resolver.t
 import {
   isSendRefused,
   SendRefusedError,
-} from '../../../../shared/messaging/send-refusal.ts';
+} from '../../../../shared/mail/refusal.ts';
 import { localSes } from '../../../../shared/runtime/local.ts';
 import { createTestDeps, fixedClock } from '../../../support/dynamo.ts';
 

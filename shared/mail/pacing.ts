@@ -31,13 +31,10 @@
  * given back when no one reserved after it.
  */
 
-import {
-  isSendRefused,
-  type SendRefusalKind,
-} from '../messaging/send-refusal.ts';
 import { logger } from '../observability.ts';
 import type { Clock, Mailer, OutgoingMessage } from '../ports.ts';
 import type { SendPacer } from './ports.ts';
+import { isSendRefused, type SendRefusalKind } from './refusal.ts';
 
 /**
  * The share of the account's rate the pacer hands out: sends leave on time

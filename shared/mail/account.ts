@@ -4,7 +4,7 @@
  * sized and sends paced to the current `MaxSendRate` without a call each.
  */
 import type { ProviderAccount } from '../sending/provider.ts';
-import type { CampaignsDeps as Deps } from './ports.ts';
+import type { MailDeps as Deps } from './ports.ts';
 
 /** How long a container trusts the account's quota it read. */
 export const ACCOUNT_TTL_MS = 60_000;

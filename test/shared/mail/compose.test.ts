@@ -13,7 +13,7 @@ import {
   listUnsubscribeHeaders,
   type MessageContent,
   prepareMessage,
-} from '../../../shared/messaging/composer.ts';
+} from '../../../shared/mail/compose.ts';
 import type { OutgoingMessage } from '../../../shared/ports.ts';
 import {
   analyzeTemplate,

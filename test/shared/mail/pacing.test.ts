@@ -16,8 +16,8 @@ import {
   ratePlan,
   SENDER_RATE,
   Slots,
-} from '../../../shared/campaigns/pacing.ts';
-import type { SendPacer } from '../../../shared/campaigns/ports.ts';
+} from '../../../shared/mail/pacing.ts';
+import type { SendPacer } from '../../../shared/mail/ports.ts';
 import type { Clock } from '../../../shared/ports.ts';
 import { createTestDeps } from '../../support/dynamo.ts';
 

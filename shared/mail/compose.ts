@@ -6,7 +6,6 @@
  * that Gmail's and Yahoo's bulk-sender rules require. Campaigns, sequence
  * steps and test sends all compose through here.
  */
-import type { Contact } from '../audience/model.ts';
 import { RuleViolationError } from '../errors.ts';
 import {
   LINK_PURPOSES,
@@ -16,11 +15,22 @@ import {
 import type { CoreDeps as Deps, OutgoingMessage } from '../ports.ts';
 import { prepareTemplate, prepareText } from '../rendering/engine.ts';
 
+/**
+ * The recipient of one mail, as mail sees a contact: its id (named by its
+ * links), its address and the names it may merge.
+ */
+export interface MailRecipient {
+  id: string;
+  email: string;
+  firstName?: string;
+  lastName?: string;
+}
+
 /** What a message is made of. */
 export interface ComposeInput {
   orgId: string;
   /** The recipient; a test send passes a stand-in. */
-  contact: Pick<Contact, 'id' | 'email' | 'firstName' | 'lastName'>;
+  contact: MailRecipient;
   subject: string;
   html: string;
   /** The From header: the sender identity, or the application address. */
@@ -55,15 +65,12 @@ export const listUnsubscribeHeaders = (unsubscribeUrl: string) => ({
 /** What every recipient of a message shares: all of it but the recipient. */
 export type MessageContent = Omit<ComposeInput, 'contact' | 'variables'>;
 
-/** The recipient of one message. */
-export type Recipient = ComposeInput['contact'];
-
 /**
  * Composes the message of prepared content for one recipient, with extra
  * merge values if any.
  */
 export type ComposeFor = (
-  contact: Recipient,
+  contact: MailRecipient,
   variables?: Record<string, unknown>,
 ) => Promise<OutgoingMessage>;
 
