@@ -4,11 +4,8 @@
  */
 import * as v from 'valibot';
 import { InvalidLinkError } from '../errors.ts';
-import {
-  CONFIRMATION_TTL_SECONDS,
-  LINK_PURPOSES,
-  publicLinkUrl,
-} from '../links/public-links.ts';
+import { CONFIRM_LINK, readLink, signLink } from '../links/claims.ts';
+import { publicLinkUrl } from '../links/public-links.ts';
 import {
   type ConfirmationMail,
   composeConfirmation,
@@ -117,11 +114,12 @@ export const sendConfirmation = async (
   }
 
   // 2. A signed link naming this contact and its current nonce.
-  const token = await deps.links.sign(
-    LINK_PURPOSES.confirm,
-    { o: orgId, c: contact.id, n: contact.confirmationNonce ?? '' },
-    CONFIRMATION_TTL_SECONDS,
-  );
+  const token = await signLink(deps.links, CONFIRM_LINK, {
+    orgId,
+    contactId: contact.id,
+    nonce: contact.confirmationNonce ?? '',
+    test: false,
+  });
 
   // 3. The organization's confirmation email, rendered.
   const settings = await deps.optinSettings.get(orgId);
@@ -207,13 +205,13 @@ export const confirmSubscription = async (
   token: string,
   ip: string | undefined,
 ): Promise<{ result: ConfirmResult; email: string }> => {
-  const claims = await deps.links.verify(LINK_PURPOSES.confirm, token);
-  const { o: orgId, c: contactId, n: nonce } = claims;
+  const { orgId, contactId, nonce, test } = await readLink(
+    deps.links,
+    CONFIRM_LINK,
+    token,
+  );
   // The fake link of an opt-in test send confirms nobody.
-  if (claims.x === 'test') return { result: 'test', email: '' };
-  if (!orgId || !contactId || !nonce) {
-    throw new InvalidLinkError('link.invalid', 'This link is not valid');
-  }
+  if (test) return { result: 'test', email: '' };
   let result: ConfirmResult = 'confirmed';
   const { after } = await changeContact(
     deps,

@@ -6,7 +6,11 @@
  * change nothing.
  */
 import { InvalidLinkError } from '../errors.ts';
-import { LINK_PURPOSES } from '../links/public-links.ts';
+import {
+  readLink,
+  TOPIC_OPT_OUT_LINK,
+  UNSUBSCRIBE_LINK,
+} from '../links/claims.ts';
 import type { Topic } from '../topics/model.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
 import type { Contact } from './model.ts';
@@ -33,21 +37,6 @@ type LinkDeps = Pick<
   'links' | 'contacts' | 'organizations' | 'topics' | 'clock'
 >;
 
-const claimsOf = async (deps: LinkDeps, purpose: string, token: string) => {
-  const claims = await deps.links.verify(purpose, token);
-  if (!claims.o || !claims.c) {
-    throw new InvalidLinkError('link.invalid', 'This link is not valid');
-  }
-  return {
-    orgId: claims.o,
-    contactId: claims.c,
-    topicId: claims.t,
-    /** The campaign whose message carried the link, if any. */
-    campaignId: claims.k,
-    test: claims.x === 'test',
-  };
-};
-
 const organizationName = async (deps: LinkDeps, orgId: string) =>
   (await deps.organizations.get(orgId))?.name ?? 'the sender';
 
@@ -56,9 +45,9 @@ export const readUnsubscribeLink = async (
   deps: LinkDeps,
   token: string,
 ): Promise<LinkTarget> => {
-  const { orgId, contactId, test } = await claimsOf(
-    deps,
-    LINK_PURPOSES.unsubscribe,
+  const { orgId, contactId, test } = await readLink(
+    deps.links,
+    UNSUBSCRIBE_LINK,
     token,
   );
   if (test) return { kind: 'test' };
@@ -81,9 +70,9 @@ export const unsubscribeByLink = async (
   deps: LinkDeps & { campaignStats: CampaignUnsubscribeCounter },
   token: string,
 ): Promise<LinkTarget> => {
-  const { orgId, contactId, campaignId, test } = await claimsOf(
-    deps,
-    LINK_PURPOSES.unsubscribe,
+  const { orgId, contactId, campaignId, test } = await readLink(
+    deps.links,
+    UNSUBSCRIBE_LINK,
     token,
   );
   if (test) return { kind: 'test' };
@@ -122,7 +111,7 @@ const topicTarget = async (
   deps: LinkDeps,
   token: string,
 ): Promise<TopicLink> => {
-  const claims = await claimsOf(deps, LINK_PURPOSES.topicOptOut, token);
+  const claims = await readLink(deps.links, TOPIC_OPT_OUT_LINK, token);
   if (claims.test) return { target: { kind: 'test' } };
   if (!claims.topicId) {
     throw new InvalidLinkError('link.invalid', 'This link is not valid');

@@ -8,10 +8,12 @@
  */
 import { RuleViolationError } from '../errors.ts';
 import {
-  LINK_PURPOSES,
-  MESSAGE_LINK_TTL_SECONDS,
-  publicLinkUrl,
-} from '../links/public-links.ts';
+  type MessageLinkClaims,
+  signLink,
+  TOPIC_OPT_OUT_LINK,
+  UNSUBSCRIBE_LINK,
+} from '../links/claims.ts';
+import { publicLinkUrl } from '../links/public-links.ts';
 import type { CoreDeps as Deps, OutgoingMessage } from '../ports.ts';
 import { prepareTemplate, prepareText } from '../rendering/engine.ts';
 
@@ -101,29 +103,26 @@ export const prepareMessage = async (
 
   return async (contact, extra) => {
     // 2. Signed, per-recipient links (no database read needed to check them).
-    const claims = {
-      o: content.orgId,
-      c: contact.id,
-      ...(content.campaignId ? { k: content.campaignId } : {}),
-      ...(content.test ? { x: 'test' } : {}),
+    const claims: MessageLinkClaims = {
+      orgId: content.orgId,
+      contactId: contact.id,
+      ...(content.campaignId ? { campaignId: content.campaignId } : {}),
+      test: content.test === true,
     };
-    const sign = (purpose: string, more: Record<string, string> = {}) =>
-      deps.links.sign(
-        purpose,
-        { ...claims, ...more },
-        MESSAGE_LINK_TTL_SECONDS,
-      );
     const unsubscribeUrl = publicLinkUrl(
       publicApiUrl,
       'unsubscribe',
-      await sign(LINK_PURPOSES.unsubscribe),
+      await signLink(deps.links, UNSUBSCRIBE_LINK, claims),
     );
     const topicOptOutUrl =
       content.topicId && topicLink
         ? publicLinkUrl(
             publicApiUrl,
             'topicOptOut',
-            await sign(LINK_PURPOSES.topicOptOut, { t: content.topicId }),
+            await signLink(deps.links, TOPIC_OPT_OUT_LINK, {
+              ...claims,
+              topicId: content.topicId,
+            }),
           )
         : '';
 

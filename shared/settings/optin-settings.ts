@@ -4,7 +4,8 @@
 
 import * as v from 'valibot';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { LINK_PURPOSES, publicLinkUrl } from '../links/public-links.ts';
+import { CONFIRM_LINK, signLink } from '../links/claims.ts';
+import { publicLinkUrl } from '../links/public-links.ts';
 import { composeConfirmation } from '../mail/confirmation.ts';
 import { asTestMail, sendNow } from '../mail/send-now.ts';
 import {
@@ -131,9 +132,11 @@ export const testSendOptin = async (
   if (!readiness.ready) return { status: 'not_allowed', to };
 
   const settings = await deps.optinSettings.get(orgId);
-  const token = await deps.links.sign(
-    LINK_PURPOSES.confirm,
-    { o: orgId, c: 'test', n: 'test', x: 'test' },
+  // A test link, an hour long: it confirms nobody.
+  const token = await signLink(
+    deps.links,
+    CONFIRM_LINK,
+    { orgId, contactId: 'test', nonce: 'test', test: true },
     3600,
   );
   const mail = await composeConfirmation(deps, {

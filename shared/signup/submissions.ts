@@ -25,6 +25,7 @@ import {
   InvalidLinkError,
   NotFoundError,
 } from '../errors.ts';
+import { Claim, type LinkCodec, readLink, signLink } from '../links/claims.ts';
 import { logger } from '../observability.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
@@ -129,6 +130,44 @@ interface FormOrigin {
 }
 
 /**
+ * What the form's fill-time token says: its page and origin. A token from
+ * before views had ids has no `view`.
+ */
+type FormTokenClaims = Omit<FormOrigin, 'view'> & {
+  pageId: string;
+  view?: string;
+};
+
+/** The form's fill-time token. */
+const FORM_TOKEN: LinkCodec<FormTokenClaims> = {
+  purpose: FORM_TOKEN_PURPOSE,
+  ttlSeconds: FORM_TOKEN_TTL_SECONDS,
+  toWire: (claims) => ({
+    p: claims.pageId,
+    t: String(claims.shownAt),
+    ...(claims.view ? { v: claims.view } : {}),
+    ...(claims.referrer ? { r: claims.referrer } : {}),
+  }),
+  fromWire: v.pipe(
+    v.object({
+      p: Claim,
+      t: v.pipe(Claim, v.transform(Number), v.finite()),
+      v: v.optional(Claim),
+      r: v.optional(v.string()),
+    }),
+    v.transform((wire) => {
+      const referrer = referrerOf(wire.r);
+      return {
+        pageId: wire.p,
+        shownAt: wire.t,
+        ...(wire.v ? { view: wire.v } : {}),
+        ...(referrer ? { referrer } : {}),
+      };
+    }),
+  ),
+};
+
+/**
  * A form to draw, with a token saying when it was first shown and where
  * the visitor came from: our pages send no `Referer` themselves
  * (`Referrer-Policy: no-referrer`), so the form's post carries the page
@@ -147,16 +186,10 @@ const freshState = async (
   values,
   errors,
   hidden: {
-    [FORM_TOKEN_FIELD]: await deps.links.sign(
-      FORM_TOKEN_PURPOSE,
-      {
-        p: page.id,
-        t: String(origin.shownAt),
-        v: origin.view,
-        ...(origin.referrer ? { r: origin.referrer } : {}),
-      },
-      FORM_TOKEN_TTL_SECONDS,
-    ),
+    [FORM_TOKEN_FIELD]: await signLink(deps.links, FORM_TOKEN, {
+      pageId: page.id,
+      ...origin,
+    }),
   },
   honeypot: HONEYPOT_FIELD,
   ...(deps.signupForms.captcha
@@ -293,13 +326,15 @@ const readToken = async (
 ): Promise<FormOrigin | 'expired' | undefined> => {
   if (!token) return undefined;
   try {
-    const claims = await deps.links.verify(FORM_TOKEN_PURPOSE, token);
-    const shownAt = Number(claims.t);
-    if (claims.p !== page.id || !Number.isFinite(shownAt)) return undefined;
+    const { pageId, view, ...origin } = await readLink(
+      deps.links,
+      FORM_TOKEN,
+      token,
+    );
+    if (pageId !== page.id) return undefined;
     // A token from before views had ids: shown again, as an expired one.
-    if (!claims.v) return 'expired';
-    const referrer = referrerOf(claims.r);
-    return { shownAt, view: claims.v, ...(referrer ? { referrer } : {}) };
+    if (!view) return 'expired';
+    return { ...origin, view };
   } catch (error) {
     if (error instanceof ExpiredLinkError) return 'expired';
     if (error instanceof InvalidLinkError) return undefined;
