@@ -5,7 +5,6 @@
  * steps, schedules) is in `journeys.ts`.
  */
 import * as v from 'valibot';
-import { checkRenders } from '../campaigns/campaigns.ts';
 import {
   ConflictError,
   type FieldIssue,
@@ -16,6 +15,7 @@ import {
 import { timeZoneOf } from '../organizations/model.ts';
 import { sequenceCapOf } from '../organizations/organizations.ts';
 import type { Page, PageRequest } from '../ports.ts';
+import { checkRenders } from '../rendering/check-renders.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
 import { requireSegmentOfList } from '../segments/segments.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
