@@ -12,21 +12,21 @@ import { ConflictError } from '../../../shared/errors.ts';
 import { SendRefusedError } from '../../../shared/messaging/send-refusal.ts';
 import { setSendingEnabled } from '../../../shared/organizations/organizations.ts';
 import {
+  createSeries,
+  deleteSequence,
+  deleteSeries,
+  updateSequence,
+} from '../../../shared/sequences/heads.ts';
+import {
   enrolFromEvents,
   STEP_LEASE_MS,
   type StepMessage,
   stepScheduleName,
 } from '../../../shared/sequences/journeys.ts';
-import {
-  createSeries,
-  deleteSequence,
-  deleteSeries,
-  openVersion,
-  publishVersion,
-  updateNode,
-  updateSequence,
-} from '../../../shared/sequences/sequences.ts';
+import { updateNode } from '../../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../../shared/sequences/publish.ts';
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
+import { openVersion } from '../../../shared/sequences/versions.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { createTopic, optOutOfTopic } from '../../../shared/topics/topics.ts';
 import {
