@@ -26,7 +26,7 @@ import {
 } from '../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { publishContactFacts } from '../../shared/audience/facts.ts';
 import { type DepsOf, queue, scheduler, table } from '../../shared/bindings.ts';
-import { enrolFromEvents } from '../../shared/sequences/journeys.ts';
+import { enrolFromEvents } from '../../shared/sequences/enrolment.ts';
 import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
 import {
   type StreamChange,

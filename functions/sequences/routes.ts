@@ -14,6 +14,28 @@ import {
 import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
+  createSequence,
+  createSeries,
+  deleteSequence,
+  deleteSeries,
+  updateSequence,
+  updateSeries,
+} from '../../shared/sequences/heads.ts';
+import {
+  addNode,
+  deleteNode,
+  updateNode,
+} from '../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../shared/sequences/publish.ts';
+import {
+  getSequence,
+  getSeries,
+  getVersion,
+  listSequences,
+  listSeries,
+  listVersions,
+} from '../../shared/sequences/reads.ts';
+import {
   CreateNodeBody,
   CreateSequenceBody,
   CreateSeriesBody,
@@ -23,33 +45,19 @@ import {
   UpdateSeriesBody,
 } from '../../shared/sequences/sequence.schema.ts';
 import {
-  addNode,
-  createSequence,
-  createSeries,
-  Deleted,
-  deleteNode,
-  deleteSequence,
-  deleteSeries,
   discardVersion,
-  getSequence,
-  getSeries,
-  getVersion,
-  listSequences,
-  listSeries,
-  listVersions,
-  NodeView,
   openVersion,
-  publishVersion,
+} from '../../shared/sequences/versions.ts';
+import {
+  Deleted,
+  NodeView,
   SequenceDetail,
   SequenceView,
   SeriesDetail,
   SeriesView,
-  updateNode,
-  updateSequence,
-  updateSeries,
   VersionDetail,
   VersionView,
-} from '../../shared/sequences/sequences.ts';
+} from '../../shared/sequences/views.ts';
 import { idParams } from '../../shared/validation.ts';
 
 /** What the `sequences` group's function may use. */

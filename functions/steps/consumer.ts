@@ -21,19 +21,19 @@ import {
 } from '../../shared/bindings.ts';
 import { DISPATCH_QUEUE } from '../../shared/campaigns/send.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
+import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
 import {
   CleanupMessage,
   cleanupSequence,
   ResumeMessage,
   resumeSequence,
-  runStep,
-  StepMessage,
-} from '../../shared/sequences/journeys.ts';
-import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
+} from '../../shared/sequences/resume-and-cleanup.ts';
+import { runStep } from '../../shared/sequences/run-step.ts';
 import {
   fireSeriesStep,
   SeriesStepMessage,
 } from '../../shared/sequences/series-steps.ts';
+import { StepMessage } from '../../shared/sequences/step-schedule.ts';
 
 /** What the `steps` consumer may use. */
 export const stepsBindings = [

@@ -8,12 +8,7 @@ import * as v from 'valibot';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { logger } from '../observability.ts';
 import type { Page, PageRequest } from '../ports.ts';
-import {
-  analyzeTemplate,
-  renderTemplate,
-  renderText,
-} from '../rendering/engine.ts';
-import { SAMPLE_VALUES } from '../rendering/variables.ts';
+import { checkRenders } from '../rendering/check-renders.ts';
 import { matchesSegment, type SegmentContact } from '../segments/evaluate.ts';
 import { requireSegmentOfList } from '../segments/segments.ts';
 import { shownAge } from '../sending/readiness.ts';
@@ -450,29 +445,6 @@ const checkTargets = async (
       'identity.notFound',
       `No sender identity ${target.sendingIdentityId}`,
     );
-  }
-};
-
-/**
- * A subject or content must parse and render with sample values where it
- * is set: a 400 naming the field, before anything is stored.
- */
-/**
- * Renders a subject and content with sample values as they are saved, so
- * that what cannot render is refused then (400 naming the field), not when
- * an email should go out.
- */
-export const checkRenders = async (parts: {
-  subject?: string;
-  content?: string;
-}) => {
-  if (parts.subject !== undefined) {
-    await analyzeTemplate(parts.subject, 'subject', 'subject');
-    await renderText(parts.subject, SAMPLE_VALUES, 'subject', 'subject');
-  }
-  if (parts.content !== undefined) {
-    await analyzeTemplate(parts.content);
-    await renderTemplate(parts.content, SAMPLE_VALUES);
   }
 };
 

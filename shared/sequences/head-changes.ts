@@ -6,9 +6,9 @@
  */
 import type { QueueSender } from '../ports.ts';
 import type { SchedulingDeps } from '../scheduling/ports.ts';
-import type { CleanupMessage, ResumeMessage } from './journeys.ts';
 import type { Sequence } from './model.ts';
 import type { SequencesDeps } from './ports.ts';
+import type { CleanupMessage, ResumeMessage } from './resume-and-cleanup.ts';
 import { cancelSeriesSteps, scheduleSeriesSteps } from './series-steps.ts';
 
 /** What reacting to a head's change needs. */

@@ -13,15 +13,11 @@ import { composeMessage } from '../mail/compose.ts';
 import { asTestMail, sendNow } from '../mail/send-now.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import {
-  analyzeTemplate,
-  renderTemplate,
-  renderText,
-} from '../rendering/engine.ts';
-import {
-  MESSAGE_VARIABLES,
-  SAMPLE_VALUES,
-  unknownVariables,
-} from '../rendering/variables.ts';
+  checkRenders,
+  type RenderCheckOptions,
+} from '../rendering/check-renders.ts';
+import { analyzeTemplate } from '../rendering/engine.ts';
+import { MESSAGE_VARIABLES, unknownVariables } from '../rendering/variables.ts';
 import { testSenderOf } from '../sending/sender.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import type { Template } from './model.ts';
@@ -140,24 +136,12 @@ const checkSubjectValues = (
 };
 
 /**
- * Renders the given parts with sample values: a part that parses but cannot
- * render (a loop past the engine's limits) is a 400 naming it, before
- * anything is stored — not a failure of every later send.
+ * How a template's parts are checked to render (`checkRenders`), after
+ * `view` has analysed them: the errors name its `defaultSubject`.
  */
-const checkRenders = async (
-  parts: Partial<Pick<Template, 'content' | 'defaultSubject'>>,
-) => {
-  if (parts.defaultSubject !== undefined) {
-    await renderText(
-      parts.defaultSubject,
-      SAMPLE_VALUES,
-      'default subject',
-      'defaultSubject',
-    );
-  }
-  if (parts.content !== undefined) {
-    await renderTemplate(parts.content, SAMPLE_VALUES);
-  }
+const ANALYSED_TEMPLATE: RenderCheckOptions = {
+  subject: { field: 'defaultSubject', what: 'default subject' },
+  analysed: true,
 };
 
 const view = async (template: Template): Promise<TemplateView> => {
@@ -194,7 +178,10 @@ export const createTemplate = async (
     updatedAt: now,
   };
   const result = await view(template);
-  await checkRenders(template);
+  await checkRenders(
+    { subject: template.defaultSubject, content: template.content },
+    ANALYSED_TEMPLATE,
+  );
   await deps.templates.create(orgId, template);
   return result;
 };
@@ -233,7 +220,10 @@ export const updateTemplate = async (
     updatedAt: deps.clock.now().toISOString(),
   };
   const result = await view(updated);
-  await checkRenders(input);
+  await checkRenders(
+    { subject: input.defaultSubject, content: input.content },
+    ANALYSED_TEMPLATE,
+  );
   await deps.templates.update(orgId, updated);
   return result;
 };

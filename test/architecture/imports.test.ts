@@ -3,7 +3,8 @@
  * dependency-cruiser (type-only imports included: a cycle of types is still
  * a cycle for a reader): no cycle between files, none between areas
  * (`shared/<area>`, each top-level `shared/*.ts`, `functions`, `infra`),
- * and the domain never imports the edge. Each failure prints its chain.
+ * the domain never imports the edge, and a function that does one small
+ * job never loads what it does not do. Each failure prints its chain.
  */
 import {
   cruise,
@@ -138,6 +139,58 @@ const areaCycles = (result: ICruiseResult): string[] => {
   });
 };
 
+/**
+ * What a function's cold start must not load: from its entry, the imports
+ * a bundle keeps (type-only and dynamic ones aside) never reach these.
+ */
+const NEVER_LOADED: readonly {
+  entry: string;
+  why: string;
+  modules: RegExp;
+}[] = [
+  {
+    entry: 'functions/contact-changes/lambda.ts',
+    why: 'the `contacts` stream consumer enrols contacts and sends nothing: no step runner, no rendering engine, no Liquid',
+    modules:
+      /^shared\/sequences\/run-step\.ts$|^shared\/rendering\/|(?:^|\/)node_modules\/liquidjs\//,
+  },
+];
+
+/**
+ * The shortest chain from `entry` to each module matching `modules`, by
+ * the imports a bundle keeps: neither type-only nor dynamic ones.
+ */
+const loadChains = (
+  result: ICruiseResult,
+  entry: string,
+  modules: RegExp,
+): string[] => {
+  const bySource = new Map(result.modules.map((m) => [m.source, m]));
+  const previous = new Map<string, string>();
+  const queue = [entry];
+  const seen = new Set(queue);
+  const chains: string[] = [];
+  while (queue.length > 0) {
+    const file = queue.shift() ?? '';
+    if (modules.test(file)) {
+      const chain = [file];
+      for (let at = previous.get(file); at; at = previous.get(at)) {
+        chain.unshift(at);
+      }
+      chains.push(chain.join(' → '));
+      continue;
+    }
+    for (const dependency of bySource.get(file)?.dependencies ?? []) {
+      if (dependency.typeOnly || dependency.dynamic) continue;
+      if (seen.has(dependency.resolved)) continue;
+      seen.add(dependency.resolved);
+      previous.set(dependency.resolved, file);
+      queue.push(dependency.resolved);
+    }
+  }
+  return chains;
+};
+
 describe('the import graph', () => {
   let result: ICruiseResult;
 
@@ -145,7 +198,9 @@ describe('the import graph', () => {
     const { output } = await cruise(['shared', 'functions', 'infra'], {
       validate: true,
       ruleSet: rules,
-      doNotFollow: { path: '^node_modules' },
+      // Not anchored: a worktree's node_modules may be a link to another
+      // checkout's, which resolves outside the repository.
+      doNotFollow: { path: 'node_modules' },
       tsPreCompilationDeps: true,
     });
     if (typeof output === 'string') throw new Error('expected a cruise result');
@@ -199,5 +254,31 @@ describe('the import graph', () => {
 
     // Assert
     expect(imports).toEqual([]);
+  });
+
+  it('keeps out of a small function what it does not do', () => {
+    // Arrange
+    const sources = new Set(result.modules.map((m) => m.source));
+
+    // Act
+    const loaded = NEVER_LOADED.flatMap(({ entry, why, modules }) =>
+      loadChains(result, entry, modules).map((chain) => `${why}: ${chain}`),
+    );
+
+    // Assert
+    for (const { entry } of NEVER_LOADED) expect(sources).toContain(entry);
+    expect(loaded).toEqual([]);
+  });
+
+  it('sees through to what a function loads (the check above can fail)', () => {
+    // Act
+    const chains = loadChains(
+      result,
+      'functions/steps/lambda.ts',
+      /^shared\/sequences\/run-step\.ts$|^shared\/rendering\/engine\.ts$/,
+    );
+
+    // Assert
+    expect(chains).toHaveLength(2);
   });
 });

@@ -36,15 +36,14 @@ import {
   setSendingAllowed,
   setSendQuota,
 } from '../../shared/organizations/organizations.ts';
-import type { Enrolment, Trigger } from '../../shared/sequences/model.ts';
 import {
-  addNode,
   createSequence,
   deleteSequence,
-  publishVersion,
-  updateNode,
   updateSequence,
-} from '../../shared/sequences/sequences.ts';
+} from '../../shared/sequences/heads.ts';
+import type { Enrolment, Trigger } from '../../shared/sequences/model.ts';
+import { addNode, updateNode } from '../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../shared/sequences/publish.ts';
 import {
   BENCH,
   type BenchStack,

@@ -26,12 +26,11 @@ import type {
 } from '../../shared/ports.ts';
 import type { ScheduledMessage } from '../../shared/scheduling/ports.ts';
 import {
-  addNode,
   createSequence,
-  publishVersion,
-  updateNode,
   updateSequence,
-} from '../../shared/sequences/sequences.ts';
+} from '../../shared/sequences/heads.ts';
+import { addNode, updateNode } from '../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../shared/sequences/publish.ts';
 import { orgWithList, uniqueEmail } from './audience.ts';
 import { createTestDeps } from './dynamo.ts';
 

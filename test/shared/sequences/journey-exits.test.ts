@@ -26,9 +26,9 @@ import {
 import { createIdentity } from '../../../shared/sending/identities.ts';
 import {
   createSeries,
-  publishVersion,
   updateSequence,
-} from '../../../shared/sequences/sequences.ts';
+} from '../../../shared/sequences/heads.ts';
+import { publishVersion } from '../../../shared/sequences/publish.ts';
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { uniqueEmail } from '../../support/audience.ts';

@@ -11,22 +11,22 @@ import { tagContact, untagContact } from '../../../shared/audience/tags.ts';
 import { ConflictError } from '../../../shared/errors.ts';
 import { SendRefusedError } from '../../../shared/mail/refusal.ts';
 import { setSendingEnabled } from '../../../shared/organizations/organizations.ts';
-import {
-  enrolFromEvents,
-  STEP_LEASE_MS,
-  type StepMessage,
-  stepScheduleName,
-} from '../../../shared/sequences/journeys.ts';
+import { enrolFromEvents } from '../../../shared/sequences/enrolment.ts';
 import {
   createSeries,
   deleteSequence,
   deleteSeries,
-  openVersion,
-  publishVersion,
-  updateNode,
   updateSequence,
-} from '../../../shared/sequences/sequences.ts';
+} from '../../../shared/sequences/heads.ts';
+import { updateNode } from '../../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../../shared/sequences/publish.ts';
+import { STEP_LEASE_MS } from '../../../shared/sequences/run-step.ts';
 import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
+import {
+  type StepMessage,
+  stepScheduleName,
+} from '../../../shared/sequences/step-schedule.ts';
+import { openVersion } from '../../../shared/sequences/versions.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { createTopic, optOutOfTopic } from '../../../shared/topics/topics.ts';
 import {

@@ -39,21 +39,19 @@ import type {
 import type { ScheduledMessage } from '../../../shared/scheduling/ports.ts';
 import { CreateSegmentBody } from '../../../shared/segments/segment.schema.ts';
 import { createSegment } from '../../../shared/segments/segments.ts';
+import {
+  createSeries,
+  deleteSeries,
+  updateSeries,
+} from '../../../shared/sequences/heads.ts';
+import { addNode, updateNode } from '../../../shared/sequences/nodes.ts';
+import { publishVersion } from '../../../shared/sequences/publish.ts';
 import { STEPS_QUEUE } from '../../../shared/sequences/queue.ts';
 import {
   CreateNodeBody,
   CreateSeriesBody,
   UpdateNodeBody,
 } from '../../../shared/sequences/sequence.schema.ts';
-import {
-  addNode,
-  createSeries,
-  deleteSeries,
-  openVersion,
-  publishVersion,
-  updateNode,
-  updateSeries,
-} from '../../../shared/sequences/sequences.ts';
 import {
   cancelSeriesSteps,
   fireSeriesStep,
@@ -64,6 +62,7 @@ import {
   seriesStepScheduleName,
 } from '../../../shared/sequences/series-steps.ts';
 import { seriesCalendar } from '../../../shared/sequences/timing.ts';
+import { openVersion } from '../../../shared/sequences/versions.ts';
 import { createTopic, optOutOfTopic } from '../../../shared/topics/topics.ts';
 import { parse } from '../../../shared/validation.ts';
 import {

@@ -1,17 +1,10 @@
 /**
- * Journeys: contacts enter sequences and receive their steps, each step
- * exactly once at most, at its time.
+ * Running one step of a journey (the `step` message, its schedule's fire):
+ * it re-reads the head, the journey and the contact; the step is sent
+ * through the campaign send path's pieces (guards, quota, suppression,
+ * composer, pacer, tags); then the journey advances and its next step is
+ * scheduled.
  *
- * - Enrolment, from the committed facts (the table's stream): a contact
- *   who joins a list or receives a tag enters each active sequence with
- *   that trigger, on its published version, unless it was ever enrolled
- *   there (a conditional put: a repeated fact is a no-op; an ended journey
- *   never restarts).
- * - Steps: each journey has one schedule at a time, for its next step,
- *   named after (sequence, contact, position). Its fire re-reads the head,
- *   the journey and the contact; the step is sent through the campaign
- *   send path's pieces (guards, quota, suppression, composer, pacer,
- *   tags); then the journey advances and the next step is scheduled.
  * - At most once: the journey is claimed for the step (a write conditional
  *   on its revision) just before the provider is called, after every read
  *   and the composing. A duplicate fire or redelivery finds the position
@@ -19,14 +12,9 @@
  *   (the consumer died while the provider was called) is never sent
  *   again: the step is recorded `uncertain` and the journey goes on.
  * - Paused: a fire marks the journey waiting and sends nothing; the
- *   resume (from the head's change on the stream) sends each waiting step
- *   once, and the next ones follow at their normal spacing from then.
- * - Deleted: no step goes out once the head is gone; the cleanup (from
- *   the head's removal on the stream) cancels each journey's schedule and
- *   deletes the journeys.
+ *   resume (`resume-and-cleanup.ts`) sends each waiting step once.
+ * - Deleted: no step goes out once the head is gone.
  */
-import * as v from 'valibot';
-import type { AudienceEvent } from '../audience/events.ts';
 import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
 import { type DeliverDeps, SENDER_BUDGET_MS } from '../campaigns/deliver.ts';
@@ -39,23 +27,25 @@ import { ratePlan, type SendResult, Slots, sendPaced } from '../mail/pacing.ts';
 import { emailTags } from '../mail/tags.ts';
 import { logger } from '../observability.ts';
 import { timeZoneOf } from '../organizations/model.ts';
-import type { OutgoingMessage, QueueSender } from '../ports.ts';
-import { type SchedulingDeps, scheduleName } from '../scheduling/ports.ts';
+import type { OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
-import { Id } from '../validation.ts';
-import {
-  type Enrolment,
-  type ExitReason,
-  MAX_NODES_PER_VERSION,
-  type SendEmailNode,
-  type Sequence,
-  type SequenceNode,
-  type StepHoldReason,
-  type StepOutcome,
+import type {
+  Enrolment,
+  ExitReason,
+  Sequence,
+  SequenceNode,
+  StepHoldReason,
+  StepOutcome,
 } from './model.ts';
-import type { SequencesDeps, VersionWithNodes } from './ports.ts';
-import { STEPS_QUEUE } from './queue.ts';
-import { sequenceStepTime } from './timing.ts';
+import type { SequencesDeps } from './ports.ts';
+import { publishedVersion } from './published-versions.ts';
+import {
+  nextSendStep,
+  type ScheduleStepDeps,
+  type StepMessage,
+  scheduleStep,
+  stepDueAt,
+} from './step-schedule.ts';
 
 /**
  * How long a claimed step is held: longer than the consumer may run, so
@@ -66,296 +56,15 @@ export const STEP_LEASE_MS = 15 * 60_000;
 /** How long a step that cannot go out now waits before it is tried again. */
 export const HOLD_RETRY_MS = 60 * 60_000;
 
-/**
- * A due instant nearer than this is sent to the queue (delayed) rather
- * than scheduled: a schedule takes a moment to be created and fire.
- */
-export const DIRECT_LEAD_MS = 60_000;
-
-/** Journeys read (or cleaned up) per resume or cleanup message. */
-export const JOURNEYS_PER_MESSAGE = 100;
-
-const Position = v.pipe(
-  v.number(),
-  v.integer(),
-  v.minValue(0),
-  v.maxValue(MAX_NODES_PER_VERSION - 1),
-);
-
-/** A step of one journey fell due (a schedule's fire, or sent directly). */
-export const StepMessage = v.object({
-  kind: v.literal('step'),
-  orgId: Id,
-  sequenceId: Id,
-  contactId: Id,
-  position: Position,
-});
-export type StepMessage = v.InferOutput<typeof StepMessage>;
-
-/** A sequence became active again: send the steps that came due meanwhile. */
-export const ResumeMessage = v.object({
-  kind: v.literal('resume'),
-  orgId: Id,
-  sequenceId: Id,
-  cursor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-});
-export type ResumeMessage = v.InferOutput<typeof ResumeMessage>;
-
-/** A sequence was deleted: cancel its journeys' schedules, delete them. */
-export const CleanupMessage = v.object({
-  kind: v.literal('cleanup'),
-  orgId: Id,
-  sequenceId: Id,
-});
-export type CleanupMessage = v.InferOutput<typeof CleanupMessage>;
-
-/** The schedule of a journey's step. */
-export const stepScheduleName = (
-  orgId: string,
-  sequenceId: string,
-  contactId: string,
-  position: number,
-): string => scheduleName('step', orgId, sequenceId, contactId, `${position}`);
-
-/** What scheduling a journey's next step needs. */
-export type ScheduleStepDeps = Pick<
-  SequencesDeps,
-  'clock' | 'sequences' | 'organizations'
-> &
-  SchedulingDeps & { queues: { steps: QueueSender } };
-
-/** What enrolment needs. */
-export type EnrolDeps = ScheduleStepDeps &
-  Pick<SequencesDeps, 'enrolments'> &
-  Pick<AudienceDeps, 'contacts'>;
-
 /** What a step needs: the journey's stores and the campaign send path. */
-export type StepDeps = EnrolDeps &
-  Pick<SequencesDeps, 'ids'> &
+export type StepDeps = ScheduleStepDeps &
+  Pick<SequencesDeps, 'enrolments' | 'ids'> &
+  Pick<AudienceDeps, 'contacts'> &
   Omit<GuardDeps, 'campaigns'> &
   Pick<
     DeliverDeps,
     'topics' | 'delivery' | 'mailer' | 'pacer' | 'links' | 'endpoints'
   >;
-
-/**
- * Published versions never change: a container keeps the ones it read
- * (a few hundred at most), so a step costs no reads of its content.
- */
-const versionCache = new Map<string, VersionWithNodes>();
-const VERSION_CACHE_SIZE = 200;
-
-/** A published version with its nodes, read once per container. */
-const publishedVersion = async (
-  deps: Pick<SequencesDeps, 'sequences'>,
-  orgId: string,
-  sequenceId: string,
-  versionId: string,
-): Promise<VersionWithNodes | undefined> => {
-  const key = `${orgId}/${sequenceId}/${versionId}`;
-  const cached = versionCache.get(key);
-  if (cached) return cached;
-  const found = await deps.sequences.getVersionWithNodes(
-    orgId,
-    sequenceId,
-    versionId,
-  );
-  // Only what can no longer change is kept (a draft can).
-  if (found && found.version.status !== 'draft') {
-    if (versionCache.size >= VERSION_CACHE_SIZE) {
-      const oldest = versionCache.keys().next().value;
-      if (oldest !== undefined) versionCache.delete(oldest);
-    }
-    versionCache.set(key, found);
-  }
-  return found;
-};
-
-/**
- * The first send step at or after `from`, with the hours of the waits
- * before it; undefined when none is left.
- */
-export const nextSendStep = (
-  nodes: readonly SequenceNode[],
-  from: number,
-): { position: number; node: SendEmailNode; waitHours: number } | undefined => {
-  let waitHours = 0;
-  for (let position = from; position < nodes.length; position++) {
-    const node = nodes[position];
-    if (!node) break;
-    if (node.type === 'wait') {
-      waitHours += node.waitHours;
-      continue;
-    }
-    return { position, node, waitHours };
-  }
-  return undefined;
-};
-
-/** When a step found after waiting `waitHours` from `base` falls due. */
-const dueAt = (
-  base: Date,
-  step: { node: SendEmailNode; waitHours: number },
-  zone: string,
-): Date =>
-  sequenceStepTime(
-    new Date(base.getTime() + step.waitHours * 3_600_000),
-    step.node.sendTimeMinutes,
-    zone,
-  );
-
-/**
- * Makes sure the step at the journey's position will fire: a schedule at
- * its due instant, or a delayed message when that is within a minute.
- * Idempotent: the same journey and position give the same schedule.
- */
-export const scheduleStep = async (
-  deps: ScheduleStepDeps,
-  orgId: string,
-  journey: Pick<
-    Enrolment,
-    'sequenceId' | 'contactId' | 'position' | 'dueAt' | 'status'
-  >,
-): Promise<void> => {
-  if (journey.status !== 'active' || !journey.dueAt) return;
-  const message: StepMessage = {
-    kind: 'step',
-    orgId,
-    sequenceId: journey.sequenceId,
-    contactId: journey.contactId,
-    position: journey.position,
-  };
-  const at = new Date(journey.dueAt);
-  const lead = at.getTime() - deps.clock.now().getTime();
-  if (lead <= DIRECT_LEAD_MS) {
-    await deps.queues.steps.send(message, {
-      group: orgId,
-      delaySeconds: Math.max(0, Math.ceil(lead / 1000)),
-    });
-    return;
-  }
-  await deps.scheduler.schedule({
-    name: stepScheduleName(
-      orgId,
-      journey.sequenceId,
-      journey.contactId,
-      journey.position,
-    ),
-    at,
-    queue: STEPS_QUEUE,
-    message,
-  });
-};
-
-/** The trigger an audience event fires. */
-const triggerOf = (event: AudienceEvent) =>
-  event.type === 'contact.joinedList'
-    ? { type: 'list_joined' as const, targetId: event.listId }
-    : { type: 'tag_added' as const, targetId: event.tagId };
-
-/**
- * Enrols the contact of each event in the active sequences its trigger
- * starts. Idempotent: the facts come at least once, and a journey that
- * exists (running or ended) is left as it is; a repeat whose journey has
- * not taken its first step yet makes sure that step is scheduled (the
- * first attempt may have died between the two). Only a subscribed
- * contact enters.
- */
-export const enrolFromEvents = async (
-  deps: EnrolDeps,
-  events: readonly AudienceEvent[],
-): Promise<number> => {
-  let enrolled = 0;
-  for (const event of events) {
-    const sequences = await deps.sequences.triggered(
-      event.orgId,
-      triggerOf(event),
-    );
-    if (sequences.length === 0) continue;
-    const [contact, org] = await Promise.all([
-      deps.contacts.findById(event.orgId, event.contactId),
-      deps.organizations.get(event.orgId),
-    ]);
-    if (!org || contact?.status !== 'subscribed') continue;
-    for (const sequence of sequences) {
-      if (await enrol(deps, event, sequence, contact, timeZoneOf(org))) {
-        enrolled++;
-      }
-    }
-  }
-  return enrolled;
-};
-
-/** Enrols one contact in one sequence; true when a journey was created. */
-const enrol = async (
-  deps: EnrolDeps,
-  event: AudienceEvent,
-  sequence: Sequence,
-  contact: Contact,
-  zone: string,
-): Promise<boolean> => {
-  const { orgId } = event;
-  if (!sequence.publishedVersionId) return false;
-  const version = await publishedVersion(
-    deps,
-    orgId,
-    sequence.id,
-    sequence.publishedVersionId,
-  );
-  const first = version && nextSendStep(version.nodes, 0);
-  if (!version || !first) return false;
-  const now = deps.clock.now().toISOString();
-  // Dated by the fact, so a repeat computes the same first instant.
-  const journey: Enrolment = {
-    sequenceId: sequence.id,
-    contactId: contact.id,
-    listId: contact.listId,
-    email: contact.email,
-    versionId: version.version.id,
-    position: first.position,
-    status: 'active',
-    exitReason: null,
-    enrolledAt: event.at,
-    dueAt: dueAt(new Date(event.at), first, zone).toISOString(),
-    waiting: false,
-    claim: null,
-    lastStep: null,
-    lastHold: null,
-    sent: 0,
-    skipped: 0,
-    endedAt: null,
-    updatedAt: now,
-    revision: 1,
-  };
-  if (await deps.enrolments.create(orgId, journey)) {
-    // Deleted or paused since it was found: no journey. Read after the
-    // journey was written, so a delete committed later finds the journey
-    // in its cleanup (and its schedule, if made after, fires on no head).
-    const headNow = await deps.sequences.get(orgId, sequence.id);
-    if (headNow?.kind !== 'sequence' || headNow.status !== 'active') {
-      await deps.enrolments.deleteMany(orgId, sequence.id, [contact.id]);
-      return false;
-    }
-    await scheduleStep(deps, orgId, journey);
-    logger.info('Contact enrolled', {
-      orgId,
-      sequenceId: sequence.id,
-      contactId: contact.id,
-      dueAt: journey.dueAt,
-    });
-    return true;
-  }
-  const existing = await deps.enrolments.get(orgId, sequence.id, contact.id);
-  if (
-    existing?.status === 'active' &&
-    existing.lastStep === null &&
-    existing.claim === null &&
-    existing.enrolledAt === event.at
-  ) {
-    await scheduleStep(deps, orgId, existing);
-  }
-  return false;
-};
 
 /** Thrown to try a step again later: the message is retried. */
 const tryLater = (text: string) => new ConflictError('sequence.changed', text);
@@ -414,7 +123,7 @@ const advanced = (
     ...(next
       ? {
           position: next.position,
-          dueAt: dueAt(now, next, zone).toISOString(),
+          dueAt: stepDueAt(now, next, zone).toISOString(),
         }
       : { status: 'completed' as const, dueAt: null, endedAt: at }),
     waiting: false,
@@ -750,80 +459,4 @@ const settle = async (
     journey,
     advanced(journey, version?.nodes ?? [], now, zone, outcome, messageId),
   );
-};
-
-/**
- * Sends the steps that fell due while the sequence was paused, once each
- * (the `resume` message, a page of journeys at a time).
- */
-export const resumeSequence = async (
-  deps: Pick<StepDeps, 'sequences' | 'enrolments'> & {
-    queues: { steps: QueueSender };
-  },
-  message: ResumeMessage,
-): Promise<void> => {
-  const { orgId, sequenceId } = message;
-  const head = await deps.sequences.get(orgId, sequenceId);
-  if (head?.kind !== 'sequence' || head.status !== 'active') return;
-  const page = await deps.enrolments.page(orgId, sequenceId, {
-    limit: JOURNEYS_PER_MESSAGE,
-    waiting: true,
-    ...(message.cursor ? { cursor: message.cursor } : {}),
-  });
-  for (const journey of page.items) {
-    if (journey.status !== 'active') continue;
-    const step: StepMessage = {
-      kind: 'step',
-      orgId,
-      sequenceId,
-      contactId: journey.contactId,
-      position: journey.position,
-    };
-    await deps.queues.steps.send(step, { group: orgId });
-  }
-  if (page.cursor) {
-    await deps.queues.steps.send(
-      { ...message, cursor: page.cursor } satisfies ResumeMessage,
-      { group: orgId },
-    );
-  }
-};
-
-/**
- * Removes a deleted sequence's journeys (the `cleanup` message): each
- * one's pending schedule is cancelled, then the journeys are deleted, a
- * page at a time until none is left. Nothing is done while the head
- * exists.
- */
-export const cleanupSequence = async (
-  deps: Pick<StepDeps, 'sequences' | 'enrolments' | 'scheduler'> & {
-    queues: { steps: QueueSender };
-  },
-  message: CleanupMessage,
-): Promise<void> => {
-  const { orgId, sequenceId } = message;
-  if (await deps.sequences.get(orgId, sequenceId)) return;
-  const page = await deps.enrolments.page(orgId, sequenceId, {
-    limit: JOURNEYS_PER_MESSAGE,
-  });
-  for (const journey of page.items) {
-    if (journey.status === 'active') {
-      await deps.scheduler.cancel(
-        stepScheduleName(
-          orgId,
-          sequenceId,
-          journey.contactId,
-          journey.position,
-        ),
-      );
-    }
-  }
-  await deps.enrolments.deleteMany(
-    orgId,
-    sequenceId,
-    page.items.map((journey) => journey.contactId),
-  );
-  if (page.cursor) {
-    await deps.queues.steps.send(message, { group: orgId });
-  }
 };
