@@ -31,6 +31,7 @@ import {
   firstLaneOf,
   parallelSendsFor,
   ratePlan,
+  SENDER_BUDGET_MS,
   Slots,
   sendPaced,
 } from '../mail/pacing.ts';
@@ -85,9 +86,6 @@ export const BatchMessage = v.object({
   laneBlock: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 export type BatchMessage = v.InferOutput<typeof BatchMessage>;
-
-/** How long a sender may run on a batch before stopping (its time budget). */
-export const SENDER_BUDGET_MS = 40_000;
 
 /**
  * How much later than its budget a sender's last claimed recipients may

@@ -142,6 +142,12 @@ export const firstLaneOf = (
  */
 const SEND_CYCLE_SECONDS = 0.25;
 
+/**
+ * How long a sender may run before stopping (its time budget): a
+ * campaign's sender on its batch, a sequence step's on its one mail.
+ */
+export const SENDER_BUDGET_MS = 40_000;
+
 /** Most sends of one sender in flight at once. */
 export const MAX_PARALLEL_SENDS = 100;
 

@@ -17,18 +17,23 @@
  */
 import type { Contact } from '../audience/model.ts';
 import type { AudienceDeps } from '../audience/ports.ts';
-import { type DeliverDeps, SENDER_BUDGET_MS } from '../campaigns/deliver.ts';
-import type { GuardDeps } from '../campaigns/send.ts';
 import { AppError, ConflictError } from '../errors.ts';
 import { accountRate } from '../mail/account.ts';
 import { composeMessage } from '../mail/compose.ts';
 import { last24Hours, quotaLeft, stopReason } from '../mail/guards.ts';
-import { ratePlan, type SendResult, Slots, sendPaced } from '../mail/pacing.ts';
+import {
+  ratePlan,
+  SENDER_BUDGET_MS,
+  type SendResult,
+  Slots,
+  sendPaced,
+} from '../mail/pacing.ts';
+import type { MailDeps } from '../mail/ports.ts';
 import { emailTags } from '../mail/tags.ts';
 import { logger } from '../observability.ts';
 import { timeZoneOf } from '../organizations/model.ts';
-import type { OutgoingMessage } from '../ports.ts';
-import { sendingStateOf } from '../sending/readiness.ts';
+import type { CoreDeps, OutgoingMessage } from '../ports.ts';
+import { type ReadinessDeps, sendingStateOf } from '../sending/readiness.ts';
 import type {
   Enrolment,
   ExitReason,
@@ -58,13 +63,11 @@ export const HOLD_RETRY_MS = 60 * 60_000;
 
 /** What a step needs: the journey's stores and the campaign send path. */
 export type StepDeps = ScheduleStepDeps &
-  Pick<SequencesDeps, 'enrolments' | 'ids'> &
-  Pick<AudienceDeps, 'contacts'> &
-  Omit<GuardDeps, 'campaigns'> &
-  Pick<
-    DeliverDeps,
-    'topics' | 'delivery' | 'mailer' | 'pacer' | 'links' | 'endpoints'
-  >;
+  Pick<SequencesDeps, 'enrolments' | 'ids' | 'topics'> &
+  Pick<AudienceDeps, 'contacts' | 'delivery'> &
+  ReadinessDeps &
+  MailDeps &
+  Pick<CoreDeps, 'links' | 'endpoints'>;
 
 /** Thrown to try a step again later: the message is retried. */
 const tryLater = (text: string) => new ConflictError('sequence.changed', text);

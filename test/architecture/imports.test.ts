@@ -43,6 +43,17 @@ const rules: IFlattenedRuleSet = {
       from: { path: `^shared/(?!${EDGE_FOLDERS})[^/]+/` },
       to: { path: '^shared/deps\\.ts$' },
     },
+    {
+      name: 'sequences-import-campaigns',
+      comment:
+        'A sequence step sends through shared/mail/ like a campaign does; sequences reach campaigns only where a series step is a campaign.',
+      severity: 'error',
+      from: {
+        path: '^shared/sequences/',
+        pathNot: '^shared/sequences/series-steps\\.ts$',
+      },
+      to: { path: '^shared/campaigns/' },
+    },
   ],
 };
 
@@ -246,7 +257,7 @@ describe('the import graph', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('keeps the domain off the edge and off the Deps aggregate', () => {
+  it('keeps the domain off the edge and off the Deps aggregate; sequences off campaigns but for series steps', () => {
     // Act
     const imports = result.summary.violations
       .filter((v) => v.rule.name !== 'no-file-cycle')
