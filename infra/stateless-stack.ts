@@ -26,7 +26,6 @@ import {
   CfnConfigurationSet,
   CfnConfigurationSetEventDestination,
 } from 'aws-cdk-lib/aws-ses';
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import {
   type ConsumerFunction,
@@ -59,6 +58,7 @@ import {
   DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
   PagesApi,
 } from './constructs/pages-api.ts';
+import { limitPerSource } from './constructs/per-source-limit.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { StreamTrigger } from './constructs/stream-trigger.ts';
 
@@ -648,74 +648,19 @@ export class StatelessStack extends Stack {
           .map((route) => resourcePath(route).split('/{')[0] ?? ''),
       ),
     ];
-    const metric = (name: string) => ({
-      cloudWatchMetricsEnabled: true,
-      metricName: name,
-      sampledRequestsEnabled: true,
-    });
-    // WAF sees the path as sent (`/prod/api/v1/public/…`), decoded here so
-    // an encoded path cannot slip past the rule.
-    const onPublicPath = (path: string) => ({
-      byteMatchStatement: {
-        fieldToMatch: { uriPath: {} },
-        positionalConstraint: 'CONTAINS',
-        searchString: path,
-        textTransformations: [
-          { priority: 0, type: 'URL_DECODE' },
-          { priority: 1, type: 'LOWERCASE' },
-        ],
+    limitPerSource(this, 'ApiWebAcl', {
+      stage: this.api.deploymentStage,
+      metricName: 'EmailMarketingApi',
+      ruleName: 'PublicRoutesPerSourceAddress',
+      requestsPerMinute: limit,
+      tooManyRequests: {
+        contentType: 'APPLICATION_JSON',
+        content: JSON.stringify({
+          error: 'Too many requests from this address; try again in a minute',
+          code: 'rateLimit.perSource' satisfies ErrorCode,
+        }),
       },
-    });
-    const [onlyPath] = publicPaths;
-    const scopeDown =
-      publicPaths.length === 1 && onlyPath !== undefined
-        ? onPublicPath(onlyPath)
-        : { orStatement: { statements: publicPaths.map(onPublicPath) } };
-    const acl = new CfnWebACL(this, 'ApiWebAcl', {
-      scope: 'REGIONAL',
-      defaultAction: { allow: {} },
-      visibilityConfig: metric('EmailMarketingApi'),
-      customResponseBodies: {
-        TooManyRequests: {
-          contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({
-            error: 'Too many requests from this address; try again in a minute',
-            code: 'rateLimit.perSource' satisfies ErrorCode,
-          }),
-        },
-      },
-      // No public route, no rule (an orStatement needs two statements).
-      rules:
-        publicPaths.length === 0
-          ? []
-          : [
-              {
-                name: 'PublicRoutesPerSourceAddress',
-                priority: 0,
-                action: {
-                  block: {
-                    customResponse: {
-                      responseCode: 429,
-                      customResponseBodyKey: 'TooManyRequests',
-                      responseHeaders: [{ name: 'Retry-After', value: '60' }],
-                    },
-                  },
-                },
-                statement: {
-                  rateBasedStatement: {
-                    aggregateKeyType: 'IP',
-                    evaluationWindowSec: 60,
-                    limit,
-                    scopeDownStatement: scopeDown,
-                  },
-                },
-                visibilityConfig: metric('PublicRoutesPerSourceAddress'),
-              },
-            ],
-    });
-    new CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
-      resourceArn: this.api.deploymentStage.stageArn,
-      webAclArn: acl.attrArn,
+      paths: publicPaths,
     });
   }
 
