@@ -7,7 +7,6 @@
 import {
   Aws,
   CfnOutput,
-  CfnParameter,
   Stack,
   type StackProps,
   Validations,
@@ -21,7 +20,7 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   CfnConfigurationSet,
   CfnConfigurationSetEventDestination,
@@ -40,19 +39,15 @@ import {
   type StreamConsumerFunction,
   streamConsumerFunctions,
 } from '../functions/stream-consumers.ts';
-import type { TrackingDomain } from '../shared/adapters/aws/ses-email-provider.ts';
 import {
   PUBLISHED_EVENT_TYPES,
   SES_EVENT_DESTINATION,
 } from '../shared/adapters/aws/ses-email-provider.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
+import { constructId } from './construct-id.ts';
 import { accessLogOptions } from './constructs/access-log.ts';
-import {
-  AppFunction,
-  DEFAULT_MEMORY_MB,
-  type SignupFormResources,
-} from './constructs/app-function.ts';
+import { AppFunction } from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
 import {
   DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
@@ -61,6 +56,15 @@ import {
 import { limitPerSource } from './constructs/per-source-limit.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { StreamTrigger } from './constructs/stream-trigger.ts';
+import {
+  appFromAddress,
+  memoryOf,
+  publicApiUrl as publicApiUrlOf,
+  requestsPerMinute,
+  signupFormResources,
+  signupPagesDomain,
+  trackingDomain,
+} from './context.ts';
 
 /** Props of the {@link StatelessStack}. */
 export interface StatelessStackProps extends StackProps {
@@ -110,16 +114,6 @@ export const DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE = 100;
 
 /** The deployment stage; the version lives in the paths (`/api/v1`). */
 export const STAGE_NAME = 'prod';
-
-/** The sender address used when the `appFromAddress` context is not given. */
-export const DEFAULT_APP_FROM_ADDRESS = 'no-reply@example.com';
-
-/**
- * An email address as the functions' configuration accepts it (valibot's
- * `email()`), in the Java regex syntax of a CloudFormation `AllowedPattern`.
- */
-const EMAIL_PATTERN =
-  '^[\\w+-]+(\\.[\\w+-]+)*@[A-Za-z0-9]+([.-][A-Za-z0-9]+)*\\.[A-Za-z]{2,}$';
 
 /** Error bodies API Gateway itself returns, in our `{error, code}` envelope. */
 const GATEWAY_RESPONSES: {
@@ -253,29 +247,16 @@ export class StatelessStack extends Stack {
       },
     });
 
-    const defaultFrom =
-      contextString(this, 'appFromAddress') ?? DEFAULT_APP_FROM_ADDRESS;
-    if (!new RegExp(EMAIL_PATTERN).test(defaultFrom)) {
-      throw new Error(
-        `The appFromAddress context must be an email address; got ${defaultFrom}`,
-      );
-    }
-    const appFromAddress = new CfnParameter(this, 'AppFromAddress', {
-      type: 'String',
-      description:
-        "The application's own sender address, the fallback From of every email. It must be a verified SES identity (or belong to a verified domain) in this account and region.",
-      default: defaultFrom,
-      allowedPattern: EMAIL_PATTERN,
-      constraintDescription:
-        'must be an email address, e.g. no-reply@example.com',
-    });
-    const publicApiUrl = this.publicApiUrl();
+    const fromAddress = appFromAddress(this);
+    const publicApiUrl =
+      publicApiUrlOf(this) ??
+      `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
     const servedPages = props.pageGroups ?? pageGroups;
     this.pages = servedPages.length > 0 ? this.pagesApi() : undefined;
 
     // Mail sent outside a tenant (the application's address, test sends)
     // names this configuration set, so SES publishes its events too.
-    const tracking = this.trackingDomain();
+    const tracking = trackingDomain(this);
     const configurationSet = new CfnConfigurationSet(
       this,
       'ApplicationConfigurationSet',
@@ -316,8 +297,8 @@ export class StatelessStack extends Stack {
       // Without page groups (a stack of some groups only), nothing shows a
       // page's address: the API's stands in.
       pagesUrl: this.pages?.url ?? publicApiUrl,
-      signupForms: this.signupFormResources(),
-      appFromAddress: appFromAddress.valueAsString,
+      signupForms: signupFormResources(this),
+      appFromAddress: fromAddress.valueAsString,
       ...(tracking ? { tracking } : {}),
     };
 
@@ -326,9 +307,9 @@ export class StatelessStack extends Stack {
     const queues = new Map<string, ConsumerQueue>();
     for (const declared of props.consumers ?? consumerFunctions) {
       const { group } = declared;
-      const fn = new AppFunction(this, `${pascal(group.name)}Consumer`, {
+      const fn = new AppFunction(this, `${constructId(group.name)}Consumer`, {
         entry: group.entry,
-        memorySize: this.memoryOf(group.name, declared.memoryMB),
+        memorySize: memoryOf(this, group.name, declared.memoryMB),
         // SQS's advice: a visibility timeout of six times the function's.
         timeoutSeconds: Math.max(
           3,
@@ -337,11 +318,11 @@ export class StatelessStack extends Stack {
       });
       const consumerQueue = new ConsumerQueue(
         this,
-        `${pascal(group.name)}Queue`,
+        `${constructId(group.name)}Queue`,
         { name: group.name, settings: group.queue, consumer: fn },
       );
       if (declared.events) {
-        new Rule(this, `${pascal(group.name)}Events`, {
+        new Rule(this, `${constructId(group.name)}Events`, {
           description: `Sends ${declared.events.source.join(', ')} events to the ${group.name} queue`,
           eventPattern: {
             source: [...declared.events.source],
@@ -382,26 +363,34 @@ export class StatelessStack extends Stack {
     >();
     for (const declared of props.streamConsumers ?? streamConsumerFunctions) {
       const { group } = declared;
-      const fn = new AppFunction(this, `${pascal(group.name)}StreamConsumer`, {
-        entry: group.entry,
-        memorySize: this.memoryOf(group.name, declared.memoryMB),
-        timeoutSeconds: STREAM_CONSUMER_TIMEOUT_SECONDS,
-      });
+      const fn = new AppFunction(
+        this,
+        `${constructId(group.name)}StreamConsumer`,
+        {
+          entry: group.entry,
+          memorySize: memoryOf(this, group.name, declared.memoryMB),
+          timeoutSeconds: STREAM_CONSUMER_TIMEOUT_SECONDS,
+        },
+      );
       fn.bind(declared.bindings, boundResources);
-      const trigger = new StreamTrigger(this, `${pascal(group.name)}Stream`, {
-        name: group.name,
-        settings: group.stream,
-        filter: group.filter,
-        table: props.table,
-        consumer: fn,
-      });
+      const trigger = new StreamTrigger(
+        this,
+        `${constructId(group.name)}Stream`,
+        {
+          name: group.name,
+          settings: group.stream,
+          filter: group.filter,
+          table: props.table,
+          consumer: fn,
+        },
+      );
       streamConsumers.set(group.name, { fn, trigger });
     }
     this.streamConsumers = streamConsumers;
 
     const functions = new Map<string, AppFunction>();
     for (const group of groups) {
-      const fn = new AppFunction(this, pascal(group.name), {
+      const fn = new AppFunction(this, constructId(group.name), {
         entry: group.entry,
         ...(group.assets ? { assets: group.assets } : {}),
       });
@@ -425,7 +414,7 @@ export class StatelessStack extends Stack {
     }
     // The hosted pages: their functions on their own origin.
     for (const group of servedPages) {
-      const fn = new AppFunction(this, pascal(group.name), {
+      const fn = new AppFunction(this, constructId(group.name), {
         entry: group.entry,
       });
       fn.bind(group.bindings, boundResources);
@@ -435,7 +424,7 @@ export class StatelessStack extends Stack {
     this.functions = functions;
 
     for (const response of GATEWAY_RESPONSES) {
-      this.api.addGatewayResponse(pascal(response.type.responseType), {
+      this.api.addGatewayResponse(constructId(response.type.responseType), {
         type: response.type,
         statusCode: response.statusCode,
         responseHeaders: quoted({
@@ -474,156 +463,18 @@ export class StatelessStack extends Stack {
    * execute-api address; `signupRequestsPerIpPerMinute` for its web ACL.
    */
   private pagesApi(): PagesApi {
-    const domainName = contextString(this, 'signupPagesDomain');
-    const certificateArn = contextString(this, 'signupPagesCertificateArn');
-    if (domainName !== undefined && !DOMAIN_NAME.test(domainName)) {
-      throw new Error(
-        `The signupPagesDomain context must be a lower-case domain name; got ${domainName}`,
-      );
-    }
-    if ((domainName === undefined) !== (certificateArn === undefined)) {
-      throw new Error(
-        'Give signupPagesDomain and signupPagesCertificateArn together',
-      );
-    }
+    const domain = signupPagesDomain(this);
     const account = this.api.node.tryFindChild('Account');
     return new PagesApi(this, 'SignupPagesOrigin', {
       stageName: STAGE_NAME,
       ...(account ? { loggingRole: account } : {}),
-      requestsPerIpPerMinute: contextInteger(
+      requestsPerIpPerMinute: requestsPerMinute(
         this,
         'signupRequestsPerIpPerMinute',
         DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
       ),
-      ...(domainName && certificateArn
-        ? { domain: { name: domainName, certificateArn } }
-        : {}),
+      ...(domain ? { domain } : {}),
     });
-  }
-
-  /**
-   * The sign-up form's settings from the context: `signupMinFillSeconds`,
-   * `signupMaxPerIpPerHour`, `signupMaxPerEmailPerHour`,
-   * `signupFrameAncestors`, and a CAPTCHA with `signupCaptchaProvider`
-   * (turnstile or hcaptcha), `signupCaptchaSiteKey` and
-   * `signupCaptchaSecretName` (a Secrets Manager secret holding its key).
-   */
-  private signupFormResources(): SignupFormResources {
-    const count = (key: string): number | undefined => {
-      const value: unknown = this.node.tryGetContext(key);
-      if (value === undefined) return undefined;
-      const number = typeof value === 'string' ? Number(value) : value;
-      if (
-        typeof number !== 'number' ||
-        !Number.isInteger(number) ||
-        number < 0
-      ) {
-        throw new Error(`The ${key} context must be a whole number`);
-      }
-      return number;
-    };
-    const provider = contextString(this, 'signupCaptchaProvider');
-    const siteKey = contextString(this, 'signupCaptchaSiteKey');
-    const secretName = contextString(this, 'signupCaptchaSecretName');
-    if (
-      provider !== undefined &&
-      provider !== 'turnstile' &&
-      provider !== 'hcaptcha'
-    ) {
-      throw new Error(
-        'The signupCaptchaProvider context must be turnstile or hcaptcha',
-      );
-    }
-    if (provider && (!siteKey || !secretName)) {
-      throw new Error(
-        'signupCaptchaProvider needs signupCaptchaSiteKey and signupCaptchaSecretName',
-      );
-    }
-    const frameAncestors = contextString(this, 'signupFrameAncestors');
-    const settings: SignupFormResources = {};
-    const minFill = count('signupMinFillSeconds');
-    const perIp = count('signupMaxPerIpPerHour');
-    const perEmail = count('signupMaxPerEmailPerHour');
-    if (minFill !== undefined) settings.minFillSeconds = minFill;
-    if (perIp !== undefined) settings.maxPerIpPerHour = perIp;
-    if (perEmail !== undefined) settings.maxPerEmailPerHour = perEmail;
-    if (frameAncestors !== undefined) settings.frameAncestors = frameAncestors;
-    if (provider && siteKey && secretName) {
-      settings.captcha = {
-        provider,
-        siteKey,
-        secret: Secret.fromSecretNameV2(this, 'CaptchaSecret', secretName),
-      };
-    }
-    return settings;
-  }
-
-  /**
-   * The base URL links in emails point to: the `publicApiUrl` context (a
-   * custom domain) or the stage's execute-api URL. The latter is built from
-   * the API's id, not from `api.url`, which would make every function depend
-   * on the stage, hence on the methods, which depend on the functions.
-   */
-  private publicApiUrl(): string {
-    const fromContext = contextString(this, 'publicApiUrl');
-    if (fromContext !== undefined) {
-      if (
-        !URL.canParse(fromContext) ||
-        !fromContext.startsWith('https://') ||
-        !fromContext.endsWith(API_PREFIX)
-      ) {
-        throw new Error(
-          `The publicApiUrl context must be an https URL ending in ${API_PREFIX}; got ${fromContext}`,
-        );
-      }
-      return fromContext;
-    }
-    return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
-  }
-
-  /**
-   * A consumer's memory in MB: the `<group>MemoryMB` context
-   * (`sendMemoryMB`…), else what the group declares, else the default.
-   */
-  private memoryOf(group: string, declared: number | undefined): number {
-    const key = `${group}MemoryMB`;
-    const value: unknown = this.node.tryGetContext(key);
-    if (value === undefined) return declared ?? DEFAULT_MEMORY_MB;
-    const mb = typeof value === 'string' ? Number(value) : value;
-    if (
-      typeof mb !== 'number' ||
-      !Number.isInteger(mb) ||
-      mb < 128 ||
-      mb > 10_240
-    ) {
-      throw new Error(
-        `The ${key} context must be a whole number of MB from 128 to 10240; got ${String(value)}`,
-      );
-    }
-    return mb;
-  }
-
-  /**
-   * The operator's open and click tracking domain (the `trackingDomain`
-   * context) and its HTTPS policy (`trackingHttpsPolicy`, default REQUIRE):
-   * the application's configuration set and every tenant's name it.
-   * Without it SES tracks through its own domain.
-   */
-  private trackingDomain(): TrackingDomain | undefined {
-    const domain = contextString(this, 'trackingDomain');
-    const policy = contextString(this, 'trackingHttpsPolicy') ?? 'REQUIRE';
-    if (!isHttpsPolicy(policy)) {
-      throw new Error(
-        `The trackingHttpsPolicy context must be one of ${HTTPS_POLICIES.join(', ')}; got ${policy}`,
-      );
-    }
-    if (domain === undefined) return undefined;
-    if (!DOMAIN_NAME.test(domain)) {
-      throw new Error(
-        `The trackingDomain context must be a lower-case domain name such as track.example.com; got ${domain}`,
-      );
-    }
-    return { domain, httpsPolicy: policy };
   }
 
   /**
@@ -633,7 +484,7 @@ export class StatelessStack extends Stack {
    * every organization shares.
    */
   private limitPublicRoutesPerSource(groups: readonly EndpointGroup[]): void {
-    const limit = contextInteger(
+    const limit = requestsPerMinute(
       this,
       'publicRequestsPerIpPerMinute',
       DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
@@ -704,54 +555,6 @@ export class StatelessStack extends Stack {
     }
   }
 }
-
-/** An integer context value (from `-c name=42` or cdk.json), or `fallback`. */
-const contextInteger = (
-  scope: Construct,
-  key: string,
-  fallback: number,
-): number => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return fallback;
-  const number = typeof value === 'string' ? Number(value) : value;
-  // WAF's rate-based rules count from 10 to 2,000,000,000 per window.
-  if (
-    typeof number !== 'number' ||
-    !Number.isInteger(number) ||
-    number < 10 ||
-    number > 2_000_000_000
-  ) {
-    throw new Error(`The ${key} context must be an integer from 10 up`);
-  }
-  return number;
-};
-
-const HTTPS_POLICIES = ['REQUIRE', 'REQUIRE_OPEN_ONLY', 'OPTIONAL'] as const;
-
-const isHttpsPolicy = (value: string): value is TrackingDomain['httpsPolicy'] =>
-  (HTTPS_POLICIES as readonly string[]).includes(value);
-
-/** A lower-case domain name of two labels or more. */
-const DOMAIN_NAME =
-  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-/** A string context value, or undefined; anything else is an error. */
-const contextString = (scope: Construct, key: string): string | undefined => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') {
-    throw new Error(`The ${key} context must be a non-empty string`);
-  }
-  return value;
-};
-
-/** `lists` → `Lists`, `INVALID_API_KEY` → `InvalidApiKey`: construct ids. */
-const pascal = (name: string): string =>
-  name
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
 
 /** Header values in API Gateway mappings are quoted literals. */
 const quoted = (headers: Record<string, string>): Record<string, string> =>
