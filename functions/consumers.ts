@@ -50,7 +50,7 @@ export const consumerFunction = <const B extends Bindings>(
   declaration: Omit<ConsumerFunction<B>, 'group'> & {
     group: ConsumerGroup<DepsOf<NoInfer<B>>>;
   },
-): ConsumerFunction => declaration as unknown as ConsumerFunction;
+): ConsumerFunction<B> => declaration;
 
 /** Every consumer group of the service. */
 export const consumerFunctions: readonly ConsumerFunction[] = [

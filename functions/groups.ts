@@ -8,37 +8,24 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { Bindings, DepsOf } from '../shared/bindings.ts';
+import { createApiHandler } from '../shared/http/api-handler.ts';
+import { createPublicHandler } from '../shared/http/public-handler.ts';
 import type { Route } from '../shared/http/route.ts';
-import { createHandler as createCampaignsHandler } from './campaigns/handler.ts';
 import { campaignBindings, campaignRoutes } from './campaigns/routes.ts';
-import { createHandler as createContactsHandler } from './contacts/handler.ts';
 import { contactBindings, contactRoutes } from './contacts/routes.ts';
 import { REDOC_BUNDLE } from './docs/assets.ts';
-import { createHandler as createDocsHandler } from './docs/handler.ts';
 import { createDocsRoutes, docsBindings } from './docs/routes.ts';
-import { createHandler as createDomainsHandler } from './domains/handler.ts';
 import { domainBindings, domainRoutes } from './domains/routes.ts';
-import { createHandler as createListsHandler } from './lists/handler.ts';
 import { listBindings, listRoutes } from './lists/routes.ts';
-import { createHandler as createMeHandler } from './me/handler.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
-import { createHandler as createPagesHandler } from './pages/handler.ts';
 import { pageBindings, pageRoutes } from './pages/routes.ts';
-import { createHandler as createPublicHandler } from './public/handler.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
-import { createHandler as createSegmentsHandler } from './segments/handler.ts';
 import { segmentBindings, segmentRoutes } from './segments/routes.ts';
-import { createHandler as createSequencesHandler } from './sequences/handler.ts';
 import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
-import { createHandler as createSettingsHandler } from './settings/handler.ts';
 import { settingsBindings, settingsRoutes } from './settings/routes.ts';
-import { createHandler as createSignupPagesHandler } from './signup-pages/handler.ts';
 import { signupPageBindings, signupPageRoutes } from './signup-pages/routes.ts';
-import { createHandler as createTagsHandler } from './tags/handler.ts';
 import { tagBindings, tagRoutes } from './tags/routes.ts';
-import { createHandler as createTemplatesHandler } from './templates/handler.ts';
 import { templateBindings, templateRoutes } from './templates/routes.ts';
-import { createHandler as createTopicsHandler } from './topics/handler.ts';
 import { topicBindings, topicRoutes } from './topics/routes.ts';
 
 /** A group's handler, as Lambda (or the local gateway) invokes it. */
@@ -61,6 +48,17 @@ export interface EndpointGroup<B extends Bindings = Bindings> {
    */
   bindings: B;
   routes: readonly Route<DepsOf<B>>[];
+  /**
+   * The pipeline its routes run in: the API's (`createApiHandler`: key,
+   * rate limit, role, JSON), or the public one (`createPublicHandler`: no
+   * key, HTML answers). Its Lambda entry calls the same pipeline (as
+   * test/architecture checks).
+   */
+  pipeline: (
+    deps: DepsOf<B>,
+    routes: readonly Route<DepsOf<B>>[],
+  ) => GroupHandler;
+  /** The pipeline over the group's routes, built with `deps`. */
   createHandler: (deps: DepsOf<B>) => GroupHandler;
   /**
    * Files of npm packages the function reads at run time (module paths,
@@ -69,14 +67,23 @@ export interface EndpointGroup<B extends Bindings = Bindings> {
   assets?: string[];
 }
 
-/** Declares an endpoint group, checking its routes against its bindings. */
+/**
+ * Declares an endpoint group: its routes and pipeline are checked against
+ * the deps its bindings give, and its handler is their pipeline over them.
+ */
 export const endpointGroup = <const B extends Bindings>(
-  // The bindings decide the deps; the routes are checked against them.
-  declaration: Omit<EndpointGroup<B>, 'routes' | 'createHandler'> & {
+  // The bindings decide the deps; the routes and pipeline are checked.
+  declaration: Omit<
+    EndpointGroup<B>,
+    'routes' | 'pipeline' | 'createHandler'
+  > & {
     routes: readonly Route<DepsOf<NoInfer<B>>>[];
-    createHandler: (deps: DepsOf<NoInfer<B>>) => GroupHandler;
+    pipeline: EndpointGroup<NoInfer<B>>['pipeline'];
   },
-): EndpointGroup => declaration as unknown as EndpointGroup;
+): EndpointGroup<B> => ({
+  ...declaration,
+  createHandler: (deps) => declaration.pipeline(deps, declaration.routes),
+});
 
 /**
  * The routes of the API reference. They describe every group, themselves
@@ -93,7 +100,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/me/lambda.ts',
     bindings: meBindings,
     routes: meRoutes,
-    createHandler: createMeHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'lists',
@@ -101,7 +108,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/lists/lambda.ts',
     bindings: listBindings,
     routes: listRoutes,
-    createHandler: createListsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'contacts',
@@ -110,7 +117,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/contacts/lambda.ts',
     bindings: contactBindings,
     routes: contactRoutes,
-    createHandler: createContactsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'tags',
@@ -118,7 +125,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/tags/lambda.ts',
     bindings: tagBindings,
     routes: tagRoutes,
-    createHandler: createTagsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'templates',
@@ -126,7 +133,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/templates/lambda.ts',
     bindings: templateBindings,
     routes: templateRoutes,
-    createHandler: createTemplatesHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'topics',
@@ -134,7 +141,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/topics/lambda.ts',
     bindings: topicBindings,
     routes: topicRoutes,
-    createHandler: createTopicsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'sequences',
@@ -143,7 +150,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/sequences/lambda.ts',
     bindings: sequenceBindings,
     routes: sequenceRoutes,
-    createHandler: createSequencesHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'segments',
@@ -152,7 +159,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/segments/lambda.ts',
     bindings: segmentBindings,
     routes: segmentRoutes,
-    createHandler: createSegmentsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'signupPages',
@@ -161,7 +168,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/signup-pages/lambda.ts',
     bindings: signupPageBindings,
     routes: signupPageRoutes,
-    createHandler: createSignupPagesHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'campaigns',
@@ -170,7 +177,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/campaigns/lambda.ts',
     bindings: campaignBindings,
     routes: campaignRoutes,
-    createHandler: createCampaignsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'settings',
@@ -179,7 +186,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/settings/lambda.ts',
     bindings: settingsBindings,
     routes: settingsRoutes,
-    createHandler: createSettingsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'domains',
@@ -188,7 +195,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/domains/lambda.ts',
     bindings: domainBindings,
     routes: domainRoutes,
-    createHandler: createDomainsHandler,
+    pipeline: createApiHandler,
   }),
   endpointGroup({
     name: 'public',
@@ -197,7 +204,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/public/lambda.ts',
     bindings: publicBindings,
     routes: publicRoutes,
-    createHandler: createPublicHandler,
+    pipeline: createPublicHandler,
   }),
   endpointGroup({
     name: 'docs',
@@ -206,7 +213,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/docs/lambda.ts',
     bindings: docsBindings,
     routes: docsRoutes,
-    createHandler: (deps) => createDocsHandler(deps, docsRoutes),
+    pipeline: createPublicHandler,
     assets: [REDOC_BUNDLE],
   }),
 ];
@@ -224,6 +231,6 @@ export const pageGroups: readonly EndpointGroup[] = [
     entry: 'functions/pages/lambda.ts',
     bindings: pageBindings,
     routes: pageRoutes,
-    createHandler: createPagesHandler,
+    pipeline: createPublicHandler,
   }),
 ];

@@ -37,7 +37,7 @@ export const streamConsumerFunction = <const B extends Bindings, T>(
   declaration: Omit<StreamConsumerFunction<B>, 'group'> & {
     group: StreamConsumerGroup<DepsOf<NoInfer<B>>, T>;
   },
-): StreamConsumerFunction => declaration as unknown as StreamConsumerFunction;
+): StreamConsumerFunction<B> => declaration;
 
 /** Every stream consumer of the service. */
 export const streamConsumerFunctions: readonly StreamConsumerFunction[] = [

@@ -1,32 +1,17 @@
 /**
- * Infrastructure. What can be redeployed at will: one function per endpoint
- * group and the REST API in front of them. Every resource path and method
- * comes from the groups' route declarations; none is written here.
+ * Infrastructure. What can be redeployed at will: a function per endpoint
+ * group, consumer group and stream consumer, the REST API in front of the
+ * groups, the sign-up pages' own origin and where SES's events start. Every
+ * resource path and method comes from the groups' route declarations, and
+ * every queue and trigger from the consumers'; none is written here.
  */
 
-import {
-  Aws,
-  CfnOutput,
-  CfnParameter,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
-import {
-  LambdaIntegration,
-  MethodLoggingLevel,
-  ResponseType,
-  RestApi,
-} from 'aws-cdk-lib/aws-apigateway';
+import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import {
-  CfnConfigurationSet,
-  CfnConfigurationSetEventDestination,
-} from 'aws-cdk-lib/aws-ses';
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   type ConsumerFunction,
@@ -41,18 +26,14 @@ import {
   type StreamConsumerFunction,
   streamConsumerFunctions,
 } from '../functions/stream-consumers.ts';
-import type { TrackingDomain } from '../shared/adapters/aws/ses-email-provider.ts';
+import { constructId } from './construct-id.ts';
 import {
-  PUBLISHED_EVENT_TYPES,
-  SES_EVENT_DESTINATION,
-} from '../shared/adapters/aws/ses-email-provider.ts';
-import type { ErrorCode } from '../shared/errors.ts';
-import { API_PREFIX, resourcePath } from '../shared/http/route.ts';
-import { accessLogOptions } from './constructs/access-log.ts';
+  ApiFrontDoor,
+  DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
+} from './constructs/api-front-door.ts';
 import {
   AppFunction,
-  DEFAULT_MEMORY_MB,
-  type SignupFormResources,
+  type BindingResources,
 } from './constructs/app-function.ts';
 import { ConsumerQueue } from './constructs/consumer-queue.ts';
 import {
@@ -60,7 +41,17 @@ import {
   PagesApi,
 } from './constructs/pages-api.ts';
 import { Schedules } from './constructs/schedules.ts';
+import { SesEvents } from './constructs/ses-events.ts';
 import { StreamTrigger } from './constructs/stream-trigger.ts';
+import {
+  appFromAddress,
+  memoryOf,
+  publicApiUrl,
+  requestsPerMinute,
+  signupFormResources,
+  signupPagesDomain,
+  trackingDomain,
+} from './context.ts';
 
 /** Props of the {@link StatelessStack}. */
 export interface StatelessStackProps extends StackProps {
@@ -84,116 +75,8 @@ export interface StatelessStackProps extends StackProps {
  */
 export const STREAM_CONSUMER_TIMEOUT_SECONDS = 30;
 
-/** Per-key edge shield: 120 requests a minute; the Lambda enforces it exactly. */
-export const KEY_THROTTLE = { rateLimit: 2, burstLimit: 120 } as const;
-
-/** Stage-wide guard across all keys, far above any single key's share. */
-export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
-
-/**
- * Public routes (links in emails) take no key, so no usage plan limits them:
- * each gets its own method throttle, well below the stage's, so a flood of
- * link clicks cannot spend the budget keyed callers share.
- */
-export const PUBLIC_ROUTE_THROTTLE = {
-  rateLimit: 50,
-  burstLimit: 100,
-} as const;
-
-/**
- * Requests one source address may make to the public routes in a minute
- * before the web ACL answers 429 (context `publicRequestsPerIpPerMinute`).
- * A reader clicks a link or two; a flood from one address stops here, far
- * below the public method throttle that every reader shares.
- */
-export const DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE = 100;
-
 /** The deployment stage; the version lives in the paths (`/api/v1`). */
 export const STAGE_NAME = 'prod';
-
-/** The sender address used when the `appFromAddress` context is not given. */
-export const DEFAULT_APP_FROM_ADDRESS = 'no-reply@example.com';
-
-/**
- * An email address as the functions' configuration accepts it (valibot's
- * `email()`), in the Java regex syntax of a CloudFormation `AllowedPattern`.
- */
-const EMAIL_PATTERN =
-  '^[\\w+-]+(\\.[\\w+-]+)*@[A-Za-z0-9]+([.-][A-Za-z0-9]+)*\\.[A-Za-z]{2,}$';
-
-/** Error bodies API Gateway itself returns, in our `{error, code}` envelope. */
-const GATEWAY_RESPONSES: {
-  type: ResponseType;
-  statusCode?: string;
-  error: string;
-  code: ErrorCode;
-  headers?: Record<string, string>;
-}[] = [
-  {
-    type: ResponseType.INVALID_API_KEY,
-    statusCode: '401',
-    error: 'Invalid or missing API key',
-    code: 'auth.invalidKey',
-  },
-  {
-    // API Gateway answers this for unknown paths and methods.
-    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-    statusCode: '404',
-    error: 'No such route',
-    code: 'route.notFound',
-  },
-  {
-    type: ResponseType.THROTTLED,
-    statusCode: '429',
-    error: 'Rate limit exceeded: at most 120 requests per minute per key',
-    code: 'rateLimit.exceeded',
-    headers: { 'Retry-After': '60' },
-  },
-  {
-    type: ResponseType.QUOTA_EXCEEDED,
-    statusCode: '429',
-    error: 'Request quota exceeded',
-    code: 'rateLimit.quotaExceeded',
-    headers: { 'Retry-After': '60' },
-  },
-  {
-    type: ResponseType.REQUEST_TOO_LARGE,
-    statusCode: '413',
-    error: 'Request too large',
-    code: 'request.tooLarge',
-  },
-  {
-    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
-    statusCode: '415',
-    error: 'Request bodies must be JSON: send content-type application/json',
-    code: 'request.mediaType',
-  },
-  {
-    type: ResponseType.ACCESS_DENIED,
-    statusCode: '403',
-    error: 'Access denied',
-    code: 'auth.denied',
-  },
-  {
-    type: ResponseType.DEFAULT_4XX,
-    error: '$context.error.messageString',
-    code: 'request.rejected',
-  },
-  {
-    type: ResponseType.DEFAULT_5XX,
-    error: 'Internal server error',
-    code: 'internal',
-  },
-];
-
-/**
- * A mapping template for `{error, code}`. `$context.error.messageString` is
- * already a quoted JSON string, so it is spliced in as is.
- */
-const envelope = (error: string, code: string): string => {
-  const message = error.startsWith('$context.') ? error : JSON.stringify(error);
-  return `{"error":${message},"code":${JSON.stringify(code)}}`;
-};
 
 /** The stateless stack: functions and the API. */
 export class StatelessStack extends Stack {
@@ -224,111 +107,100 @@ export class StatelessStack extends Stack {
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
     const groups = props.groups ?? endpointGroups;
-
-    this.api = new RestApi(this, 'Api', {
-      description: 'Email marketing API',
-      // Execution logs (errors only) need the account-level CloudWatch role.
-      cloudWatchRole: true,
-      deployOptions: {
-        stageName: STAGE_NAME,
-        ...accessLogOptions(this, 'ApiAccessLogs'),
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        tracingEnabled: true,
-        metricsEnabled: true,
-        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
-        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
-        methodOptions: Object.fromEntries(
-          groups
-            .flatMap((group) => group.routes)
-            .filter((route) => route.role === 'public')
-            .map((route) => [
-              `${resourcePath(route)}/${route.method}`,
-              {
-                throttlingRateLimit: PUBLIC_ROUTE_THROTTLE.rateLimit,
-                throttlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burstLimit,
-              },
-            ]),
-        ),
-      },
-    });
-
-    const defaultFrom =
-      contextString(this, 'appFromAddress') ?? DEFAULT_APP_FROM_ADDRESS;
-    if (!new RegExp(EMAIL_PATTERN).test(defaultFrom)) {
-      throw new Error(
-        `The appFromAddress context must be an email address; got ${defaultFrom}`,
-      );
-    }
-    const appFromAddress = new CfnParameter(this, 'AppFromAddress', {
-      type: 'String',
-      description:
-        "The application's own sender address, the fallback From of every email. It must be a verified SES identity (or belong to a verified domain) in this account and region.",
-      default: defaultFrom,
-      allowedPattern: EMAIL_PATTERN,
-      constraintDescription:
-        'must be an email address, e.g. no-reply@example.com',
-    });
-    const publicApiUrl = this.publicApiUrl();
     const servedPages = props.pageGroups ?? pageGroups;
-    this.pages = servedPages.length > 0 ? this.pagesApi() : undefined;
+    const consumers = props.consumers ?? consumerFunctions;
 
-    // Mail sent outside a tenant (the application's address, test sends)
-    // names this configuration set, so SES publishes its events too.
-    const tracking = this.trackingDomain();
-    const configurationSet = new CfnConfigurationSet(
-      this,
-      'ApplicationConfigurationSet',
-      tracking
-        ? {
-            trackingOptions: {
-              customRedirectDomain: tracking.domain,
-              httpsPolicy: tracking.httpsPolicy,
-            },
-          }
-        : {},
-    );
-    const eventDestination = new CfnConfigurationSetEventDestination(
-      this,
-      'ApplicationEvents',
-      {
-        configurationSetName: configurationSet.ref,
-        eventDestination: {
-          name: SES_EVENT_DESTINATION,
-          enabled: true,
-          matchingEventTypes: PUBLISHED_EVENT_TYPES.map((type) =>
-            type
-              .toLowerCase()
-              .replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
-          ),
-          eventBridgeDestination: {
-            eventBusArn: `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:event-bus/default`,
-          },
-        },
-      },
-    );
-    eventDestination.addDependency(configurationSet);
-    const resources = {
-      configurationSetName: configurationSet.ref,
+    const frontDoor = new ApiFrontDoor(this, {
+      stageName: STAGE_NAME,
+      routes: groups.flatMap((group) => group.routes),
+      requestsPerIpPerMinute: requestsPerMinute(
+        this,
+        'publicRequestsPerIpPerMinute',
+        DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
+      ),
+      url: publicApiUrl(this),
+    });
+    this.api = frontDoor.api;
+    this.pages = servedPages.length > 0 ? this.pagesOrigin() : undefined;
+    const tracking = trackingDomain(this);
+    const sesEvents = new SesEvents(this, { tracking });
+
+    // The consumers first: their queues are what the other functions bind,
+    // and what one-shot schedules (scheduledAt, waits) deliver to.
+    ({ functions: this.consumers, queues: this.queues } =
+      this.addConsumers(consumers));
+    this.schedules = new Schedules(this, 'Schedules');
+    const resources: BindingResources = {
       table: props.table,
       linkSigningSecret: props.linkSigningSecret,
-      publicApiUrl,
+      publicApiUrl: frontDoor.url,
       // Without page groups (a stack of some groups only), nothing shows a
       // page's address: the API's stands in.
-      pagesUrl: this.pages?.url ?? publicApiUrl,
-      signupForms: this.signupFormResources(),
-      appFromAddress: appFromAddress.valueAsString,
+      pagesUrl: this.pages?.url ?? frontDoor.url,
+      appFromAddress: appFromAddress(this).valueAsString,
+      signupForms: signupFormResources(this),
+      configurationSetName: sesEvents.configurationSetName,
       ...(tracking ? { tracking } : {}),
+      scheduling: this.schedules,
+      queues: new Map(
+        [...this.queues].map(([name, { queue }]) => [name, queue]),
+      ),
     };
+    for (const { group, bindings } of consumers) {
+      this.consumers.get(group.name)?.bind(bindings, resources);
+    }
+    this.streamConsumers = this.addStreamConsumers(
+      props.streamConsumers ?? streamConsumerFunctions,
+      resources,
+    );
+    this.functions = this.addGroupFunctions(
+      [...groups, ...servedPages],
+      resources,
+    );
 
-    // The consumers first: their queues are what other functions bind.
-    const consumers = new Map<string, AppFunction>();
+    // Each route on its group's function: the API's, then the pages'.
+    frontDoor.serve(
+      groups.map(({ name, routes }) => ({ routes, fn: this.fnOf(name) })),
+    );
+    for (const { name, routes } of servedPages) {
+      this.pages?.addRoutes(routes, this.fnOf(name));
+    }
+    new CfnOutput(this, 'TableName', { value: props.table.tableName });
+    this.acknowledgeNagFindings();
+  }
+
+  /**
+   * The pages' origin: `signupPagesDomain` (with
+   * `signupPagesCertificateArn`) for a custom domain, else the pages API's
+   * execute-api address; `signupRequestsPerIpPerMinute` for its web ACL.
+   */
+  private pagesOrigin(): PagesApi {
+    const domain = signupPagesDomain(this);
+    const account = this.api.node.tryFindChild('Account');
+    return new PagesApi(this, 'SignupPagesOrigin', {
+      stageName: STAGE_NAME,
+      ...(account ? { loggingRole: account } : {}),
+      requestsPerIpPerMinute: requestsPerMinute(
+        this,
+        'signupRequestsPerIpPerMinute',
+        DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
+      ),
+      ...(domain ? { domain } : {}),
+    });
+  }
+
+  /**
+   * A function per consumer group, with its queue, DLQ, trigger and alarms,
+   * and a rule for the events it subscribes to. The functions are bound
+   * once every queue exists.
+   */
+  private addConsumers(declared: readonly ConsumerFunction[]) {
+    const functions = new Map<string, AppFunction>();
     const queues = new Map<string, ConsumerQueue>();
-    for (const declared of props.consumers ?? consumerFunctions) {
-      const { group } = declared;
-      const fn = new AppFunction(this, `${pascal(group.name)}Consumer`, {
+    for (const { group, memoryMB, events } of declared) {
+      const fn = new AppFunction(this, `${constructId(group.name)}Consumer`, {
         entry: group.entry,
-        memorySize: this.memoryOf(group.name, declared.memoryMB),
+        memorySize: memoryOf(this, group.name, memoryMB),
         // SQS's advice: a visibility timeout of six times the function's.
         timeoutSeconds: Math.max(
           3,
@@ -337,15 +209,15 @@ export class StatelessStack extends Stack {
       });
       const consumerQueue = new ConsumerQueue(
         this,
-        `${pascal(group.name)}Queue`,
+        `${constructId(group.name)}Queue`,
         { name: group.name, settings: group.queue, consumer: fn },
       );
-      if (declared.events) {
-        new Rule(this, `${pascal(group.name)}Events`, {
-          description: `Sends ${declared.events.source.join(', ')} events to the ${group.name} queue`,
+      if (events) {
+        new Rule(this, `${constructId(group.name)}Events`, {
+          description: `Sends ${events.source.join(', ')} events to the ${group.name} queue`,
           eventPattern: {
-            source: [...declared.events.source],
-            detailType: [...declared.events.detailTypes],
+            source: [...events.source],
+            detailType: [...events.detailTypes],
           },
           targets: [
             new SqsQueue(consumerQueue.queue, {
@@ -355,395 +227,79 @@ export class StatelessStack extends Stack {
           ],
         });
       }
-      consumers.set(group.name, fn);
+      functions.set(group.name, fn);
       queues.set(group.name, consumerQueue);
     }
-    // One-shot schedules (scheduledAt, waits) deliver to consumer queues.
-    this.schedules = new Schedules(this, 'Schedules');
-    const boundResources = {
-      ...resources,
-      scheduling: this.schedules,
-      queues: new Map(
-        [...queues].map(([name, consumerQueue]) => [name, consumerQueue.queue]),
-      ),
-    };
-    for (const declared of props.consumers ?? consumerFunctions) {
-      consumers
-        .get(declared.group.name)
-        ?.bind(declared.bindings, boundResources);
-    }
-    this.consumers = consumers;
-    this.queues = queues;
+    return { functions, queues };
+  }
 
-    // The table's stream consumers: a filtered trigger each.
+  /** A function per stream consumer, with its filtered trigger. */
+  private addStreamConsumers(
+    declared: readonly StreamConsumerFunction[],
+    resources: BindingResources,
+  ): Map<string, { fn: AppFunction; trigger: StreamTrigger }> {
     const streamConsumers = new Map<
       string,
       { fn: AppFunction; trigger: StreamTrigger }
     >();
-    for (const declared of props.streamConsumers ?? streamConsumerFunctions) {
-      const { group } = declared;
-      const fn = new AppFunction(this, `${pascal(group.name)}StreamConsumer`, {
-        entry: group.entry,
-        memorySize: this.memoryOf(group.name, declared.memoryMB),
-        timeoutSeconds: STREAM_CONSUMER_TIMEOUT_SECONDS,
-      });
-      fn.bind(declared.bindings, boundResources);
-      const trigger = new StreamTrigger(this, `${pascal(group.name)}Stream`, {
-        name: group.name,
-        settings: group.stream,
-        filter: group.filter,
-        table: props.table,
-        consumer: fn,
-      });
+    for (const { group, bindings, memoryMB } of declared) {
+      const fn = new AppFunction(
+        this,
+        `${constructId(group.name)}StreamConsumer`,
+        {
+          entry: group.entry,
+          memorySize: memoryOf(this, group.name, memoryMB),
+          timeoutSeconds: STREAM_CONSUMER_TIMEOUT_SECONDS,
+        },
+      );
+      fn.bind(bindings, resources);
+      const trigger = new StreamTrigger(
+        this,
+        `${constructId(group.name)}Stream`,
+        {
+          name: group.name,
+          settings: group.stream,
+          filter: group.filter,
+          table: resources.table,
+          consumer: fn,
+        },
+      );
       streamConsumers.set(group.name, { fn, trigger });
     }
-    this.streamConsumers = streamConsumers;
+    return streamConsumers;
+  }
 
+  /** A function per endpoint group (the API's and the pages'). */
+  private addGroupFunctions(
+    groups: readonly EndpointGroup[],
+    resources: BindingResources,
+  ): Map<string, AppFunction> {
     const functions = new Map<string, AppFunction>();
     for (const group of groups) {
-      const fn = new AppFunction(this, pascal(group.name), {
+      const fn = new AppFunction(this, constructId(group.name), {
         entry: group.entry,
         ...(group.assets ? { assets: group.assets } : {}),
       });
-      fn.bind(group.bindings, boundResources);
+      fn.bind(group.bindings, resources);
       functions.set(group.name, fn);
-
-      // One permission for the whole API instead of one per method, so the
-      // function's resource policy stays small as routes are added.
-      const integration = new LambdaIntegration(fn.fn, {
-        scopePermissionToMethod: false,
-      });
-      for (const route of group.routes) {
-        this.api.root
-          .resourceForPath(resourcePath(route))
-          .addMethod(route.method, integration, {
-            // Public routes are reached from links in emails: no key, a
-            // signed token checked by the function instead.
-            apiKeyRequired: route.role !== 'public',
-          });
-      }
     }
-    // The hosted pages: their functions on their own origin.
-    for (const group of servedPages) {
-      const fn = new AppFunction(this, pascal(group.name), {
-        entry: group.entry,
-      });
-      fn.bind(group.bindings, boundResources);
-      functions.set(group.name, fn);
-      this.pages?.addRoutes(group.routes, fn.fn);
-    }
-    this.functions = functions;
-
-    for (const response of GATEWAY_RESPONSES) {
-      this.api.addGatewayResponse(pascal(response.type.responseType), {
-        type: response.type,
-        statusCode: response.statusCode,
-        responseHeaders: quoted({
-          'Content-Type': 'application/json',
-          ...response.headers,
-        }),
-        templates: {
-          'application/json': envelope(response.error, response.code),
-        },
-      });
-    }
-
-    const plan = this.api.addUsagePlan('UsagePlan', {
-      description: 'Per-key edge throttle; keys are added by the admin CLI',
-      throttle: KEY_THROTTLE,
-    });
-    plan.addApiStage({ stage: this.api.deploymentStage });
-
-    this.limitPublicRoutesPerSource(groups);
-
-    new CfnOutput(this, 'ApiUrl', { value: this.api.urlForPath(API_PREFIX) });
-    new CfnOutput(this, 'ApiId', { value: this.api.restApiId });
-    new CfnOutput(this, 'UsagePlanId', { value: plan.usagePlanId });
-    new CfnOutput(this, 'TableName', { value: props.table.tableName });
-
-    this.acknowledgeNagFindings([
-      ...functions.values(),
-      ...consumers.values(),
-      ...[...streamConsumers.values()].map(({ fn }) => fn),
-    ]);
+    return functions;
   }
 
-  /**
-   * The pages' origin: `signupPagesDomain` (with
-   * `signupPagesCertificateArn`) for a custom domain, else the pages API's
-   * execute-api address; `signupRequestsPerIpPerMinute` for its web ACL.
-   */
-  private pagesApi(): PagesApi {
-    const domainName = contextString(this, 'signupPagesDomain');
-    const certificateArn = contextString(this, 'signupPagesCertificateArn');
-    if (domainName !== undefined && !DOMAIN_NAME.test(domainName)) {
-      throw new Error(
-        `The signupPagesDomain context must be a lower-case domain name; got ${domainName}`,
-      );
-    }
-    if ((domainName === undefined) !== (certificateArn === undefined)) {
-      throw new Error(
-        'Give signupPagesDomain and signupPagesCertificateArn together',
-      );
-    }
-    const account = this.api.node.tryFindChild('Account');
-    return new PagesApi(this, 'SignupPagesOrigin', {
-      stageName: STAGE_NAME,
-      ...(account ? { loggingRole: account } : {}),
-      requestsPerIpPerMinute: contextInteger(
-        this,
-        'signupRequestsPerIpPerMinute',
-        DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE,
-      ),
-      ...(domainName && certificateArn
-        ? { domain: { name: domainName, certificateArn } }
-        : {}),
-    });
+  /** The Lambda function of an endpoint group. */
+  private fnOf(group: string) {
+    const fn = this.functions.get(group)?.fn;
+    if (!fn) throw new Error(`No function for the ${group} group`);
+    return fn;
   }
 
-  /**
-   * The sign-up form's settings from the context: `signupMinFillSeconds`,
-   * `signupMaxPerIpPerHour`, `signupMaxPerEmailPerHour`,
-   * `signupFrameAncestors`, and a CAPTCHA with `signupCaptchaProvider`
-   * (turnstile or hcaptcha), `signupCaptchaSiteKey` and
-   * `signupCaptchaSecretName` (a Secrets Manager secret holding its key).
-   */
-  private signupFormResources(): SignupFormResources {
-    const count = (key: string): number | undefined => {
-      const value: unknown = this.node.tryGetContext(key);
-      if (value === undefined) return undefined;
-      const number = typeof value === 'string' ? Number(value) : value;
-      if (
-        typeof number !== 'number' ||
-        !Number.isInteger(number) ||
-        number < 0
-      ) {
-        throw new Error(`The ${key} context must be a whole number`);
-      }
-      return number;
-    };
-    const provider = contextString(this, 'signupCaptchaProvider');
-    const siteKey = contextString(this, 'signupCaptchaSiteKey');
-    const secretName = contextString(this, 'signupCaptchaSecretName');
-    if (
-      provider !== undefined &&
-      provider !== 'turnstile' &&
-      provider !== 'hcaptcha'
-    ) {
-      throw new Error(
-        'The signupCaptchaProvider context must be turnstile or hcaptcha',
-      );
-    }
-    if (provider && (!siteKey || !secretName)) {
-      throw new Error(
-        'signupCaptchaProvider needs signupCaptchaSiteKey and signupCaptchaSecretName',
-      );
-    }
-    const frameAncestors = contextString(this, 'signupFrameAncestors');
-    const settings: SignupFormResources = {};
-    const minFill = count('signupMinFillSeconds');
-    const perIp = count('signupMaxPerIpPerHour');
-    const perEmail = count('signupMaxPerEmailPerHour');
-    if (minFill !== undefined) settings.minFillSeconds = minFill;
-    if (perIp !== undefined) settings.maxPerIpPerHour = perIp;
-    if (perEmail !== undefined) settings.maxPerEmailPerHour = perEmail;
-    if (frameAncestors !== undefined) settings.frameAncestors = frameAncestors;
-    if (provider && siteKey && secretName) {
-      settings.captcha = {
-        provider,
-        siteKey,
-        secret: Secret.fromSecretNameV2(this, 'CaptchaSecret', secretName),
-      };
-    }
-    return settings;
-  }
-
-  /**
-   * The base URL links in emails point to: the `publicApiUrl` context (a
-   * custom domain) or the stage's execute-api URL. The latter is built from
-   * the API's id, not from `api.url`, which would make every function depend
-   * on the stage, hence on the methods, which depend on the functions.
-   */
-  private publicApiUrl(): string {
-    const fromContext = contextString(this, 'publicApiUrl');
-    if (fromContext !== undefined) {
-      if (
-        !URL.canParse(fromContext) ||
-        !fromContext.startsWith('https://') ||
-        !fromContext.endsWith(API_PREFIX)
-      ) {
-        throw new Error(
-          `The publicApiUrl context must be an https URL ending in ${API_PREFIX}; got ${fromContext}`,
-        );
-      }
-      return fromContext;
-    }
-    return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}${API_PREFIX}`;
-  }
-
-  /**
-   * A consumer's memory in MB: the `<group>MemoryMB` context
-   * (`sendMemoryMB`…), else what the group declares, else the default.
-   */
-  private memoryOf(group: string, declared: number | undefined): number {
-    const key = `${group}MemoryMB`;
-    const value: unknown = this.node.tryGetContext(key);
-    if (value === undefined) return declared ?? DEFAULT_MEMORY_MB;
-    const mb = typeof value === 'string' ? Number(value) : value;
-    if (
-      typeof mb !== 'number' ||
-      !Number.isInteger(mb) ||
-      mb < 128 ||
-      mb > 10_240
-    ) {
-      throw new Error(
-        `The ${key} context must be a whole number of MB from 128 to 10240; got ${String(value)}`,
-      );
-    }
-    return mb;
-  }
-
-  /**
-   * The operator's open and click tracking domain (the `trackingDomain`
-   * context) and its HTTPS policy (`trackingHttpsPolicy`, default REQUIRE):
-   * the application's configuration set and every tenant's name it.
-   * Without it SES tracks through its own domain.
-   */
-  private trackingDomain(): TrackingDomain | undefined {
-    const domain = contextString(this, 'trackingDomain');
-    const policy = contextString(this, 'trackingHttpsPolicy') ?? 'REQUIRE';
-    if (!isHttpsPolicy(policy)) {
-      throw new Error(
-        `The trackingHttpsPolicy context must be one of ${HTTPS_POLICIES.join(', ')}; got ${policy}`,
-      );
-    }
-    if (domain === undefined) return undefined;
-    if (!DOMAIN_NAME.test(domain)) {
-      throw new Error(
-        `The trackingDomain context must be a lower-case domain name such as track.example.com; got ${domain}`,
-      );
-    }
-    return { domain, httpsPolicy: policy };
-  }
-
-  /**
-   * A WAF web ACL on the stage with a rate-based rule per source address on
-   * the public routes: one address flooding forged links gets 429s from
-   * WAF, and never spends the public method throttle that every reader of
-   * every organization shares.
-   */
-  private limitPublicRoutesPerSource(groups: readonly EndpointGroup[]): void {
-    const limit = contextInteger(
-      this,
-      'publicRequestsPerIpPerMinute',
-      DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
-    );
-    // A path with a parameter is matched by its literal start: WAF sees the
-    // path as sent, never `{asset}`.
-    const publicPaths = [
-      ...new Set(
-        groups
-          .flatMap((group) => group.routes)
-          .filter((route) => route.role === 'public')
-          .map((route) => resourcePath(route).split('/{')[0] ?? ''),
-      ),
-    ];
-    const metric = (name: string) => ({
-      cloudWatchMetricsEnabled: true,
-      metricName: name,
-      sampledRequestsEnabled: true,
-    });
-    // WAF sees the path as sent (`/prod/api/v1/public/…`), decoded here so
-    // an encoded path cannot slip past the rule.
-    const onPublicPath = (path: string) => ({
-      byteMatchStatement: {
-        fieldToMatch: { uriPath: {} },
-        positionalConstraint: 'CONTAINS',
-        searchString: path,
-        textTransformations: [
-          { priority: 0, type: 'URL_DECODE' },
-          { priority: 1, type: 'LOWERCASE' },
-        ],
-      },
-    });
-    const [onlyPath] = publicPaths;
-    const scopeDown =
-      publicPaths.length === 1 && onlyPath !== undefined
-        ? onPublicPath(onlyPath)
-        : { orStatement: { statements: publicPaths.map(onPublicPath) } };
-    const acl = new CfnWebACL(this, 'ApiWebAcl', {
-      scope: 'REGIONAL',
-      defaultAction: { allow: {} },
-      visibilityConfig: metric('EmailMarketingApi'),
-      customResponseBodies: {
-        TooManyRequests: {
-          contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({
-            error: 'Too many requests from this address; try again in a minute',
-            code: 'rateLimit.perSource' satisfies ErrorCode,
-          }),
-        },
-      },
-      // No public route, no rule (an orStatement needs two statements).
-      rules:
-        publicPaths.length === 0
-          ? []
-          : [
-              {
-                name: 'PublicRoutesPerSourceAddress',
-                priority: 0,
-                action: {
-                  block: {
-                    customResponse: {
-                      responseCode: 429,
-                      customResponseBodyKey: 'TooManyRequests',
-                      responseHeaders: [{ name: 'Retry-After', value: '60' }],
-                    },
-                  },
-                },
-                statement: {
-                  rateBasedStatement: {
-                    aggregateKeyType: 'IP',
-                    evaluationWindowSec: 60,
-                    limit,
-                    scopeDownStatement: scopeDown,
-                  },
-                },
-                visibilityConfig: metric('PublicRoutesPerSourceAddress'),
-              },
-            ],
-    });
-    new CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
-      resourceArn: this.api.deploymentStage.stageArn,
-      webAclArn: acl.attrArn,
-    });
-  }
-
-  /** cdk-nag rules this design does not follow, each with its reason. */
-  private acknowledgeNagFindings(functions: readonly AppFunction[]): void {
-    Validations.of(this.api).acknowledge(
-      {
-        id: 'AwsSolutions-APIG2',
-        reason:
-          'Requests are validated in the Lambda with the valibot schemas of the route declarations, which return field-level details in our error envelope.',
-      },
-      {
-        id: 'AwsSolutions-APIG4',
-        reason:
-          "Authentication is an API key: API Gateway requires one on every non-public method and the Lambda resolves it to an organization, owner and role. Public methods (links in emails) take no key; the function checks the link's signature instead.",
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason:
-          'The API has no end-user sign-in; callers are services holding API keys, checked by API Gateway and by the Lambda, or recipients following signed links from emails.',
-      },
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level role that lets API Gateway write execution logs; this AWS-managed policy is the one AWS documents for it.',
-      },
-    );
-    for (const fn of functions) {
+  /** cdk-nag rules the functions do not follow, each with its reason. */
+  private acknowledgeNagFindings(): void {
+    for (const fn of [
+      ...this.functions.values(),
+      ...this.consumers.values(),
+      ...[...this.streamConsumers.values()].map(({ fn }) => fn),
+    ]) {
       Validations.of(fn).acknowledge(
         {
           id: 'AwsSolutions-IAM5[Resource::*]',
@@ -759,57 +315,3 @@ export class StatelessStack extends Stack {
     }
   }
 }
-
-/** An integer context value (from `-c name=42` or cdk.json), or `fallback`. */
-const contextInteger = (
-  scope: Construct,
-  key: string,
-  fallback: number,
-): number => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return fallback;
-  const number = typeof value === 'string' ? Number(value) : value;
-  // WAF's rate-based rules count from 10 to 2,000,000,000 per window.
-  if (
-    typeof number !== 'number' ||
-    !Number.isInteger(number) ||
-    number < 10 ||
-    number > 2_000_000_000
-  ) {
-    throw new Error(`The ${key} context must be an integer from 10 up`);
-  }
-  return number;
-};
-
-const HTTPS_POLICIES = ['REQUIRE', 'REQUIRE_OPEN_ONLY', 'OPTIONAL'] as const;
-
-const isHttpsPolicy = (value: string): value is TrackingDomain['httpsPolicy'] =>
-  (HTTPS_POLICIES as readonly string[]).includes(value);
-
-/** A lower-case domain name of two labels or more. */
-const DOMAIN_NAME =
-  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-/** A string context value, or undefined; anything else is an error. */
-const contextString = (scope: Construct, key: string): string | undefined => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') {
-    throw new Error(`The ${key} context must be a non-empty string`);
-  }
-  return value;
-};
-
-/** `lists` → `Lists`, `INVALID_API_KEY` → `InvalidApiKey`: construct ids. */
-const pascal = (name: string): string =>
-  name
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-
-/** Header values in API Gateway mappings are quoted literals. */
-const quoted = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, `'${value}'`]),
-  );

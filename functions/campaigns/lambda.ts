@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `campaigns` group.
+ * Lambda entry of the `campaigns` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { campaignBindings } from './routes.ts';
+import { campaignBindings, campaignRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(campaignBindings));
+export const handler = createApiHandler(
+  await awsDeps(campaignBindings),
+  campaignRoutes,
+);

@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `contacts` group.
+ * Lambda entry of the `contacts` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { contactBindings } from './routes.ts';
+import { contactBindings, contactRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(contactBindings));
+export const handler = createApiHandler(
+  await awsDeps(contactBindings),
+  contactRoutes,
+);

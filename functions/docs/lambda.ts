@@ -1,9 +1,10 @@
 /**
- * Lambda entry of the `docs` group. The document describes every group:
- * their registry is imported when the document is first asked for.
+ * Lambda entry of the `docs` group: the public pipeline (no key) over its
+ * routes. The document describes every group: their registry is imported
+ * when the document is first asked for.
  */
+import { createPublicHandler } from '../../shared/http/public-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
 import { createDocsRoutes, docsBindings } from './routes.ts';
 
 const routes = createDocsRoutes(
@@ -11,4 +12,4 @@ const routes = createDocsRoutes(
 );
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(docsBindings), routes);
+export const handler = createPublicHandler(await awsDeps(docsBindings), routes);

@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `domains` group.
+ * Lambda entry of the `domains` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { domainBindings } from './routes.ts';
+import { domainBindings, domainRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(domainBindings));
+export const handler = createApiHandler(
+  await awsDeps(domainBindings),
+  domainRoutes,
+);

@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `lists` group.
+ * Lambda entry of the `lists` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { listBindings } from './routes.ts';
+import { listBindings, listRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(listBindings));
+export const handler = createApiHandler(
+  await awsDeps(listBindings),
+  listRoutes,
+);

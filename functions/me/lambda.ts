@@ -1,9 +1,9 @@
 /**
- * Lambda entry of the `me` group.
+ * Lambda entry of the `me` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { meBindings } from './routes.ts';
+import { meBindings, meRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(meBindings));
+export const handler = createApiHandler(await awsDeps(meBindings), meRoutes);

@@ -1,9 +1,13 @@
 /**
- * Lambda entry of the `pages` group.
+ * Lambda entry of the `pages` group: the public pipeline (no key, HTML
+ * answers) over its routes.
  */
+import { createPublicHandler } from '../../shared/http/public-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { pageBindings } from './routes.ts';
+import { pageBindings, pageRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(pageBindings));
+export const handler = createPublicHandler(
+  await awsDeps(pageBindings),
+  pageRoutes,
+);

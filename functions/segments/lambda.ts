@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `segments` group.
+ * Lambda entry of the `segments` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { segmentBindings } from './routes.ts';
+import { segmentBindings, segmentRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(segmentBindings));
+export const handler = createApiHandler(
+  await awsDeps(segmentBindings),
+  segmentRoutes,
+);

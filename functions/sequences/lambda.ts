@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `sequences` group.
+ * Lambda entry of the `sequences` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { sequenceBindings } from './routes.ts';
+import { sequenceBindings, sequenceRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(sequenceBindings));
+export const handler = createApiHandler(
+  await awsDeps(sequenceBindings),
+  sequenceRoutes,
+);

@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `signupPages` group.
+ * Lambda entry of the `signupPages` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { signupPageBindings } from './routes.ts';
+import { signupPageBindings, signupPageRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(signupPageBindings));
+export const handler = createApiHandler(
+  await awsDeps(signupPageBindings),
+  signupPageRoutes,
+);

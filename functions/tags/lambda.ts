@@ -1,9 +1,9 @@
 /**
- * Lambda entry of the `tags` group.
+ * Lambda entry of the `tags` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { tagBindings } from './routes.ts';
+import { tagBindings, tagRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(tagBindings));
+export const handler = createApiHandler(await awsDeps(tagBindings), tagRoutes);

@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `templates` group.
+ * Lambda entry of the `templates` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { templateBindings } from './routes.ts';
+import { templateBindings, templateRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(templateBindings));
+export const handler = createApiHandler(
+  await awsDeps(templateBindings),
+  templateRoutes,
+);

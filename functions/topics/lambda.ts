@@ -1,9 +1,12 @@
 /**
- * Lambda entry of the `topics` group.
+ * Lambda entry of the `topics` group: the API's pipeline over its routes.
  */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
 import { awsDeps } from '../../shared/runtime/aws.ts';
-import { createHandler } from './handler.ts';
-import { topicBindings } from './routes.ts';
+import { topicBindings, topicRoutes } from './routes.ts';
 
 /** The Lambda handler. */
-export const handler = createHandler(await awsDeps(topicBindings));
+export const handler = createApiHandler(
+  await awsDeps(topicBindings),
+  topicRoutes,
+);

@@ -17,10 +17,10 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct, type IDependable } from 'constructs';
 import { type Route, resourcePath } from '../../shared/http/route.ts';
 import { accessLogOptions } from './access-log.ts';
+import { limitPerSource } from './per-source-limit.ts';
 
 /** Every request to the pages shares this stage throttle. */
 export const PAGES_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
@@ -97,7 +97,17 @@ export class PagesApi extends Construct {
       // address, and the stage depends on the functions.
       this.url = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${props.stageName}`;
     }
-    this.limitPerSource(props.requestsPerIpPerMinute);
+    limitPerSource(this, 'WebAcl', {
+      stage: this.api.deploymentStage,
+      metricName: 'SignupPages',
+      ruleName: 'PagesPerSourceAddress',
+      requestsPerMinute: props.requestsPerIpPerMinute,
+      tooManyRequests: {
+        contentType: 'TEXT_HTML',
+        content:
+          '<!doctype html><html lang="en"><title>Too many requests</title><h1>Too many requests</h1><p>Please try again in a minute.</p></html>',
+      },
+    });
     new CfnOutput(this, 'Url', { value: this.url });
     Validations.of(this.api).acknowledge(
       {
@@ -128,53 +138,5 @@ export class PagesApi extends Construct {
         .resourceForPath(resourcePath(route))
         .addMethod(route.method, integration, { apiKeyRequired: false });
     }
-  }
-
-  /** A web ACL answering 429 to an address past its share of requests. */
-  private limitPerSource(limit: number): void {
-    const metric = (name: string) => ({
-      cloudWatchMetricsEnabled: true,
-      metricName: name,
-      sampledRequestsEnabled: true,
-    });
-    const acl = new CfnWebACL(this, 'WebAcl', {
-      scope: 'REGIONAL',
-      defaultAction: { allow: {} },
-      visibilityConfig: metric('SignupPages'),
-      customResponseBodies: {
-        TooManyRequests: {
-          contentType: 'TEXT_HTML',
-          content:
-            '<!doctype html><html lang="en"><title>Too many requests</title><h1>Too many requests</h1><p>Please try again in a minute.</p></html>',
-        },
-      },
-      rules: [
-        {
-          name: 'PagesPerSourceAddress',
-          priority: 0,
-          action: {
-            block: {
-              customResponse: {
-                responseCode: 429,
-                customResponseBodyKey: 'TooManyRequests',
-                responseHeaders: [{ name: 'Retry-After', value: '60' }],
-              },
-            },
-          },
-          statement: {
-            rateBasedStatement: {
-              aggregateKeyType: 'IP',
-              evaluationWindowSec: 60,
-              limit,
-            },
-          },
-          visibilityConfig: metric('PagesPerSourceAddress'),
-        },
-      ],
-    });
-    new CfnWebACLAssociation(this, 'WebAclAssociation', {
-      resourceArn: this.api.deploymentStage.stageArn,
-      webAclArn: acl.attrArn,
-    });
   }
 }

@@ -11,12 +11,8 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-} from 'aws-lambda';
-import type { EndpointGroup } from '../../functions/groups.ts';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { EndpointGroup, GroupHandler } from '../../functions/groups.ts';
 import type { Deps } from '../../shared/deps.ts';
 import type { ErrorCode, FieldIssue } from '../../shared/errors.ts';
 import { resourcePath } from '../../shared/http/route.ts';
@@ -24,17 +20,12 @@ import { resourcePath } from '../../shared/http/route.ts';
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-type Invoke = (
-  event: APIGatewayProxyEvent,
-  context: Context,
-) => Promise<APIGatewayProxyResult>;
-
 interface ResolvedRoute {
   group: string;
   method: string;
   resource: string;
   segments: string[];
-  invoke: Invoke;
+  invoke: GroupHandler;
 }
 
 /** The route table of the gateway: literal segments win over parameters. */
@@ -44,7 +35,7 @@ export const buildRouteTable = (
 ): ResolvedRoute[] =>
   groups
     .flatMap((group) => {
-      const handler = group.createHandler(deps) as unknown as Invoke;
+      const handler = group.createHandler(deps);
       return group.routes.map((route) => {
         const resource = resourcePath(route);
         return {

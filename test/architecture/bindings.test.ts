@@ -95,7 +95,7 @@ describe('bindings', () => {
         bindings: tableOnly,
         // @ts-expect-error the route needs the mailer, the group binds none
         routes: [needsMail],
-        createHandler: () => async () => ({ statusCode: 200, body: '' }),
+        pipeline: () => async () => ({ statusCode: 200, body: '' }),
       });
     expect(declare().routes).toHaveLength(1);
   });

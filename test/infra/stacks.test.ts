@@ -11,17 +11,16 @@ import {
 } from '../../functions/groups.ts';
 import { streamConsumerFunctions } from '../../functions/stream-consumers.ts';
 import { buildApp, type Stacks } from '../../infra/app.ts';
-import type { AppFunction } from '../../infra/constructs/app-function.ts';
-import { DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE } from '../../infra/constructs/pages-api.ts';
-import { StatefulStack } from '../../infra/stateful-stack.ts';
 import {
-  DEFAULT_APP_FROM_ADDRESS,
   DEFAULT_PUBLIC_REQUESTS_PER_IP_PER_MINUTE,
   PUBLIC_ROUTE_THROTTLE,
-  STAGE_NAME,
   STAGE_THROTTLE,
-  StatelessStack,
-} from '../../infra/stateless-stack.ts';
+} from '../../infra/constructs/api-front-door.ts';
+import type { AppFunction } from '../../infra/constructs/app-function.ts';
+import { DEFAULT_PAGE_REQUESTS_PER_IP_PER_MINUTE } from '../../infra/constructs/pages-api.ts';
+import { DEFAULT_APP_FROM_ADDRESS } from '../../infra/context.ts';
+import { StatefulStack } from '../../infra/stateful-stack.ts';
+import { STAGE_NAME, StatelessStack } from '../../infra/stateless-stack.ts';
 import {
   type Binding,
   bindingsOf,
