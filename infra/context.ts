@@ -96,15 +96,8 @@ export const signupPagesDomain = (
  * imported into `scope`).
  */
 export const signupFormResources = (scope: Construct): SignupFormResources => {
-  const count = (key: string): number | undefined => {
-    const value: unknown = scope.node.tryGetContext(key);
-    if (value === undefined) return undefined;
-    const number = typeof value === 'string' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
-      throw new Error(`The ${key} context must be a whole number`);
-    }
-    return number;
-  };
+  const count = (key: string): number | undefined =>
+    contextWholeNumber(scope, key, [0, Infinity], () => 'a whole number');
   const provider = contextString(scope, 'signupCaptchaProvider');
   const siteKey = contextString(scope, 'signupCaptchaSiteKey');
   const secretName = contextString(scope, 'signupCaptchaSecretName');
@@ -150,21 +143,13 @@ export const memoryOf = (
   group: string,
   declared: number | undefined,
 ): number => {
-  const key = `${group}MemoryMB`;
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return declared ?? DEFAULT_MEMORY_MB;
-  const mb = typeof value === 'string' ? Number(value) : value;
-  if (
-    typeof mb !== 'number' ||
-    !Number.isInteger(mb) ||
-    mb < 128 ||
-    mb > 10_240
-  ) {
-    throw new Error(
-      `The ${key} context must be a whole number of MB from 128 to 10240; got ${String(value)}`,
-    );
-  }
-  return mb;
+  const mb = contextWholeNumber(
+    scope,
+    `${group}MemoryMB`,
+    [128, 10_240],
+    (value) => `a whole number of MB from 128 to 10240; got ${String(value)}`,
+  );
+  return mb ?? declared ?? DEFAULT_MEMORY_MB;
 };
 
 /**
@@ -201,20 +186,13 @@ export const requestsPerMinute = (
   scope: Construct,
   key: string,
   fallback: number,
-): number => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined) return fallback;
-  const number = typeof value === 'string' ? Number(value) : value;
-  if (
-    typeof number !== 'number' ||
-    !Number.isInteger(number) ||
-    number < 10 ||
-    number > 2_000_000_000
-  ) {
-    throw new Error(`The ${key} context must be an integer from 10 up`);
-  }
-  return number;
-};
+): number =>
+  contextWholeNumber(
+    scope,
+    key,
+    [10, 2_000_000_000],
+    () => 'an integer from 10 up',
+  ) ?? fallback;
 
 const HTTPS_POLICIES = ['REQUIRE', 'REQUIRE_OPEN_ONLY', 'OPTIONAL'] as const;
 
@@ -224,6 +202,31 @@ const isHttpsPolicy = (value: string): value is TrackingDomain['httpsPolicy'] =>
 /** A lower-case domain name of two labels or more. */
 const DOMAIN_NAME =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/**
+ * A whole-number context value within `[min, max]` (`-c name=42` gives a
+ * string), or undefined; anything else fails: `The <key> context must be
+ * <what the value should be>`.
+ */
+const contextWholeNumber = (
+  scope: Construct,
+  key: string,
+  [min, max]: readonly [number, number],
+  shouldBe: (value: unknown) => string,
+): number | undefined => {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const number = typeof value === 'string' ? Number(value) : value;
+  if (
+    typeof number !== 'number' ||
+    !Number.isInteger(number) ||
+    number < min ||
+    number > max
+  ) {
+    throw new Error(`The ${key} context must be ${shouldBe(value)}`);
+  }
+  return number;
+};
 
 /** A string context value, or undefined; anything else is an error. */
 const contextString = (scope: Construct, key: string): string | undefined => {
