@@ -14,6 +14,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -128,7 +129,8 @@ const bundle = (name: string, entry: string, env: Record<string, string>) => {
   ]);
   const loaded = new Set(readFileSync(log, 'utf8').split('\n'));
   const sdk = [...loaded].filter((module) => module.startsWith('@aws-sdk/'));
-  const ownPrefix = pathToFileURL(outdir).href;
+  // Node resolves real paths: node_modules may be a link (a worktree's).
+  const ownPrefix = pathToFileURL(realpathSync(outdir)).href;
   const readAtInit = [...loaded]
     .filter((module) => module.startsWith(ownPrefix))
     .map((module) => fileURLToPath(module));
