@@ -29,10 +29,8 @@ import {
   resumeSequence,
 } from '../../shared/sequences/resume-and-cleanup.ts';
 import { runStep } from '../../shared/sequences/run-step.ts';
-import {
-  fireSeriesStep,
-  SeriesStepMessage,
-} from '../../shared/sequences/series-steps.ts';
+import { SeriesStepMessage } from '../../shared/sequences/series-schedule.ts';
+import { fireSeriesStep } from '../../shared/sequences/series-steps.ts';
 import { StepMessage } from '../../shared/sequences/step-schedule.ts';
 
 /** What the `steps` consumer may use. */

@@ -9,7 +9,7 @@ import type { SchedulingDeps } from '../scheduling/ports.ts';
 import type { Sequence } from './model.ts';
 import type { SequencesDeps } from './ports.ts';
 import type { CleanupMessage, ResumeMessage } from './resume-and-cleanup.ts';
-import { cancelSeriesSteps, scheduleSeriesSteps } from './series-steps.ts';
+import { cancelSeriesSteps, scheduleSeriesSteps } from './series-schedule.ts';
 
 /** What reacting to a head's change needs. */
 export type HeadChangeDeps = Pick<

@@ -1,63 +1,15 @@
-/**
- * Application logic of a series' sends: each step of the published version
- * goes to the series' audience at the step's instant on its calendar. Day 1
- * is `startsAt`, each wait moves the calendar, `sendTimeMinutes` sets the
- * time of day in the organization's time zone (`seriesCalendar`).
- *
- * One schedule per step, not per recipient: when it fires, the step becomes
- * one campaign record (the series' list, segment and tag, its topic, the
- * node's subject and content, the default address) whose send goes the
- * campaign way — its holds, readiness and quota, the dispatcher walking the
- * audience as it is at that instant, each recipient checked again at its
- * turn. So a contact who joined after day 1 gets the steps still to come,
- * the campaigns a series' steps sent remain when it is deleted, and a
- * step's stats are its campaign's.
- *
- * Late or repeated fires are harmless: a fire re-reads the series and does
- * nothing once it is deleted, paused or published anew, and a step makes
- * one campaign however often it fires (the campaign store records the step
- * with it, conditionally).
- */
-import * as v from 'valibot';
 import type { Campaign, CampaignOrigin } from '../campaigns/model.ts';
 import { NEW_DRAFT } from '../campaigns/model.ts';
 import { type SendDeps, startSend } from '../campaigns/send.ts';
 import { AppError, ConflictError, SendingBlockedError } from '../errors.ts';
 import { logger } from '../observability.ts';
-import { timeZoneOf } from '../organizations/model.ts';
-import type { SchedulingDeps } from '../scheduling/ports.ts';
-import { scheduleName } from '../scheduling/ports.ts';
-import { Id } from '../validation.ts';
-import {
-  MAX_NODES_PER_VERSION,
-  type SendEmailNode,
-  type Sequence,
-} from './model.ts';
+import type { SendEmailNode } from './model.ts';
 import type { SequencesDeps } from './ports.ts';
 import { STEPS_QUEUE } from './queue.ts';
-import { seriesCalendar } from './timing.ts';
-
-/** The message a series step's schedule delivers to the `steps` queue. */
-export const SeriesStepMessage = v.object({
-  kind: v.literal('seriesStep'),
-  orgId: Id,
-  seriesId: Id,
-  /** The published version whose calendar the schedule was made from. */
-  versionId: Id,
-  /** The step: 1 for the version's first send_email node, and so on. */
-  step: v.pipe(v.number(), v.integer(), v.minValue(1)),
-});
-export type SeriesStepMessage = v.InferOutput<typeof SeriesStepMessage>;
-
-/** What scheduling a series' steps reads and writes. */
-export type SeriesScheduleDeps = Pick<
-  SequencesDeps,
-  'sequences' | 'organizations' | 'clock'
-> &
-  SchedulingDeps;
-
-/** What cancelling a version's steps needs: the scheduler only. */
-export type SeriesCancelDeps = SchedulingDeps;
+import {
+  type SeriesStepMessage,
+  seriesStepScheduleName,
+} from './series-schedule.ts';
 
 /** A held step is tried again this much later (as a sequence step is). */
 export const SERIES_HOLD_RETRY_MS = 60 * 60_000;
@@ -76,114 +28,6 @@ export const SERIES_HOLD_WINDOW_MS = 24 * 60 * 60_000;
  */
 export type SeriesFireDeps = SendDeps &
   Pick<SequencesDeps, 'sequences' | 'segments' | 'lists' | 'tags'>;
-
-/**
- * The schedule of one step of one version: the same name for the same step,
- * so scheduling again replaces it and a cancel needs no read.
- */
-export const seriesStepScheduleName = (
-  orgId: string,
-  seriesId: string,
-  versionId: string,
-  step: number,
-): string => scheduleName('series', orgId, seriesId, versionId, String(step));
-
-/** One step of a series on its calendar. */
-export interface ScheduledStep {
-  /** 1 for the version's first send_email node, and so on. */
-  step: number;
-  at: Date;
-}
-
-/**
- * Schedules the steps of an active series' published version, one schedule
- * per step, each at its instant on the calendar (in the organization's
- * time zone, read now), delivering a {@link SeriesStepMessage} to the
- * `steps` queue. Idempotent: a step keeps its schedule's name, so calling
- * it again (an activation after a pause, a retry) replaces them.
- *
- * Steps whose instant has passed are not scheduled, and so never sent: a
- * series activated (or re-activated) after some of its days goes on with
- * the steps still to come, it does not catch up. A paused series, a
- * sequence, or a series with no published version or no day 1 schedules
- * nothing.
- *
- * 1. Read the published version with its nodes, and the organization.
- * 2. Lay the calendar out; keep the steps still in the future.
- * 3. Schedule each (same name, same step).
- *
- * @returns the steps scheduled.
- */
-export const scheduleSeriesSteps = async (
-  deps: SeriesScheduleDeps,
-  orgId: string,
-  series: Sequence,
-): Promise<ScheduledStep[]> => {
-  const versionId = series.publishedVersionId;
-  if (series.kind !== 'series' || series.status !== 'active' || !versionId) {
-    return [];
-  }
-  // 1. The version and the organization's time zone.
-  const [found, org] = await Promise.all([
-    deps.sequences.getVersionWithNodes(orgId, series.id, versionId),
-    deps.organizations.get(orgId),
-  ]);
-  if (!found?.version.startsAt || !org) return [];
-  // 2. The calendar; the past is not sent.
-  const now = deps.clock.now().getTime();
-  const steps = seriesCalendar(
-    new Date(found.version.startsAt),
-    found.nodes,
-    timeZoneOf(org),
-  )
-    .map(({ at }, index) => ({ step: index + 1, at }))
-    .filter(({ at }) => at.getTime() > now);
-  // 3. One schedule per step.
-  for (const { step, at } of steps) {
-    const message: SeriesStepMessage = {
-      kind: 'seriesStep',
-      orgId,
-      seriesId: series.id,
-      versionId,
-      step,
-    };
-    await deps.scheduler.schedule({
-      name: seriesStepScheduleName(orgId, series.id, versionId, step),
-      at,
-      queue: STEPS_QUEUE,
-      message,
-    });
-  }
-  return steps;
-};
-
-/** Schedules cancelled at once. */
-const CANCEL_CONCURRENCY = 10;
-
-/**
- * Cancels the schedules of a version's steps (a pause, a delete, a new
- * version published): every name a step of a version can have, from 1 to
- * {@link MAX_NODES_PER_VERSION}, so nothing is read (after a delete the
- * version is gone). A step with no schedule is no error. A schedule that
- * fires anyway does nothing: the fire re-reads the series.
- */
-export const cancelSeriesSteps = async (
-  deps: SeriesCancelDeps,
-  orgId: string,
-  seriesId: string,
-  versionId: string,
-): Promise<void> => {
-  const names = Array.from({ length: MAX_NODES_PER_VERSION }, (_, i) =>
-    seriesStepScheduleName(orgId, seriesId, versionId, i + 1),
-  );
-  for (let i = 0; i < names.length; i += CANCEL_CONCURRENCY) {
-    await Promise.all(
-      names
-        .slice(i, i + CANCEL_CONCURRENCY)
-        .map((name) => deps.scheduler.cancel(name)),
-    );
-  }
-};
 
 /** The campaign of a step is named after its series. */
 export const seriesStepCampaignName = (seriesName: string, step: number) =>

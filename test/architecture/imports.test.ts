@@ -168,6 +168,12 @@ const NEVER_LOADED: readonly {
     modules:
       /^shared\/sequences\/run-step\.ts$|^shared\/rendering\/|(?:^|\/)node_modules\/liquidjs\//,
   },
+  {
+    entry: 'functions/journeys/lambda.ts',
+    why: 'the `journeys` stream consumer schedules, resumes and cleans up: no campaign send, no step runner, no rendering engine, no Liquid',
+    modules:
+      /^shared\/campaigns\/(?:send|dispatch|deliver)\.ts$|^shared\/sequences\/(?:run-step|series-steps)\.ts$|^shared\/rendering\/|(?:^|\/)node_modules\/liquidjs\//,
+  },
 ];
 
 /**

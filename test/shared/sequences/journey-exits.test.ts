@@ -29,7 +29,7 @@ import {
   updateSequence,
 } from '../../../shared/sequences/heads.ts';
 import { publishVersion } from '../../../shared/sequences/publish.ts';
-import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
+import { seriesStepScheduleName } from '../../../shared/sequences/series-schedule.ts';
 import { updateSendingSettings } from '../../../shared/settings/settings.ts';
 import { uniqueEmail } from '../../support/audience.ts';
 import { publishDns, testEngineClient } from '../../support/dynamo.ts';

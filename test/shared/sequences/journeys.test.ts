@@ -21,7 +21,7 @@ import {
 import { updateNode } from '../../../shared/sequences/nodes.ts';
 import { publishVersion } from '../../../shared/sequences/publish.ts';
 import { STEP_LEASE_MS } from '../../../shared/sequences/run-step.ts';
-import { seriesStepScheduleName } from '../../../shared/sequences/series-steps.ts';
+import { seriesStepScheduleName } from '../../../shared/sequences/series-schedule.ts';
 import {
   type StepMessage,
   stepScheduleName,

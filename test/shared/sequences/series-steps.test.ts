@@ -54,12 +54,14 @@ import {
 } from '../../../shared/sequences/sequence.schema.ts';
 import {
   cancelSeriesSteps,
-  fireSeriesStep,
-  SERIES_HOLD_RETRY_MS,
-  SERIES_HOLD_WINDOW_MS,
   type SeriesStepMessage,
   scheduleSeriesSteps,
   seriesStepScheduleName,
+} from '../../../shared/sequences/series-schedule.ts';
+import {
+  fireSeriesStep,
+  SERIES_HOLD_RETRY_MS,
+  SERIES_HOLD_WINDOW_MS,
 } from '../../../shared/sequences/series-steps.ts';
 import { seriesCalendar } from '../../../shared/sequences/timing.ts';
 import { openVersion } from '../../../shared/sequences/versions.ts';
