@@ -81,6 +81,11 @@ export interface ItemSchema<TOutput> {
   schema: v.GenericSchema<unknown, TOutput>;
 }
 
+/** The attributes of an item as its schema parses them. */
+export type ItemOf<S extends { schema: v.GenericSchema }> = v.InferOutput<
+  S['schema']
+>;
+
 /**
  * Declares the schema of an item type. Unknown attributes (the keys, the
  * entity type, the search haystack…) are left out of the output.

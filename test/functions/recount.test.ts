@@ -10,7 +10,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-table.ts';
+import { collectionCounterKey } from '../../shared/adapters/aws/dynamo-collections.ts';
 import { unsubscribeContact } from '../../shared/audience/contacts.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { createTopic, optOutOfTopic } from '../../shared/topics/topics.ts';

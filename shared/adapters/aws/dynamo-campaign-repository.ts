@@ -16,16 +16,17 @@ import {
   HOLD_REASONS,
 } from '../../campaigns/model.ts';
 import type { CampaignRepository } from '../../campaigns/ports.ts';
+import { whereOf } from '../../db/expressions.ts';
 import { entityType, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
+import { pageOfCollection } from './dynamo-collections.ts';
 import {
   batchGet,
   Counter,
   type DynamoTable,
   failedConditions,
-  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -237,11 +238,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
       {
         ...(filter.status
           ? {
-              filter: {
-                expression: '#status = :status',
-                names: { '#status': 'status' },
-                values: { ':status': filter.status },
-              },
+              filter: whereOf<Campaign>().eq('status', filter.status),
             }
           : {}),
         counterType: 'CampaignCounts',

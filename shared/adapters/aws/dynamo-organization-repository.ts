@@ -11,11 +11,14 @@ import type {
   Organization,
 } from '../../organizations/model.ts';
 import type { OrganizationRepository } from '../../organizations/ports.ts';
-import {
-  type DynamoTable,
-  isConditionFailure,
-  putWithReservation,
-} from './dynamo-table.ts';
+import { putWithReservation } from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
+import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
+
+/** The reservation of an organization's slug. */
+const OrganizationSlugItem = itemSchema('OrganizationSlug', {
+  orgId: v.string(),
+});
 
 const toItem = (org: Organization) => ({
   ...keys.organization(org.id),
@@ -69,18 +72,26 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
 
   async create(org: Organization): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: {
-        ...keys.organizationSlug(org.slug),
-        ...entityType('OrganizationSlug'),
-        orgId: org.id,
+      reservation: entity(this.table, OrganizationSlugItem).putTx(
+        keys.organizationSlug(org.slug),
+        { orgId: org.id },
+        {
+          if: (w) => w.missing(),
+          otherwise: (cause) =>
+            new ConflictError(
+              'organization.slugTaken',
+              `The slug ${org.slug} is taken`,
+              { cause },
+            ),
+        },
+      ),
+      item: {
+        Put: {
+          TableName: this.table.tableName,
+          Item: toItem(org),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
       },
-      item: toItem(org),
-      onTaken: (cause) =>
-        new ConflictError(
-          'organization.slugTaken',
-          `The slug ${org.slug} is taken`,
-          { cause },
-        ),
     });
   }
 

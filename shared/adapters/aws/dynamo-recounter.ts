@@ -24,6 +24,7 @@ import { CAMPAIGN_STATUSES } from '../../campaigns/model.ts';
 import { entityType } from '../../db/items.ts';
 import { type Key, keys, type QueryKey } from '../../db/keys.ts';
 import type { Recounter, RecountReport } from '../../organizations/ports.ts';
+import { collectionCounterKey } from './dynamo-collections.ts';
 import {
   contactFromItem,
   topicDeclinedCountAttribute,
@@ -32,7 +33,6 @@ import { statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   type BatchWriteRequest,
   batchWrite,
-  collectionCounterKey,
   type DynamoTable,
 } from './dynamo-table.ts';
 import {

@@ -20,13 +20,15 @@ import {
   type SegmentCondition,
 } from '../../segments/model.ts';
 import type { SegmentRepository } from '../../segments/ports.ts';
+import {
+  moveCollectionCounter,
+  pageOfCollection,
+} from './dynamo-collections.ts';
 import { contactFromItem } from './dynamo-contact-repository.ts';
 import {
   type DynamoTable,
   failedConditions,
   isConditionFailure,
-  moveCollectionCounter,
-  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';

@@ -6,6 +6,7 @@
  */
 import { GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { where } from '../../db/expressions.ts';
 import {
   entityType,
   ItemSchemaError,
@@ -32,15 +33,17 @@ import {
   type SequenceRepository,
   type VersionWithNodes,
 } from '../../sequences/ports.ts';
+import {
+  collectionCount,
+  moveCollectionCounter,
+  pageOfCollection,
+} from './dynamo-collections.ts';
 import { releaseSegment, useSegment } from './dynamo-segment-repository.ts';
 import {
   Counter,
-  collectionCount,
   type DynamoTable,
   deleteByPrefix,
   failedConditions,
-  moveCollectionCounter,
-  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -249,11 +252,7 @@ export class DynamoSequenceRepository implements SequenceRepository {
       keys.sequencesOfOrganization(orgId),
       request,
       {
-        filter: {
-          expression: '#kind = :kind',
-          names: { '#kind': 'kind' },
-          values: { ':kind': kind },
-        },
+        filter: where.eq('kind', kind),
         total: (counters) => {
           const item = counters.get(counterOf(kind));
           return item ? v.parse(Counter, item.count) : 0;

@@ -22,12 +22,14 @@ import type {
   SignupPageRepository,
 } from '../../signup/ports.ts';
 import {
+  moveCollectionCounter,
+  pageOfCollection,
+} from './dynamo-collections.ts';
+import {
   batchGet,
   type DynamoTable,
   failedConditions,
   isConditionFailure,
-  moveCollectionCounter,
-  pageOfCollection,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';

@@ -11,19 +11,21 @@ import {
   type BatchGetCommandOutput,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   paginateQuery,
+  QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import {
-  ENTITY_TYPE,
-  type EntityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
-import type { Key, QueryKey } from '../../db/keys.ts';
+  type Condition,
+  compileCondition,
+  compileProjection,
+  Placeholders,
+} from '../../db/expressions.ts';
+import { ENTITY_TYPE } from '../../db/items.ts';
+import type { Key, KeyRange, QueryKey } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
 
@@ -70,12 +72,40 @@ export const isTransactionConflict = (error: unknown): boolean =>
     (reason) => reason.Code === 'TransactionConflict',
   );
 
+/** Builds the domain error a failed condition means. */
+export type Otherwise = (cause: unknown) => Error;
+
+const otherwiseOf = new WeakMap<TransactItem, Otherwise>();
+
+/**
+ * Names the domain error of a transaction item's failed condition:
+ * `transactWrite` throws it when that item's condition fails (the first
+ * failed item naming one wins).
+ */
+export const onFailedCondition = (
+  item: TransactItem,
+  otherwise: Otherwise,
+): TransactItem => {
+  otherwiseOf.set(item, otherwise);
+  return item;
+};
+
+const namedFailure = (items: readonly TransactItem[], error: unknown) => {
+  for (const index of failedConditions(error) ?? []) {
+    const item = items[index];
+    const otherwise = item && otherwiseOf.get(item);
+    if (otherwise) return otherwise(error);
+  }
+  return undefined;
+};
+
 /**
  * Sends one TransactWriteItems, again while DynamoDB cancels it because
  * another transaction held one of its items at that instant (a
  * `TransactionConflict`: nothing was checked, the same write may pass a
  * moment later). After the conflict budget it is a 409 `write.contended`;
- * any other failure (a condition that failed) surfaces at once.
+ * any other failure surfaces at once: a failed condition as the error its
+ * item names (`onFailedCondition`), else as the provider's.
  */
 export const transactWrite = (
   table: DynamoTable,
@@ -94,7 +124,7 @@ export const transactWrite = (
           ),
         );
       }
-      throw error;
+      throw namedFailure(TransactItems, error) ?? error;
     }
   });
 
@@ -152,260 +182,111 @@ export const batchGet = async (
   return items;
 };
 
-/**
- * One page of the items under a key prefix, given the collection's total
- * from its counter: newest first by default (ids are time-ordered), or in
- * ascending key order. Page numbers need an offset, so the items before the
- * page are read too.
- */
-export const pageByPrefix = async (
-  table: DynamoTable,
-  query: QueryKey,
-  total: number,
-  { page, limit }: { page: number; limit: number },
-  options: {
-    projection?: { expression: string; names?: Record<string, string> };
-    /**
-     * Keeps only the items it matches (the total must count those only):
-     * the query reads on until the page is full.
-     */
-    filter?: {
-      expression: string;
-      names?: Record<string, string>;
-      values: Record<string, unknown>;
-    };
-    ascending?: boolean;
-  } = {},
-): Promise<{ items: Record<string, unknown>[]; total: number }> => {
-  const { projection, filter } = options;
-  const names = { ...projection?.names, ...filter?.names };
-  const offset = (page - 1) * limit;
-  if (offset >= total) return { items: [], total };
-  const items: Record<string, unknown>[] = [];
-  const pages = paginateQuery(
-    // Pages of the items the page needs at most: one request when they fit.
-    { client: table.client, pageSize: offset + limit },
-    {
-      TableName: table.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': query.PK,
-        ':prefix': query.skPrefix,
-        ...filter?.values,
-      },
-      ...(projection ? { ProjectionExpression: projection.expression } : {}),
-      ...(filter ? { FilterExpression: filter.expression } : {}),
-      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-      ScanIndexForward: options.ascending === true,
-    },
-  );
-  for await (const result of pages) {
-    items.push(...(result.Items ?? []));
-    // Enough for the page: read no further.
-    if (items.length >= offset + limit) break;
-  }
-  return { items: items.slice(offset, offset + limit), total };
-};
+/** The sort keys a query reads: a prefix, a range, or the whole partition. */
+export type QueryRange = QueryKey | KeyRange | { PK: string };
 
-/**
- * Where a collection's counters live: at `<NAME>$<counter>`, just past its
- * `<NAME>#<id>` items ('$' follows '#'), so that a newest-first Query from
- * the counters down reads the total first, in the same request as the page.
- * Readers of `begins_with(SK, '<NAME>#')` never see them.
- */
-const counterBase = (collection: QueryKey): string => {
-  if (!collection.skPrefix.endsWith('#')) {
-    throw new Error(
-      `A counted collection's prefix ends with '#': ${collection.skPrefix}`,
-    );
-  }
-  return `${collection.skPrefix.slice(0, -1)}$`;
-};
-
-/** The key of one counter of a collection (default `count`). */
-export const collectionCounterKey = (
-  collection: QueryKey,
-  counter = 'count',
-): Key => ({ PK: collection.PK, SK: `${counterBase(collection)}${counter}` });
-
-/** A collection counter item as its readers project it. */
-const CollectionCounterItem = itemSchema('CollectionCounter', {
-  count: Counter,
+/** The placeholders of a request, as its input names them (none: absent). */
+export const placeholdersOf = (p: Placeholders) => ({
+  ...(Object.keys(p.names).length ? { ExpressionAttributeNames: p.names } : {}),
+  ...(Object.keys(p.values).length
+    ? { ExpressionAttributeValues: p.values }
+    : {}),
 });
 
+/** What a query reads besides its range. */
+export interface QueryReadOptions {
+  /** Keeps only the items it matches (read capacity is spent on all). */
+  filter?: Condition;
+  /** Key order (default) or descending. */
+  descending?: boolean;
+  consistent?: boolean;
+  /** The attributes to read; the keys and the entity type are added. */
+  project?: readonly string[];
+  /** Items per request. */
+  pageSize?: number;
+}
+
 /**
- * The transaction item moving a collection's counter by `by`, creating it
- * at its first use; with `cap`, refused (a failed condition) when the count
- * has reached it.
+ * The input of a Query over a range: the key condition, a filter and a
+ * projection, their placeholders shared.
  */
-export const moveCollectionCounter = (
+export const queryInput = (
   table: DynamoTable,
-  collection: QueryKey,
-  by: number,
-  { counter, cap }: { counter?: string; cap?: number } = {},
-): TransactItem => ({
-  Update: {
+  range: QueryRange,
+  options: QueryReadOptions = {},
+): QueryCommandInput => {
+  const p = new Placeholders();
+  const pk = `${p.path('PK')} = ${p.value(range.PK)}`;
+  const sk =
+    'skPrefix' in range && range.skPrefix
+      ? ` AND begins_with(${p.path('SK')}, ${p.value(range.skPrefix)})`
+      : 'from' in range
+        ? ` AND ${p.path('SK')} BETWEEN ${p.value(range.from)} AND ${p.value(range.to)}`
+        : '';
+  return {
     TableName: table.tableName,
-    Key: collectionCounterKey(collection, counter),
-    UpdateExpression: 'SET #type = :type ADD #count :by',
-    ...(cap === undefined
-      ? {}
-      : {
-          ConditionExpression:
-            '(attribute_not_exists(#count) AND :zero < :cap) OR #count < :cap',
-        }),
-    ExpressionAttributeNames: { '#type': ENTITY_TYPE, '#count': 'count' },
-    ExpressionAttributeValues: {
-      ':type': 'CollectionCounter',
-      ':by': by,
-      ...(cap === undefined ? {} : { ':cap': cap, ':zero': 0 }),
-    },
-  },
-});
+    KeyConditionExpression: `${pk}${sk}`,
+    ...(options.filter
+      ? { FilterExpression: compileCondition(options.filter, p) }
+      : {}),
+    ...(options.project
+      ? {
+          ProjectionExpression: compileProjection(
+            ['PK', 'SK', ENTITY_TYPE, ...options.project],
+            p,
+          ),
+        }
+      : {}),
+    ...placeholdersOf(p),
+    ...(options.descending ? { ScanIndexForward: false } : {}),
+    ...(options.consistent ? { ConsistentRead: true } : {}),
+  };
+};
 
-/** Reads a collection's counter alone (0 before its first item). */
-export const collectionCount = async (
+/**
+ * Reads a range page by page, items of any type, unparsed: for ranges
+ * holding several item types, each parsed by its own schema.
+ */
+export async function* queryPages(
   table: DynamoTable,
-  collection: QueryKey,
-  counter?: string,
-): Promise<number> => {
-  const key = collectionCounterKey(collection, counter);
-  const { Item } = await table.client.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: key,
-      ConsistentRead: true,
+  range: QueryRange,
+  options: QueryReadOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  const pages = paginateQuery(
+    {
+      client: table.client,
+      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    },
+    queryInput(table, range, options),
+  );
+  for await (const page of pages) yield page.Items ?? [];
+}
+
+/**
+ * One request of a Query: at most `limit` items evaluated (before the
+ * filter), from after `startKey`; `lastKey` says where the next begins
+ * (absent: the range is read to its end).
+ */
+export const queryOnce = async (
+  table: DynamoTable,
+  range: QueryRange,
+  options: Omit<QueryReadOptions, 'pageSize'> & {
+    limit?: number;
+    startKey?: Key;
+  } = {},
+): Promise<{ items: Record<string, unknown>[]; lastKey?: Key }> => {
+  const { limit, startKey, ...read } = options;
+  const { Items, LastEvaluatedKey } = await table.client.send(
+    new QueryCommand({
+      ...queryInput(table, range, read),
+      ...(limit === undefined ? {} : { Limit: limit }),
+      ...(startKey ? { ExclusiveStartKey: { ...startKey } } : {}),
     }),
   );
-  return Item ? parseItem(CollectionCounterItem, Item, key).count : 0;
-};
-
-/**
- * One page of a collection, newest first, and its total, in one Query (for
- * a page that fits 1 MB): the Query starts at the collection's counters,
- * just past its items, so they come first, then the newest items. `total`
- * reads the counter items (default: the `count` of the `count` counter).
- * A filter keeps the counters too, and must match what the total counts.
- */
-export const pageOfCollection = async (
-  table: DynamoTable,
-  collection: QueryKey,
-  { page, limit }: { page: number; limit: number },
-  options: {
-    projection?: { expression: string; names?: Record<string, string> };
-    filter?: {
-      expression: string;
-      names?: Record<string, string>;
-      values: Record<string, unknown>;
-    };
-    total?: (counters: Map<string, Record<string, unknown>>) => number;
-    /** The entity type of the counter items (a filter keeps those). */
-    counterType?: EntityType;
-  } = {},
-): Promise<{ items: Record<string, unknown>[]; total: number }> => {
-  const { projection, filter } = options;
-  const base = counterBase(collection);
-  const names: Record<string, string> = {
-    ...projection?.names,
-    ...filter?.names,
-    ...(filter ? { '#counterType': ENTITY_TYPE } : {}),
+  return {
+    items: Items ?? [],
+    ...(LastEvaluatedKey ? { lastKey: LastEvaluatedKey as Key } : {}),
   };
-  const offset = (page - 1) * limit;
-  const counters = new Map<string, Record<string, unknown>>();
-  const items: Record<string, unknown>[] = [];
-  let total: number | undefined;
-  const totalOf =
-    options.total ??
-    ((found) => {
-      const item = found.get('count');
-      return item ? parseItem(CollectionCounterItem, item).count : 0;
-    });
-  const pages = paginateQuery(
-    // The counters and the items up to the page's end: one request.
-    { client: table.client, pageSize: offset + limit + 2 },
-    {
-      TableName: table.tableName,
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':pk': collection.PK,
-        ':first': collection.skPrefix,
-        // Past every counter name.
-        ':last': `${base}\uffff`,
-        ...filter?.values,
-        ...(filter
-          ? { ':counterType': options.counterType ?? 'CollectionCounter' }
-          : {}),
-      },
-      ...(projection
-        ? { ProjectionExpression: `${projection.expression}, #count, #type` }
-        : {}),
-      ...(filter
-        ? {
-            FilterExpression: `(${filter.expression}) OR #counterType = :counterType`,
-          }
-        : {}),
-      ...(projection || Object.keys(names).length
-        ? {
-            ExpressionAttributeNames: {
-              ...names,
-              ...(projection
-                ? { '#count': 'count', '#type': ENTITY_TYPE }
-                : {}),
-            },
-          }
-        : {}),
-      ScanIndexForward: false,
-    },
-  );
-  for await (const result of pages) {
-    for (const item of result.Items ?? []) {
-      const sk = String(item.SK);
-      if (sk.startsWith(base)) counters.set(sk.slice(base.length), item);
-      else items.push(item);
-    }
-    // The counters come first: the total is known after the first read.
-    total ??= totalOf(counters);
-    if (offset >= total || items.length >= offset + limit) break;
-  }
-  total ??= totalOf(counters);
-  return { items: items.slice(offset, offset + limit), total };
-};
-
-/**
- * Creates an item together with the reservation of its unique name (a slug,
- * a list or tag name) and, optionally, its collection's counter, in one
- * transaction. A taken name throws what `onTaken` builds.
- */
-export const putWithReservation = async (
-  table: DynamoTable,
-  entry: {
-    reservation: Key & Record<string, unknown>;
-    item: Key & Record<string, unknown>;
-    /** The collection whose counter the new item moves. */
-    counted?: QueryKey;
-    onTaken: (cause: unknown) => Error;
-  },
-): Promise<void> => {
-  const { tableName: TableName } = table;
-  const absent = 'attribute_not_exists(PK)';
-  try {
-    await transactWrite(table, [
-      {
-        Put: {
-          TableName,
-          Item: entry.reservation,
-          ConditionExpression: absent,
-        },
-      },
-      { Put: { TableName, Item: entry.item, ConditionExpression: absent } },
-      ...(entry.counted
-        ? [moveCollectionCounter(table, entry.counted, 1)]
-        : []),
-    ]);
-  } catch (error) {
-    if (failedConditions(error)?.includes(0)) throw entry.onTaken(error);
-    throw error;
-  }
 };
 
 /** Most keys one BatchWriteItem accepts. */
@@ -419,31 +300,11 @@ const BATCH_WRITE_LIMIT = 25;
  */
 export const deleteByPrefix = async (
   table: DynamoTable,
-  query: QueryKey,
+  range: QueryKey,
 ): Promise<void> => {
-  const { tableName: TableName } = table;
-  const pages = paginateQuery(
-    { client: table.client },
-    {
-      TableName,
-      // An empty prefix is the whole partition (DynamoDB refuses "").
-      ...(query.skPrefix
-        ? {
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: {
-              ':pk': query.PK,
-              ':prefix': query.skPrefix,
-            },
-          }
-        : {
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': query.PK },
-          }),
-      ProjectionExpression: 'PK, SK',
-    },
-  );
-  for await (const result of pages) {
-    await deleteKeys(table, (result.Items ?? []) as Key[]);
+  // An empty prefix is the whole partition (DynamoDB refuses "").
+  for await (const found of queryPages(table, range, { project: [] })) {
+    await deleteKeys(table, found as unknown as Key[]);
   }
 };
 

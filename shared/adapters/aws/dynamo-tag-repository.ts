@@ -6,17 +6,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
 import type { TagRepository } from '../../audience/ports.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
-import {
-  batchGet,
-  Counter,
-  type DynamoTable,
-  pageOfCollection,
-  putWithReservation,
-} from './dynamo-table.ts';
+import { pageOfCollection, putWithReservation } from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
+import { batchGet, Counter, type DynamoTable } from './dynamo-table.ts';
 
 const TagItem = itemSchema('Tag', {
   id: v.string(),
@@ -35,6 +31,7 @@ const MAX_KEPT_NAMES = 10_000;
 const TagNameItem = itemSchema('TagName', {
   tagId: v.string(),
   name: v.string(),
+  createdAt: v.optional(v.string()),
 });
 
 /**
@@ -94,28 +91,30 @@ export class DynamoTagRepository implements TagRepository {
 
   async create(orgId: string, tag: Tag): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: {
-        ...keys.tagName(orgId, tagNameKey(tag.name)),
-        ...entityType('TagName'),
-        tagId: tag.id,
-        name: tag.name,
-        createdAt: tag.createdAt,
-      },
-      item: {
-        ...keys.tag(orgId, tag.id),
-        ...entityType('Tag'),
-        id: tag.id,
-        name: tag.name,
-        createdAt: tag.createdAt,
-        contactCount: 0,
-      },
+      reservation: entity(this.table, TagNameItem).putTx(
+        keys.tagName(orgId, tagNameKey(tag.name)),
+        { tagId: tag.id, name: tag.name, createdAt: tag.createdAt },
+        {
+          if: (w) => w.missing(),
+          otherwise: (cause) =>
+            new ConflictError(
+              'tag.nameTaken',
+              `A tag named "${tag.name}" already exists`,
+              { cause },
+            ),
+        },
+      ),
+      item: entity(this.table, TagItem).putTx(
+        keys.tag(orgId, tag.id),
+        {
+          id: tag.id,
+          name: tag.name,
+          createdAt: tag.createdAt,
+          contactCount: 0,
+        },
+        { if: (w) => w.missing() },
+      ),
       counted: keys.tagsOfOrganization(orgId),
-      onTaken: (cause) =>
-        new ConflictError(
-          'tag.nameTaken',
-          `A tag named "${tag.name}" already exists`,
-          { cause },
-        ),
     });
   }
 

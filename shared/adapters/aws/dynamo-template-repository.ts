@@ -2,31 +2,19 @@
  * Driven adapter: templates in their organization's partition; the
  * organization's template counter gives the total of GET /templates.
  */
-import {
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import type { Template, TemplateSummary } from '../../templates/model.ts';
 import type { TemplateRepository } from '../../templates/ports.ts';
 import {
-  type DynamoTable,
-  failedConditions,
-  isConditionFailure,
   moveCollectionCounter,
   pageOfCollection,
-} from './dynamo-table.ts';
-
-const toItem = (orgId: string, template: Template) => ({
-  ...keys.template(orgId, template.id),
-  ...entityType('Template'),
-  ...template,
-});
+} from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
+import { type DynamoTable, transactWrite } from './dynamo-table.ts';
 
 const summaryEntries = {
   id: v.string(),
@@ -44,89 +32,53 @@ const TemplateItem = itemSchema('Template', {
   content: v.string(),
 });
 
-const notFound = (templateId: string, cause?: unknown) =>
+const notFound = (templateId: string) => (cause: unknown) =>
   new NotFoundError('template.notFound', `No template ${templateId}`, {
     cause,
   });
 
 /** Templates and the organization's template counter. */
 export class DynamoTemplateRepository implements TemplateRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly templates;
 
-  async create(orgId: string, template: Template): Promise<void> {
-    const { tableName: TableName } = this.table;
-    await this.table.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName,
-              Item: toItem(orgId, template),
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          moveCollectionCounter(
-            this.table,
-            keys.templatesOfOrganization(orgId),
-            1,
-          ),
-        ],
-      }),
-    );
+  constructor(private readonly table: DynamoTable) {
+    this.templates = entity(table, TemplateItem);
   }
 
-  async get(orgId: string, templateId: string): Promise<Template | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.template(orgId, templateId),
-        ConsistentRead: true,
+  async create(orgId: string, template: Template): Promise<void> {
+    await transactWrite(this.table, [
+      this.templates.putTx(keys.template(orgId, template.id), template, {
+        if: (w) => w.missing(),
       }),
-    );
-    return Item ? parseItem(TemplateItem, Item) : undefined;
+      moveCollectionCounter(this.table, keys.templatesOfOrganization(orgId), 1),
+    ]);
+  }
+
+  get(orgId: string, templateId: string): Promise<Template | undefined> {
+    return this.templates.get(keys.template(orgId, templateId), {
+      consistent: true,
+    });
   }
 
   async update(orgId: string, template: Template): Promise<void> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: toItem(orgId, template),
-          ConditionExpression: 'attribute_exists(PK)',
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw notFound(template.id, error);
-      throw error;
-    }
+    await this.templates.put(keys.template(orgId, template.id), template, {
+      if: (w) => w.exists(),
+      otherwise: notFound(template.id),
+    });
   }
 
   async delete(orgId: string, templateId: string): Promise<void> {
-    const { tableName: TableName } = this.table;
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName,
-                Key: keys.template(orgId, templateId),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
-            moveCollectionCounter(
-              this.table,
-              keys.templatesOfOrganization(orgId),
-              -1,
-            ),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0))
-        throw notFound(templateId, error);
-      throw error;
-    }
+    await transactWrite(this.table, [
+      this.templates.deleteTx(keys.template(orgId, templateId), {
+        if: (w) => w.exists(),
+        otherwise: notFound(templateId),
+      }),
+      moveCollectionCounter(
+        this.table,
+        keys.templatesOfOrganization(orgId),
+        -1,
+      ),
+    ]);
   }
 
   async page(
@@ -139,10 +91,7 @@ export class DynamoTemplateRepository implements TemplateRepository {
       keys.templatesOfOrganization(orgId),
       request,
       {
-        projection: {
-          expression: 'PK, SK, id, #name, defaultSubject, createdAt, updatedAt',
-          names: { '#name': 'name' },
-        },
+        project: Object.keys(summaryEntries),
       },
     );
     return {

@@ -20,10 +20,17 @@ import { retryOnConflict } from '../../retry.ts';
 import type { Topic, TopicOptOut } from '../../topics/model.ts';
 import type { TopicRepository } from '../../topics/ports.ts';
 import {
+  moveCollectionCounter,
+  pageByPrefix,
+  pageOfCollection,
+  putWithReservation,
+} from './dynamo-collections.ts';
+import {
   contactFromItem,
   declinedTopicsOf,
   moveTopicCounters,
 } from './dynamo-contact-repository.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   batchGet,
   Counter,
@@ -32,12 +39,11 @@ import {
   deleteKeys,
   failedConditions,
   isTransactionConflict,
-  moveCollectionCounter,
-  pageByPrefix,
-  pageOfCollection,
-  putWithReservation,
   type TransactItem,
 } from './dynamo-table.ts';
+
+/** The reservation of a topic's name. */
+const TopicNameItem = itemSchema('TopicName', { topicId: v.string() });
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -84,14 +90,22 @@ export class DynamoTopicRepository implements TopicRepository {
 
   async create(orgId: string, topic: Topic): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: {
-        ...keys.topicName(orgId, tagNameKey(topic.name)),
-        ...entityType('TopicName'),
-        topicId: topic.id,
+      reservation: entity(this.table, TopicNameItem).putTx(
+        keys.topicName(orgId, tagNameKey(topic.name)),
+        { topicId: topic.id },
+        {
+          if: (w) => w.missing(),
+          otherwise: (cause) => nameTaken(topic.name, cause),
+        },
+      ),
+      item: {
+        Put: {
+          TableName: this.table.tableName,
+          Item: toItem(orgId, topic),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
       },
-      item: toItem(orgId, topic),
       counted: keys.topicsOfOrganization(orgId),
-      onTaken: (cause) => nameTaken(topic.name, cause),
     });
   }
 

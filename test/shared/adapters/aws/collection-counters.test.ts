@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   collectionCounterKey,
   pageOfCollection,
-} from '../../../../shared/adapters/aws/dynamo-table.ts';
+} from '../../../../shared/adapters/aws/dynamo-collections.ts';
 import { createTag } from '../../../../shared/audience/tags.ts';
 import { keys } from '../../../../shared/db/keys.ts';
 import { orgWithList } from '../../../support/audience.ts';

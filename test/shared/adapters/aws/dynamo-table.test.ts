@@ -10,10 +10,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DynamoContactRepository } from '../../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import {
   pageByPrefix,
   putWithReservation,
+} from '../../../../shared/adapters/aws/dynamo-collections.ts';
+import { DynamoContactRepository } from '../../../../shared/adapters/aws/dynamo-contact-repository.ts';
+import {
+  onFailedCondition,
   transactWrite,
 } from '../../../../shared/adapters/aws/dynamo-table.ts';
 import { keys } from '../../../../shared/db/keys.ts';
@@ -172,9 +175,11 @@ describe('transactWrite: a transaction another one held at that instant', () => 
     const taken = new ConflictError('tag.nameTaken', 'Taken');
     // Act
     const failure = await putWithReservation(table, {
-      reservation: { PK: 'r', SK: 'r' },
-      item: { PK: 'i', SK: 'i' },
-      onTaken: () => taken,
+      reservation: onFailedCondition(
+        { Put: { TableName: 'table', Item: { PK: 'r', SK: 'r' } } },
+        () => taken,
+      ),
+      item: { Put: { TableName: 'table', Item: { PK: 'i', SK: 'i' } } },
     }).catch((e) => e);
     // Assert
     expect(failure).toBe(taken);
