@@ -1,9 +1,10 @@
 /**
  * Driven adapter: sign-up pages in their organization's partition (the row
  * and content in one item, pasted HTML in another so that rows stay small),
- * counted on the organization item, and their public addresses reserved
- * under the organization's slug (`SLUG#{orgSlug}` / `PAGE#{pageSlug}`),
- * which the public function reads to find a page in one request.
+ * counted by their collection's counter (`SIGNUPPAGE$count`), and their
+ * public addresses reserved under the organization's slug
+ * (`SLUG#{orgSlug}` / `PAGE#{pageSlug}`), which the public function reads
+ * to find a page in one request.
  */
 import * as v from 'valibot';
 import { type ItemOf, itemSchema } from '../../db/items.ts';
