@@ -5,30 +5,19 @@
  * proved it. A proof that transfers the domain updates the new owner's
  * declaration, the claim and the previous owner's declaration together.
  */
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import {
-  ENTITY_TYPE,
-  entityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { type ItemOf, itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
 import type { SendingDomain } from '../../sending/model.ts';
 import type { DomainRepository } from '../../sending/ports.ts';
 import type { DkimStatus, MailFromStatus } from '../../sending/provider.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   type DynamoTable,
   failedConditions,
-  isConditionFailure,
-  type TransactItem,
+  transactWrite,
 } from './dynamo-table.ts';
 
 /** The DKIM and MAIL FROM statuses, as the provider reports them. */
@@ -48,6 +37,9 @@ const DomainItem = itemSchema('Domain', {
   ownershipProved: v.optional(v.boolean(), false),
   declaredAfterAnother: v.optional(v.boolean(), false),
   lastCheckedAt: v.optional(v.nullable(v.string()), null),
+  // When ownership was proved or lost to a transfer: kept, not read.
+  ownershipProvedAt: v.optional(v.string()),
+  ownershipLostAt: v.optional(v.string()),
 });
 
 /** Who declared a domain name, who proved it, whether its identity was found. */
@@ -59,9 +51,16 @@ const DomainClaimItem = itemSchema('DomainClaim', {
   identityFound: v.optional(v.boolean(), false),
 });
 
+/** The declaration alone: the instants of the proof stay in the item. */
+const withoutEvidence = ({
+  ownershipProvedAt,
+  ownershipLostAt,
+  ...domain
+}: ItemOf<typeof DomainItem>): SendingDomain => domain;
+
 /** A domain item's declaration (also read with the address book). */
 export const domainFromItem = (item: Record<string, unknown>): SendingDomain =>
-  parseItem(DomainItem, item);
+  withoutEvidence(parseItem(DomainItem, item));
 
 const alreadyDeclared = (domain: SendingDomain, cause?: unknown) =>
   new ConflictError(
@@ -70,41 +69,34 @@ const alreadyDeclared = (domain: SendingDomain, cause?: unknown) =>
     { cause },
   );
 
-const gone = (domainId: string, cause?: unknown) =>
+const gone = (domainId: string) => (cause: unknown) =>
   new NotFoundError('domain.notFound', `No domain ${domainId}`, { cause });
 
 /** Declarations, claims and proofs of sending domains. */
 export class DynamoDomainRepository implements DomainRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly domains;
+  private readonly claims;
+
+  constructor(private readonly table: DynamoTable) {
+    this.domains = entity(table, DomainItem);
+    this.claims = entity(table, DomainClaimItem);
+  }
 
   async list(orgId: string): Promise<SendingDomain[]> {
-    const query = keys.domainsOfOrganization(orgId);
-    const { Items = [] } = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ConsistentRead: true,
-      }),
-    );
-    return Items.map(domainFromItem);
+    const found = await this.domains.all(keys.domainsOfOrganization(orgId), {
+      consistent: true,
+    });
+    return found.map(withoutEvidence);
   }
 
   async get(
     orgId: string,
     domainId: string,
   ): Promise<SendingDomain | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.domain(orgId, domainId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? domainFromItem(Item) : undefined;
+    const found = await this.domains.get(keys.domain(orgId, domainId), {
+      consistent: true,
+    });
+    return found && withoutEvidence(found);
   }
 
   async declare(
@@ -112,7 +104,6 @@ export class DynamoDomainRepository implements DomainRepository {
     domain: SendingDomain,
     options: { foundIdentity?: boolean } = {},
   ): Promise<SendingDomain> {
-    const { tableName: TableName } = this.table;
     return retryOnConflict(async (retryable) => {
       // Who declared the name before: the transaction holds only if still so.
       const claim = await this.claim(domain.domain);
@@ -125,42 +116,24 @@ export class DynamoDomainRepository implements DomainRepository {
         declaredAfterAnother: !first || options.foundIdentity === true,
       };
       try {
-        await this.table.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: keys.domainClaim(domain.domain),
-                  UpdateExpression: markFound
-                    ? 'ADD declaredBy :org SET #type = :type, identityFound = :true'
-                    : 'ADD declaredBy :org SET #type = :type',
-                  ConditionExpression: first
-                    ? 'attribute_not_exists(declaredBy)'
-                    : 'NOT contains(declaredBy, :orgId)',
-                  ExpressionAttributeNames: { '#type': ENTITY_TYPE },
-                  ExpressionAttributeValues: {
-                    ':org': new Set([orgId]),
-                    ':type': DomainClaimItem.type,
-                    ...(first ? {} : { ':orgId': orgId }),
-                    ...(markFound ? { ':true': true } : {}),
-                  },
-                },
-              },
-              {
-                Put: {
-                  TableName,
-                  Item: {
-                    ...keys.domain(orgId, domain.id),
-                    ...entityType('Domain'),
-                    ...declared,
-                  },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-            ],
+        await transactWrite(this.table, [
+          this.claims.updateTx(
+            keys.domainClaim(domain.domain),
+            {
+              add: { declaredBy: new Set([orgId]) },
+              set: { identityFound: markFound ? true : undefined },
+            },
+            {
+              if: (w) =>
+                first
+                  ? w.missing('declaredBy')
+                  : w.not(w.contains('declaredBy', orgId)),
+            },
+          ),
+          this.domains.putTx(keys.domain(orgId, domain.id), declared, {
+            if: (w) => w.missing(),
           }),
-        );
+        ]);
         return declared;
       } catch (error) {
         // Another declaration came in meanwhile: read the claim again.
@@ -175,76 +148,43 @@ export class DynamoDomainRepository implements DomainRepository {
   /** The organizations that declare a name (strongly consistent). */
   private async claim(name: string) {
     const key = keys.domainClaim(name);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ConsistentRead: true,
-      }),
-    );
-    return parseItem(DomainClaimItem, Item ?? {}, key);
+    const found = await this.claims.get(key, { consistent: true });
+    return found ?? this.claims.parse({}, key);
   }
 
   async saveState(orgId: string, domain: SendingDomain): Promise<void> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.domain(orgId, domain.id),
-          // Statuses only: the proof of ownership moves by its own transaction.
-          UpdateExpression:
-            'SET dkimStatus = :dkim, mailFromDomain = :mailFrom, mailFromStatus = :mailFromStatus, lastCheckedAt = :at',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: {
-            ':dkim': domain.dkimStatus,
-            ':mailFrom': domain.mailFromDomain,
-            ':mailFromStatus': domain.mailFromStatus,
-            ':at': domain.lastCheckedAt,
-          },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw gone(domain.id, error);
-      throw error;
-    }
+    await this.domains.update(
+      keys.domain(orgId, domain.id),
+      {
+        // Statuses only: the proof of ownership moves by its own transaction.
+        set: {
+          dkimStatus: domain.dkimStatus,
+          mailFromDomain: domain.mailFromDomain,
+          mailFromStatus: domain.mailFromStatus,
+          lastCheckedAt: domain.lastCheckedAt,
+        },
+      },
+      { if: (w) => w.exists(), otherwise: gone(domain.id) },
+    );
   }
 
   async remove(
     orgId: string,
     domain: SendingDomain,
   ): Promise<{ stillDeclared: boolean; keepIdentity: boolean }> {
-    const { tableName: TableName } = this.table;
     const claim = await this.claim(domain.domain);
     const owned =
       claim.ownerOrgId === orgId && claim.ownerDomainId === domain.id;
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName,
-                Key: keys.domain(orgId, domain.id),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName,
-                Key: keys.domainClaim(domain.domain),
-                UpdateExpression: owned
-                  ? 'DELETE declaredBy :org REMOVE ownerOrgId, ownerDomainId'
-                  : 'DELETE declaredBy :org',
-                ExpressionAttributeValues: { ':org': new Set([orgId]) },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) throw gone(domain.id, error);
-      throw error;
-    }
+    await transactWrite(this.table, [
+      this.domains.deleteTx(keys.domain(orgId, domain.id), {
+        if: (w) => w.exists(),
+        otherwise: gone(domain.id),
+      }),
+      this.claims.updateTx(keys.domainClaim(domain.domain), {
+        delete: { declaredBy: new Set([orgId]) },
+        ...(owned ? { remove: ['ownerOrgId', 'ownerDomainId'] } : {}),
+      }),
+    ]);
     const stillDeclared = [...claim.declaredBy].some((id) => id !== orgId);
     return {
       stillDeclared,
@@ -267,69 +207,46 @@ export class DynamoDomainRepository implements DomainRepository {
     at: string,
     previous?: { orgId: string; domainId: string },
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
-    const items: TransactItem[] = [
-      {
-        Update: {
-          TableName,
-          Key: keys.domain(orgId, domain.id),
-          UpdateExpression:
-            'SET ownershipProved = :true, ownershipProvedAt = :at',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':true': true, ':at': at },
-        },
-      },
-      {
-        Update: {
-          TableName,
-          Key: keys.domainClaim(domain.domain),
+    const changed = (cause: unknown) =>
+      new ConflictError(
+        'domain.ownershipChanged',
+        `The ownership of ${domain.domain} changed meanwhile; verify again`,
+        { cause },
+      );
+    await transactWrite(this.table, [
+      this.domains.updateTx(
+        keys.domain(orgId, domain.id),
+        { set: { ownershipProved: true, ownershipProvedAt: at } },
+        { if: (w) => w.exists(), otherwise: changed },
+      ),
+      this.claims.updateTx(
+        keys.domainClaim(domain.domain),
+        {
           // A proved domain's identity is its owner's: no longer "found".
-          UpdateExpression:
-            'SET ownerOrgId = :org, ownerDomainId = :domainId REMOVE identityFound',
-          // Nobody else took it since we read the previous owner.
-          ConditionExpression: previous
-            ? 'ownerOrgId = :previousOrg AND ownerDomainId = :previousDomain'
-            : 'attribute_not_exists(ownerOrgId)',
-          ExpressionAttributeValues: {
-            ':org': orgId,
-            ':domainId': domain.id,
-            ...(previous
-              ? {
-                  ':previousOrg': previous.orgId,
-                  ':previousDomain': previous.domainId,
-                }
-              : {}),
-          },
+          set: { ownerOrgId: orgId, ownerDomainId: domain.id },
+          remove: ['identityFound'],
         },
-      },
+        {
+          // Nobody else took it since we read the previous owner.
+          if: (w) =>
+            previous
+              ? w.and(
+                  w.eq('ownerOrgId', previous.orgId),
+                  w.eq('ownerDomainId', previous.domainId),
+                )
+              : w.missing('ownerOrgId'),
+          otherwise: changed,
+        },
+      ),
       ...(previous && previous.domainId !== domain.id
         ? [
-            {
-              Update: {
-                TableName,
-                Key: keys.domain(previous.orgId, previous.domainId),
-                UpdateExpression:
-                  'SET ownershipProved = :false, ownershipLostAt = :at',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':false': false, ':at': at },
-              },
-            } satisfies TransactItem,
+            this.domains.updateTx(
+              keys.domain(previous.orgId, previous.domainId),
+              { set: { ownershipProved: false, ownershipLostAt: at } },
+              { if: (w) => w.exists(), otherwise: changed },
+            ),
           ]
         : []),
-    ];
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({ TransactItems: items }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.length) {
-        throw new ConflictError(
-          'domain.ownershipChanged',
-          `The ownership of ${domain.domain} changed meanwhile; verify again`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    ]);
   }
 }

@@ -4,9 +4,8 @@
  * and every change of the book is one transaction conditional on that
  * version, so "exactly one default" holds whatever the interleaving.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import { type KeyRange, keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Identity, IdentityBook } from '../../sending/model.ts';
@@ -15,11 +14,8 @@ import type {
   SendingProfile,
 } from '../../sending/ports.ts';
 import { domainFromItem } from './dynamo-domain-repository.ts';
-import {
-  type DynamoTable,
-  failedConditions,
-  type TransactItem,
-} from './dynamo-table.ts';
+import { entity } from './dynamo-entity.ts';
+import { type DynamoTable, queryOnce, transactWrite } from './dynamo-table.ts';
 
 const IdentityItem = itemSchema('Identity', {
   id: v.string(),
@@ -59,7 +55,13 @@ const bookOf = (
 
 /** The address book and its head item. */
 export class DynamoIdentityRepository implements IdentityRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly identities;
+  private readonly heads;
+
+  constructor(private readonly table: DynamoTable) {
+    this.identities = entity(table, IdentityItem);
+    this.heads = entity(table, IdentityBookItem);
+  }
 
   async getBook(orgId: string): Promise<IdentityBook> {
     // One Query reads the identities and the head together, as one
@@ -80,19 +82,8 @@ export class DynamoIdentityRepository implements IdentityRepository {
   }
 
   private async queryRange(range: KeyRange) {
-    const { Items = [] } = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': range.PK,
-          ':from': range.from,
-          ':to': range.to,
-        },
-        ConsistentRead: true,
-      }),
-    );
-    return Items;
+    const { items } = await queryOnce(this.table, range, { consistent: true });
+    return items;
   }
 
   async saveBook(
@@ -100,68 +91,43 @@ export class DynamoIdentityRepository implements IdentityRepository {
     before: IdentityBook,
     after: IdentityBook,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     const previous = new Map(before.identities.map((i) => [i.id, i]));
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName,
-          Item: {
-            ...keys.identityBook(orgId),
-            ...entityType('IdentityBook'),
-            version: before.version + 1,
-            ...(after.defaultId ? { defaultId: after.defaultId } : {}),
-          },
-          ConditionExpression:
-            before.version === 0
-              ? 'attribute_not_exists(PK)'
-              : 'version = :version',
-          ...(before.version === 0
-            ? {}
-            : { ExpressionAttributeValues: { ':version': before.version } }),
+    await transactWrite(this.table, [
+      this.heads.putTx(
+        keys.identityBook(orgId),
+        {
+          version: before.version + 1,
+          ...(after.defaultId ? { defaultId: after.defaultId } : {}),
         },
-      },
+        {
+          if: (w) =>
+            before.version === 0
+              ? w.missing()
+              : w.eq('version', before.version),
+          otherwise: (cause) =>
+            new ConflictError(
+              'identities.changed',
+              'The address book changed meanwhile; read it again',
+              { cause },
+            ),
+        },
+      ),
       ...after.identities
         .filter(
           (identity) =>
             JSON.stringify(previous.get(identity.id)) !==
             JSON.stringify(identity),
         )
-        .map(
-          (identity): TransactItem => ({
-            Put: {
-              TableName,
-              Item: {
-                ...keys.identity(orgId, identity.id),
-                ...entityType('Identity'),
-                ...identity,
-              },
-            },
-          }),
+        .map((identity) =>
+          this.identities.putTx(keys.identity(orgId, identity.id), identity),
         ),
       ...before.identities
         .filter(
           (identity) => !after.identities.some((i) => i.id === identity.id),
         )
-        .map(
-          (identity): TransactItem => ({
-            Delete: { TableName, Key: keys.identity(orgId, identity.id) },
-          }),
+        .map((identity) =>
+          this.identities.deleteTx(keys.identity(orgId, identity.id)),
         ),
-    ];
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({ TransactItems: items }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new ConflictError(
-          'identities.changed',
-          'The address book changed meanwhile; read it again',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    ]);
   }
 }

@@ -2,9 +2,8 @@
  * Driven adapter: an organization's double opt-in settings. An organization
  * that never changed them reads the defaults.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { type ItemOf, itemSchema } from '../../db/items.ts';
 import { type Key, keys } from '../../db/keys.ts';
 import type { Organization } from '../../organizations/model.ts';
 import {
@@ -13,6 +12,7 @@ import {
   type OptinSettings,
 } from '../../settings/optin.ts';
 import type { OptinSettingsRepository } from '../../settings/ports.ts';
+import { entity } from './dynamo-entity.ts';
 import { organizationFromItem } from './dynamo-organization-repository.ts';
 import { batchGet, type DynamoTable } from './dynamo-table.ts';
 
@@ -24,35 +24,30 @@ const OptinSettingsItem = itemSchema('OptinSettings', {
 });
 
 /** The settings an item holds, the defaults where it holds none. */
-const settingsOf = (
-  orgId: string,
-  item: Record<string, unknown> | undefined,
-): OptinSettings => {
-  const { required, subject, content } = parseItem(
-    OptinSettingsItem,
-    item ?? {},
-    keys.optinSettings(orgId),
-  );
-  return {
-    required,
-    subject: subject || DEFAULT_OPTIN_SUBJECT,
-    content: content || DEFAULT_OPTIN_CONTENT,
-    customized: content !== '',
-  };
-};
+const settingsOf = ({
+  required,
+  subject,
+  content,
+}: ItemOf<typeof OptinSettingsItem>): OptinSettings => ({
+  required,
+  subject: subject || DEFAULT_OPTIN_SUBJECT,
+  content: content || DEFAULT_OPTIN_CONTENT,
+  customized: content !== '',
+});
 
 /** Reads the opt-in settings item of an organization. */
 export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly settings;
+
+  constructor(private readonly table: DynamoTable) {
+    this.settings = entity(table, OptinSettingsItem);
+  }
 
   async get(orgId: string): Promise<OptinSettings> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.optinSettings(orgId),
-      }),
+    const key = keys.optinSettings(orgId);
+    return settingsOf(
+      (await this.settings.get(key)) ?? this.settings.parse({}, key),
     );
-    return settingsOf(orgId, Item);
   }
 
   async getWithOrganization(orgId: string): Promise<{
@@ -71,7 +66,9 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
     const org = find(orgKey);
     return {
       organization: org ? organizationFromItem(org) : undefined,
-      optin: settingsOf(orgId, find(settingsKey)),
+      optin: settingsOf(
+        this.settings.parse(find(settingsKey) ?? {}, settingsKey),
+      ),
     };
   }
 
@@ -79,17 +76,10 @@ export class DynamoOptinSettingsRepository implements OptinSettingsRepository {
     orgId: string,
     settings: Pick<OptinSettings, 'required' | 'subject' | 'content'>,
   ): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.optinSettings(orgId),
-          ...entityType('OptinSettings'),
-          required: settings.required,
-          subject: settings.subject,
-          content: settings.content,
-        },
-      }),
-    );
+    await this.settings.put(keys.optinSettings(orgId), {
+      required: settings.required,
+      subject: settings.subject,
+      content: settings.content,
+    });
   }
 }

@@ -1,9 +1,9 @@
 /**
  * Driven adapter: organizations in the single DynamoDB table.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { ifMissing, type Update } from '../../db/expressions.ts';
+import { itemSchema, parseItem } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type {
@@ -13,7 +13,7 @@ import type {
 import type { OrganizationRepository } from '../../organizations/ports.ts';
 import { putWithReservation } from './dynamo-collections.ts';
 import { entity } from './dynamo-entity.ts';
-import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
+import type { DynamoTable } from './dynamo-table.ts';
 
 /** The reservation of an organization's slug. */
 const OrganizationSlugItem = itemSchema('OrganizationSlug', {
@@ -21,8 +21,6 @@ const OrganizationSlugItem = itemSchema('OrganizationSlug', {
 });
 
 const toItem = (org: Organization) => ({
-  ...keys.organization(org.id),
-  ...entityType('Organization'),
   id: org.id,
   name: org.name,
   slug: org.slug,
@@ -55,6 +53,18 @@ const ChallengeTokenItem = itemSchema('Organization', {
   challengeToken: v.string(),
 });
 
+/** The token as read before it may be written: absent until then. */
+const ReadChallengeTokenItem = itemSchema('Organization', {
+  challengeToken: v.optional(v.string()),
+});
+
+type OrganizationAttributes = v.InferInput<typeof OrganizationItem.schema>;
+
+const notFound = (orgId: string) => (cause: unknown) =>
+  new NotFoundError('organization.notFound', `No organization ${orgId}`, {
+    cause,
+  });
+
 /** An organization item's organization (also read beside its settings). */
 export const organizationFromItem = (
   item: Record<string, unknown>,
@@ -68,11 +78,19 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   /** Challenge tokens already read, by organization (they never change). */
   private readonly challengeTokens = new Map<string, string>();
 
-  constructor(private readonly table: DynamoTable) {}
+  private readonly organizations;
+  private readonly slugs;
+  private readonly tokens;
+
+  constructor(private readonly table: DynamoTable) {
+    this.organizations = entity(table, OrganizationItem);
+    this.slugs = entity(table, OrganizationSlugItem);
+    this.tokens = entity(table, ChallengeTokenItem);
+  }
 
   async create(org: Organization): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: entity(this.table, OrganizationSlugItem).putTx(
+      reservation: this.slugs.putTx(
         keys.organizationSlug(org.slug),
         { orgId: org.id },
         {
@@ -85,47 +103,18 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
             ),
         },
       ),
-      item: {
-        Put: {
-          TableName: this.table.tableName,
-          Item: toItem(org),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
+      item: this.organizations.putTx(keys.organization(org.id), toItem(org), {
+        if: (w) => w.missing(),
+      }),
     });
   }
 
-  async get(orgId: string): Promise<Organization | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.organization(orgId),
-      }),
-    );
-    return Item ? organizationFromItem(Item) : undefined;
+  get(orgId: string): Promise<Organization | undefined> {
+    return this.organizations.get(keys.organization(orgId));
   }
 
   async setSendingAllowed(orgId: string, allowed: boolean): Promise<void> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.organization(orgId),
-          UpdateExpression: 'SET sendingAllowed = :allowed',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':allowed': allowed },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) {
-        throw new NotFoundError(
-          'organization.notFound',
-          `No organization ${orgId}`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    await this.update(orgId, { set: { sendingAllowed: allowed } });
   }
 
   async setPostalAddress(
@@ -135,25 +124,15 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
     await this.update(
       orgId,
       postalAddress === null
-        ? { expression: 'REMOVE postalAddress', values: {} }
-        : {
-            expression: 'SET postalAddress = :value',
-            values: { ':value': postalAddress },
-          },
+        ? { remove: ['postalAddress'] }
+        : { set: { postalAddress } },
     );
   }
 
   async setTimezone(orgId: string, timezone: string | null): Promise<void> {
     await this.update(
       orgId,
-      // `timezone` is one of DynamoDB's reserved words.
-      timezone === null
-        ? { expression: 'REMOVE #tz', values: {}, names: { '#tz': 'timezone' } }
-        : {
-            expression: 'SET #tz = :value',
-            values: { ':value': timezone },
-            names: { '#tz': 'timezone' },
-          },
+      timezone === null ? { remove: ['timezone'] } : { set: { timezone } },
     );
   }
 
@@ -175,85 +154,36 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   ): Promise<string> {
     // A read first: the token is written once, and reads must not write.
     const key = keys.organization(orgId);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ProjectionExpression: 'challengeToken',
-      }),
+    const found = await this.tokens.project(
+      key,
+      ['challengeToken'],
+      ReadChallengeTokenItem,
     );
-    if (Item?.challengeToken !== undefined) {
-      return parseItem(ChallengeTokenItem, Item, key).challengeToken;
-    }
-    const { Attributes } = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        UpdateExpression:
-          'SET challengeToken = if_not_exists(challengeToken, :candidate)',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':candidate': candidate },
-        ReturnValues: 'ALL_NEW',
-      }),
+    if (found?.challengeToken !== undefined) return found.challengeToken;
+    const written = await this.tokens.update(
+      key,
+      { set: { challengeToken: ifMissing(candidate) } },
+      { if: (w) => w.exists(), returning: 'new' },
     );
-    return parseItem(ChallengeTokenItem, Attributes ?? {}, key).challengeToken;
+    return written.challengeToken;
   }
 
   async saveIsolation(orgId: string, isolation: IsolationState): Promise<void> {
-    await this.update(orgId, {
-      // "isolation" is a DynamoDB reserved word.
-      expression: 'SET #isolation = :value',
-      values: { ':value': isolation },
-      names: { '#isolation': 'isolation' },
-    });
+    await this.update(orgId, { set: { isolation } });
   }
 
   async setSequenceCap(orgId: string, cap: number): Promise<void> {
-    await this.update(orgId, {
-      expression: 'SET sequenceCap = :value',
-      values: { ':value': cap },
-    });
+    await this.update(orgId, { set: { sequenceCap: cap } });
   }
 
   async setSendQuota(orgId: string, max24h: number): Promise<void> {
-    await this.update(orgId, {
-      expression: 'SET sendQuota24h = :value',
-      values: { ':value': max24h },
-    });
+    await this.update(orgId, { set: { sendQuota24h: max24h } });
   }
 
-  private async update(
-    orgId: string,
-    change: {
-      expression: string;
-      values: Record<string, unknown>;
-      names?: Record<string, string>;
-    },
-  ) {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.organization(orgId),
-          UpdateExpression: change.expression,
-          ConditionExpression: 'attribute_exists(PK)',
-          ...(Object.keys(change.values).length
-            ? { ExpressionAttributeValues: change.values }
-            : {}),
-          ...(change.names ? { ExpressionAttributeNames: change.names } : {}),
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) {
-        throw new NotFoundError(
-          'organization.notFound',
-          `No organization ${orgId}`,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    }
+  private async update(orgId: string, update: Update<OrganizationAttributes>) {
+    await this.organizations.update(keys.organization(orgId), update, {
+      if: (w) => w.exists(),
+      otherwise: notFound(orgId),
+    });
   }
 }

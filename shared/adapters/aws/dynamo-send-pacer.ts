@@ -12,24 +12,36 @@
  * of containers share a lane without a throttling error and without
  * refusing one another.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { ENTITY_TYPE } from '../../db/items.ts';
+import { plus } from '../../db/expressions.ts';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { SendPacer } from '../../mail/ports.ts';
 import { CONFLICT_ATTEMPTS } from '../../retry.ts';
+import { entity } from './dynamo-entity.ts';
 import { type DynamoTable, isConditionFailure } from './dynamo-table.ts';
 
-const Updated = v.object({ nextFreeAt: v.number() });
-const Started = v.object({ started: v.pipe(v.number(), v.integer()) });
+/** A lane: its next free instant (epoch milliseconds). */
+const LaneItem = itemSchema('SendPacer', { nextFreeAt: v.number() });
+
+/** The blocks of lanes handed to the sends that started, in turn. */
+const BlocksItem = itemSchema('SendPacer', {
+  started: v.pipe(v.number(), v.integer()),
+});
 
 /** The SES account's rate, shared through DynamoDB, lane by lane. */
 export class DynamoSendPacer implements SendPacer {
   /** What this container last saw of each lane's next free instant. */
   private readonly seen = new Map<number, number>();
 
-  constructor(private readonly table: DynamoTable) {}
+  private readonly lanes;
+  private readonly blocks;
+
+  constructor(table: DynamoTable) {
+    this.lanes = entity(table, LaneItem);
+    this.blocks = entity(table, BlocksItem);
+  }
 
   async reserve(
     lane: number,
@@ -45,36 +57,22 @@ export class DynamoSendPacer implements SendPacer {
       try {
         if (busy) {
           // Busy: the run starts where the last one ends.
-          const { Attributes } = await this.table.client.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: key,
-              UpdateExpression: 'SET nextFreeAt = nextFreeAt + :span',
-              ConditionExpression: 'nextFreeAt >= :now',
-              ExpressionAttributeValues: { ':span': span, ':now': at },
-              ReturnValues: 'UPDATED_NEW',
-            }),
+          const { nextFreeAt: end } = await this.lanes.update(
+            key,
+            { set: { nextFreeAt: plus(span) } },
+            { if: (w) => w.ge('nextFreeAt', at), returning: 'new' },
           );
-          const end = v.parse(Updated, Attributes).nextFreeAt;
           this.seen.set(lane, end);
           return end - span;
         }
         // Idle (or never used): an idle lane lends nothing, the run
         // starts now, not in the past.
-        await this.table.client.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: key,
-            UpdateExpression: 'SET nextFreeAt = :end, #type = :type',
-            ConditionExpression:
-              'attribute_not_exists(nextFreeAt) OR nextFreeAt < :now',
-            ExpressionAttributeNames: { '#type': ENTITY_TYPE },
-            ExpressionAttributeValues: {
-              ':end': at + span,
-              ':now': at,
-              ':type': 'SendPacer',
-            },
-          }),
+        await this.lanes.update(
+          key,
+          { set: { nextFreeAt: at + span } },
+          {
+            if: (w) => w.or(w.missing('nextFreeAt'), w.lt('nextFreeAt', at)),
+          },
         );
         this.seen.set(lane, at + span);
         return at;
@@ -94,30 +92,21 @@ export class DynamoSendPacer implements SendPacer {
   }
 
   async nextBlock(): Promise<number> {
-    const { Attributes } = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.sendPacerBlocks(),
-        UpdateExpression: 'SET #type = :type ADD started :one',
-        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
-        ExpressionAttributeValues: { ':one': 1, ':type': 'SendPacer' },
-        ReturnValues: 'UPDATED_NEW',
-      }),
+    const { started } = await this.blocks.update(
+      keys.sendPacerBlocks(),
+      { add: { started: 1 } },
+      { returning: 'new' },
     );
-    return v.parse(Started, Attributes).started - 1;
+    return started - 1;
   }
 
   async giveBack(lane: number, from: number, runEnd: number): Promise<boolean> {
     if (from >= runEnd) return true;
     try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.sendPacerLane(lane),
-          UpdateExpression: 'SET nextFreeAt = :from',
-          ConditionExpression: 'nextFreeAt = :end',
-          ExpressionAttributeValues: { ':from': from, ':end': runEnd },
-        }),
+      await this.lanes.update(
+        keys.sendPacerLane(lane),
+        { set: { nextFreeAt: from } },
+        { if: (w) => w.eq('nextFreeAt', runEnd) },
       );
       this.seen.set(lane, from);
       return true;

@@ -13,7 +13,6 @@
  * What a batch of B recipients costs in writes: 1 lease, B claims, and one
  * transaction marking it done and counting it (2 items × 2 units).
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Progress, SendState } from '../../campaigns/model.ts';
 import type {
@@ -21,18 +20,15 @@ import type {
   RecipientOutcome,
   SendRepository,
 } from '../../campaigns/ports.ts';
-import {
-  type EntityType,
-  entityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { ifMissing } from '../../db/expressions.ts';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import {
   CampaignRecipientKeys,
   shardedSendAttributes,
 } from './campaign-recipient-keys.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   type DynamoTable,
   failedConditions,
@@ -72,20 +68,38 @@ const BatchItem = itemSchema('CampaignBatch', {
   owner: v.optional(v.string()),
   leaseUntil: v.optional(v.number()),
   done: v.optional(v.boolean()),
+  sent: v.optional(v.number()),
+  failed: v.optional(v.number()),
+  skipped: v.optional(v.number()),
 });
 
+/**
+ * A recipient's claim. SES's events may have written the item first (they
+ * only update it): none of the claim's attributes is certain to be there.
+ */
 const RecipientItem = itemSchema('CampaignRecipient', {
+  contactId: v.optional(v.string()),
+  email: v.optional(v.string()),
+  batch: v.optional(v.number()),
+  owner: v.optional(v.string()),
+  leaseUntil: v.optional(v.number()),
+  claimedAt: v.optional(v.string()),
   messageId: v.optional(v.string()),
   refused: v.optional(v.boolean()),
-  leaseUntil: v.optional(v.number()),
 });
 
 /** Running sends on DynamoDB. */
 export class DynamoSendRepository implements SendRepository {
   private readonly recipients: CampaignRecipientKeys;
+  private readonly sends;
+  private readonly batches;
+  private readonly claims;
 
   constructor(private readonly table: DynamoTable) {
     this.recipients = new CampaignRecipientKeys(table);
+    this.sends = entity(table, SendStateItem);
+    this.batches = entity(table, BatchItem);
+    this.claims = entity(table, RecipientItem);
   }
 
   async start(
@@ -94,36 +108,22 @@ export class DynamoSendRepository implements SendRepository {
     state: SendState,
   ): Promise<void> {
     try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.campaignSend(orgId, campaignId),
-            ...entityType('CampaignSend'),
-            ...state,
-            // Its recipients spread over partitions (older sends: one).
-            ...shardedSendAttributes(),
-          },
-          // The same send again (a redelivered message) keeps its progress.
-          ConditionExpression: 'attribute_not_exists(PK) OR sendId <> :sendId',
-          ExpressionAttributeValues: { ':sendId': state.sendId },
-        }),
-      );
+      await this.sends.put(keys.campaignSend(orgId, campaignId), state, {
+        // Its recipients spread over partitions (older sends: one).
+        housekeeping: shardedSendAttributes(),
+        // The same send again (a redelivered message) keeps its progress.
+        if: (w) => w.or(w.missing(), w.ne('sendId', state.sendId)),
+      });
       this.recipients.started(orgId, campaignId);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
   }
 
-  async get(orgId: string, campaignId: string): Promise<SendState | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.campaignSend(orgId, campaignId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? parseItem(SendStateItem, Item) : undefined;
+  get(orgId: string, campaignId: string): Promise<SendState | undefined> {
+    return this.sends.get(keys.campaignSend(orgId, campaignId), {
+      consistent: true,
+    });
   }
 
   async save(
@@ -131,41 +131,31 @@ export class DynamoSendRepository implements SendRepository {
     campaignId: string,
     after: SendState,
   ): Promise<void> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.campaignSend(orgId, campaignId),
-          // The dispatcher's fields only: senders add to the progress.
-          UpdateExpression: `SET #cursor = :cursor, walked = :walked, nextBatch = :next, inFlight = :inFlight, ${after.handedOut === undefined ? '' : 'handedOut = :handedOut, '}progress.#total = :total ADD version :one`,
-          ConditionExpression: 'sendId = :sendId AND version = :version',
-          ExpressionAttributeNames: {
-            '#cursor': 'cursor',
-            '#total': 'total',
-          },
-          ExpressionAttributeValues: {
-            ':cursor': after.cursor,
-            ':walked': after.walked,
-            ':next': after.nextBatch,
-            ':inFlight': after.inFlight,
-            ...(after.handedOut === undefined
-              ? {}
-              : { ':handedOut': after.handedOut }),
-            ':total': after.progress.total,
-            ':one': 1,
-            ':sendId': after.sendId,
-            ':version': after.version,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      throw new ConflictError(
-        'campaign.changed',
-        `The send of campaign ${campaignId} changed meanwhile`,
-        { cause: error },
-      );
-    }
+    await this.sends.update(
+      keys.campaignSend(orgId, campaignId),
+      {
+        // The dispatcher's fields only: senders add to the progress.
+        set: {
+          cursor: after.cursor,
+          walked: after.walked,
+          nextBatch: after.nextBatch,
+          inFlight: after.inFlight,
+          handedOut: after.handedOut,
+          'progress.total': after.progress.total,
+        },
+        add: { version: 1 },
+      },
+      {
+        if: (w) =>
+          w.and(w.eq('sendId', after.sendId), w.eq('version', after.version)),
+        otherwise: (cause) =>
+          new ConflictError(
+            'campaign.changed',
+            `The send of campaign ${campaignId} changed meanwhile`,
+            { cause },
+          ),
+      },
+    );
   }
 
   async leaseBatch(
@@ -178,34 +168,26 @@ export class DynamoSendRepository implements SendRepository {
   ): Promise<'leased' | 'held' | 'done'> {
     const key = keys.campaignBatch(orgId, campaignId, batch);
     try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          UpdateExpression:
-            'SET #owner = :owner, leaseUntil = :until, #type = :type',
-          ConditionExpression:
-            'attribute_not_exists(done) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR #owner = :owner)',
-          ExpressionAttributeNames: { '#owner': 'owner', '#type': '_type' },
-          ExpressionAttributeValues: {
-            ':owner': owner,
-            ':until': until.getTime(),
-            ':now': now.getTime(),
-            ':type': 'CampaignBatch' satisfies EntityType,
-          },
-        }),
+      await this.batches.update(
+        key,
+        { set: { owner, leaseUntil: until.getTime() } },
+        {
+          if: (w) =>
+            w.and(
+              w.missing('done'),
+              w.or(
+                w.missing('leaseUntil'),
+                w.lt('leaseUntil', now.getTime()),
+                w.eq('owner', owner),
+              ),
+            ),
+        },
       );
       return 'leased';
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const { Item } = await this.table.client.send(
-        new GetCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          ConsistentRead: true,
-        }),
-      );
-      return Item && parseItem(BatchItem, Item).done ? 'done' : 'held';
+      const found = await this.batches.get(key, { consistent: true });
+      return found?.done ? 'done' : 'held';
     }
   }
 
@@ -216,43 +198,28 @@ export class DynamoSendRepository implements SendRepository {
     owner: string,
     outcome: Omit<Progress, 'total'>,
   ): Promise<boolean> {
-    const { tableName: TableName } = this.table;
+    const { sent, failed, skipped } = outcome;
     try {
       await transactWrite(this.table, [
-        {
-          Update: {
-            TableName,
-            Key: keys.campaignBatch(orgId, campaignId, batch),
-            UpdateExpression:
-              'SET done = :true, sent = :sent, failed = :failed, skipped = :skipped',
-            ConditionExpression:
-              '#owner = :owner AND attribute_not_exists(done)',
-            ExpressionAttributeNames: { '#owner': 'owner' },
-            ExpressionAttributeValues: {
-              ':true': true,
-              ':owner': owner,
-              ':sent': outcome.sent,
-              ':failed': outcome.failed,
-              ':skipped': outcome.skipped,
+        this.batches.updateTx(
+          keys.campaignBatch(orgId, campaignId, batch),
+          { set: { done: true, sent, failed, skipped } },
+          { if: (w) => w.and(w.eq('owner', owner), w.missing('done')) },
+        ),
+        this.sends.updateTx(
+          keys.campaignSend(orgId, campaignId),
+          {
+            add: {
+              'progress.sent': sent,
+              'progress.failed': failed,
+              'progress.skipped': skipped,
+              batchesDone: 1,
+              version: 1,
             },
+            remove: [`inFlight.${batch}`],
           },
-        },
-        {
-          Update: {
-            TableName,
-            Key: keys.campaignSend(orgId, campaignId),
-            UpdateExpression:
-              'ADD progress.sent :sent, progress.failed :failed, progress.skipped :skipped, batchesDone :one, version :one REMOVE inFlight.#batch',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: { '#batch': String(batch) },
-            ExpressionAttributeValues: {
-              ':sent': outcome.sent,
-              ':failed': outcome.failed,
-              ':skipped': outcome.skipped,
-              ':one': 1,
-            },
-          },
-        },
+          { if: (w) => w.exists() },
+        ),
       ]);
       return true;
     } catch (error) {
@@ -275,35 +242,35 @@ export class DynamoSendRepository implements SendRepository {
       recipient.contactId,
     );
     try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...key,
-            ...entityType('CampaignRecipient'),
-            ...recipient,
-            owner,
-            leaseUntil: until.getTime(),
-            claimedAt: now.toISOString(),
-          },
+      await this.claims.put(
+        key,
+        {
+          ...recipient,
+          owner,
+          leaseUntil: until.getTime(),
+          claimedAt: now.toISOString(),
+        },
+        {
           // New, or claimed before with nothing showing SES took or refused
           // it, and that claim's lease over.
-          ConditionExpression:
-            'attribute_not_exists(PK) OR (attribute_not_exists(messageId) AND attribute_not_exists(refused) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now))',
-          ExpressionAttributeValues: { ':now': now.getTime() },
-        }),
+          if: (w) =>
+            w.or(
+              w.missing(),
+              w.and(
+                w.missing('messageId'),
+                w.missing('refused'),
+                w.or(
+                  w.missing('leaseUntil'),
+                  w.lt('leaseUntil', now.getTime()),
+                ),
+              ),
+            ),
+        },
       );
       return { kind: 'claimed' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const { Item } = await this.table.client.send(
-        new GetCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          ConsistentRead: true,
-        }),
-      );
-      const found = Item ? parseItem(RecipientItem, Item) : undefined;
+      const found = await this.claims.get(key, { consistent: true });
       if (found?.messageId) return { kind: 'sent', messageId: found.messageId };
       return found?.refused ? { kind: 'failed' } : { kind: 'held' };
     }
@@ -315,17 +282,11 @@ export class DynamoSendRepository implements SendRepository {
     outcomes: RecipientOutcome[],
   ): Promise<void> {
     for (const outcome of outcomes) {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: await this.recipients.of(orgId, campaignId, outcome.contactId),
-          UpdateExpression: outcome.messageId
-            ? 'SET messageId = if_not_exists(messageId, :messageId)'
-            : 'SET refused = :true',
-          ExpressionAttributeValues: outcome.messageId
-            ? { ':messageId': outcome.messageId }
-            : { ':true': true },
-        }),
+      await this.claims.update(
+        await this.recipients.of(orgId, campaignId, outcome.contactId),
+        outcome.messageId
+          ? { set: { messageId: ifMissing(outcome.messageId) } }
+          : { set: { refused: true } },
       );
     }
   }

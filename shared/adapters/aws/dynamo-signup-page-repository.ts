@@ -1,13 +1,13 @@
 /**
  * Driven adapter: sign-up pages in their organization's partition (the row
  * and content in one item, pasted HTML in another so that rows stay small),
- * counted on the organization item, and their public addresses reserved
- * under the organization's slug (`SLUG#{orgSlug}` / `PAGE#{pageSlug}`),
- * which the public function reads to find a page in one request.
+ * counted by their collection's counter (`SIGNUPPAGE$count`), and their
+ * public addresses reserved under the organization's slug
+ * (`SLUG#{orgSlug}` / `PAGE#{pageSlug}`), which the public function reads
+ * to find a page in one request.
  */
-import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { type ItemOf, itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, RuleViolationError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
@@ -25,11 +25,13 @@ import {
   moveCollectionCounter,
   pageOfCollection,
 } from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   batchGet,
   type DynamoTable,
   failedConditions,
   isConditionFailure,
+  onFailedCondition,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -64,26 +66,20 @@ const SlugItem = itemSchema('SignupPageSlug', {
   pageId: v.string(),
 });
 
-const toItem = (orgId: string, page: SignupPage) => ({
-  ...keys.signupPage(orgId, page.id),
-  ...entityType('SignupPage'),
+const fromItem = ({
+  theme,
+  ...page
+}: ItemOf<typeof SignupPageItem>): SignupPage => ({
   ...page,
+  theme:
+    theme === null
+      ? null
+      : isThemeName(theme)
+        ? theme
+        : ('classic' as ThemeName),
 });
 
-const fromItem = (item: Record<string, unknown>): SignupPage => {
-  const { theme, ...page } = parseItem(SignupPageItem, item);
-  return {
-    ...page,
-    theme:
-      theme === null
-        ? null
-        : isThemeName(theme)
-          ? theme
-          : ('classic' as ThemeName),
-  };
-};
-
-const slugTaken = (slug: string, cause: unknown) =>
+const slugTaken = (slug: string) => (cause: unknown) =>
   new ConflictError(
     'signupPage.slugTaken',
     `Another page of the organization has the slug ${slug}`,
@@ -101,87 +97,58 @@ type Org = { id: string; slug: string };
 
 /** Sign-up pages, their HTML, counter and public addresses. */
 export class DynamoSignupPageRepository implements SignupPageRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly pages;
+  private readonly htmls;
+  private readonly slugs;
+
+  constructor(private readonly table: DynamoTable) {
+    this.pages = entity(table, SignupPageItem);
+    this.htmls = entity(table, HtmlItem);
+    this.slugs = entity(table, SlugItem);
+  }
 
   async create(org: Org, page: SignupPage, html?: string): Promise<void> {
-    const { tableName: TableName } = this.table;
-    const absent = 'attribute_not_exists(PK)';
-    try {
-      await transactWrite(this.table, [
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.signupPageSlug(org.slug, page.slug),
-              ...entityType('SignupPageSlug'),
-              orgId: org.id,
-              pageId: page.id,
-            },
-            ConditionExpression: absent,
-          },
-        },
+    await transactWrite(this.table, [
+      this.slugs.putTx(
+        keys.signupPageSlug(org.slug, page.slug),
+        { orgId: org.id, pageId: page.id },
+        { if: (w) => w.missing(), otherwise: slugTaken(page.slug) },
+      ),
+      onFailedCondition(
         moveCollectionCounter(
           this.table,
           keys.signupPagesOfOrganization(org.id),
           1,
           { cap: MAX_SIGNUP_PAGES },
         ),
-        {
-          Put: {
-            TableName,
-            Item: toItem(org.id, page),
-            ConditionExpression: absent,
-          },
-        },
-        ...(html === undefined
-          ? []
-          : [
-              {
-                Put: {
-                  TableName,
-                  Item: {
-                    ...keys.signupPageHtml(org.id, page.id),
-                    ...entityType('SignupPageHtml'),
-                    html,
-                  },
-                },
-              },
-            ]),
-      ]);
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (failed?.includes(0)) throw slugTaken(page.slug, error);
-      if (failed?.includes(1)) {
-        throw new RuleViolationError(
-          'signupPage.limitReached',
-          `An organization has at most ${MAX_SIGNUP_PAGES} sign-up pages; delete one first`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+        (cause) =>
+          new RuleViolationError(
+            'signupPage.limitReached',
+            `An organization has at most ${MAX_SIGNUP_PAGES} sign-up pages; delete one first`,
+            { cause },
+          ),
+      ),
+      this.pages.putTx(keys.signupPage(org.id, page.id), page, {
+        if: (w) => w.missing(),
+      }),
+      ...(html === undefined
+        ? []
+        : [this.htmls.putTx(keys.signupPageHtml(org.id, page.id), { html })]),
+    ]);
   }
 
   async get(orgId: string, pageId: string): Promise<SignupPage | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.signupPage(orgId, pageId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromItem(Item) : undefined;
+    const found = await this.pages.get(keys.signupPage(orgId, pageId), {
+      consistent: true,
+    });
+    return found && fromItem(found);
   }
 
   async html(orgId: string, pageId: string): Promise<string | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.signupPageHtml(orgId, pageId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? parseItem(HtmlItem, Item).html : undefined;
+    const found = await this.htmls.get(keys.signupPageHtml(orgId, pageId), {
+      consistent: true,
+    });
+    return found?.html;
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<SignupPage>> {
@@ -190,25 +157,18 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
       keys.signupPagesOfOrganization(orgId),
       request,
     );
-    return { items: found.items.map(fromItem), total: found.total };
+    return {
+      items: found.items.map((item) => fromItem(this.pages.parse(item))),
+      total: found.total,
+    };
   }
 
   async all(orgId: string): Promise<SignupPage[]> {
-    const { PK, skPrefix } = keys.signupPagesOfOrganization(orgId);
-    const pages: SignupPage[] = [];
-    for await (const result of paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
-        // Newest first: ids are time-ordered.
-        ScanIndexForward: false,
-      },
-    )) {
-      pages.push(...(result.Items ?? []).map(fromItem));
-    }
-    return pages;
+    const found = await this.pages.all(keys.signupPagesOfOrganization(orgId), {
+      // Newest first: ids are time-ordered.
+      descending: true,
+    });
+    return found.map(fromItem);
   }
 
   async update(
@@ -217,92 +177,56 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
     after: SignupPage,
     html?: string | null,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     const moved = before.slug !== after.slug;
     const items: TransactItem[] = [
-      {
-        Put: {
-          TableName,
-          Item: toItem(org.id, after),
-          ConditionExpression:
-            'attribute_exists(PK) AND version = :version AND updatedAt = :updatedAt',
-          ExpressionAttributeValues: {
-            ':version': before.version,
-            ':updatedAt': before.updatedAt,
-          },
-        },
-      },
+      this.pages.putTx(keys.signupPage(org.id, after.id), after, {
+        if: (w) =>
+          w.and(
+            w.exists(),
+            w.eq('version', before.version),
+            w.eq('updatedAt', before.updatedAt),
+          ),
+      }),
     ];
     if (moved) {
       items.push(
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.signupPageSlug(org.slug, after.slug),
-              ...entityType('SignupPageSlug'),
-              orgId: org.id,
-              pageId: after.id,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        {
-          Delete: {
-            TableName,
-            Key: keys.signupPageSlug(org.slug, before.slug),
-          },
-        },
+        this.slugs.putTx(
+          keys.signupPageSlug(org.slug, after.slug),
+          { orgId: org.id, pageId: after.id },
+          { if: (w) => w.missing() },
+        ),
+        this.slugs.deleteTx(keys.signupPageSlug(org.slug, before.slug)),
       );
     }
     if (html !== undefined) {
+      const key = keys.signupPageHtml(org.id, after.id);
       items.push(
         html === null
-          ? {
-              Delete: { TableName, Key: keys.signupPageHtml(org.id, after.id) },
-            }
-          : {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.signupPageHtml(org.id, after.id),
-                  ...entityType('SignupPageHtml'),
-                  html,
-                },
-              },
-            },
+          ? this.htmls.deleteTx(key)
+          : this.htmls.putTx(key, { html }),
       );
     }
     try {
       await transactWrite(this.table, items);
     } catch (error) {
+      // A slug taken says more than a page changed: it wins when both fail.
       const failed = failedConditions(error);
-      if (failed?.includes(1) && moved) throw slugTaken(after.slug, error);
+      if (failed?.includes(1) && moved) throw slugTaken(after.slug)(error);
       if (failed?.includes(0)) throw contended(error);
       throw error;
     }
   }
 
   async delete(org: Org, page: SignupPage): Promise<boolean> {
-    const { tableName: TableName } = this.table;
     try {
       await transactWrite(this.table, [
-        {
-          Delete: {
-            TableName,
-            Key: keys.signupPage(org.id, page.id),
-            ConditionExpression: 'attribute_exists(PK)',
-          },
-        },
-        { Delete: { TableName, Key: keys.signupPageHtml(org.id, page.id) } },
-        {
-          Delete: {
-            TableName,
-            Key: keys.signupPageSlug(org.slug, page.slug),
-            ConditionExpression: 'pageId = :pageId',
-            ExpressionAttributeValues: { ':pageId': page.id },
-          },
-        },
+        this.pages.deleteTx(keys.signupPage(org.id, page.id), {
+          if: (w) => w.exists(),
+        }),
+        this.htmls.deleteTx(keys.signupPageHtml(org.id, page.id)),
+        this.slugs.deleteTx(keys.signupPageSlug(org.slug, page.slug), {
+          if: (w) => w.eq('pageId', page.id),
+        }),
         moveCollectionCounter(
           this.table,
           keys.signupPagesOfOrganization(org.id),
@@ -321,15 +245,9 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
     orgSlug: string,
     pageSlug: string,
   ): Promise<PublishedPage | undefined> {
-    const { tableName: TableName, client } = this.table;
-    const { Item: slugItem } = await client.send(
-      new GetCommand({
-        TableName,
-        Key: keys.signupPageSlug(orgSlug, pageSlug),
-      }),
-    );
-    if (!slugItem) return undefined;
-    const { orgId, pageId } = parseItem(SlugItem, slugItem);
+    const slug = await this.slugs.get(keys.signupPageSlug(orgSlug, pageSlug));
+    if (!slug) return undefined;
+    const { orgId, pageId } = slug;
     // The page and its HTML together; strongly consistent, so that an
     // unpublish or a delete shows at once.
     const items = await batchGet(this.table, [
@@ -343,13 +261,13 @@ export class DynamoSignupPageRepository implements SignupPageRepository {
       String(item.SK).startsWith('SIGNUPHTML#'),
     );
     if (!pageItem) return undefined;
-    const page = fromItem(pageItem);
+    const page = fromItem(this.pages.parse(pageItem));
     if (page.status !== 'published' || page.slug !== pageSlug) return undefined;
     return {
       orgId,
       page,
       ...(htmlItem && page.theme === null
-        ? { html: parseItem(HtmlItem, htmlItem).html }
+        ? { html: this.htmls.parse(htmlItem).html }
         : {}),
     };
   }
