@@ -10,8 +10,10 @@
  * is sharded. Each campaign's layout is read once per container (it
  * never changes: a campaign is sent once).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { itemSchema } from '../../db/items.ts';
 import { type Key, keys, RECIPIENT_SHARDS } from '../../db/keys.ts';
+import { entity } from './dynamo-entity.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /** The attribute of a `SEND` item saying its recipients are sharded. */
@@ -22,14 +24,23 @@ export const shardedSendAttributes = () => ({
   [RECIPIENT_SHARDS_ATTRIBUTE]: RECIPIENT_SHARDS,
 });
 
+/** A `SEND` item as the layout's reader projects it. */
+const SendLayoutItem = itemSchema('CampaignSend', {
+  sendId: v.string(),
+  [RECIPIENT_SHARDS_ATTRIBUTE]: v.optional(v.number()),
+});
+
 /** Most campaigns whose layout a container remembers. */
 const MAX_REMEMBERED = 10_000;
 
 /** The keys of a campaign's recipients, by the layout of its send. */
 export class CampaignRecipientKeys {
   private readonly legacy = new Map<string, boolean>();
+  private readonly sends;
 
-  constructor(private readonly table: DynamoTable) {}
+  constructor(table: DynamoTable) {
+    this.sends = entity(table, SendLayoutItem);
+  }
 
   /** A recipient's key in its campaign's layout. */
   async of(orgId: string, campaignId: string, contactId: string): Promise<Key> {
@@ -49,16 +60,13 @@ export class CampaignRecipientKeys {
     if (known !== undefined) return known;
     // Eventually consistent: a send's item is written long before its
     // recipients, and a just-started one is sharded whatever is read.
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.campaignSend(orgId, campaignId),
-        ProjectionExpression: 'sendId, #shards',
-        ExpressionAttributeNames: { '#shards': RECIPIENT_SHARDS_ATTRIBUTE },
-      }),
+    const send = await this.sends.project(
+      keys.campaignSend(orgId, campaignId),
+      ['sendId', RECIPIENT_SHARDS_ATTRIBUTE],
+      SendLayoutItem,
     );
     const legacy =
-      Item !== undefined && Item[RECIPIENT_SHARDS_ATTRIBUTE] === undefined;
+      send !== undefined && send[RECIPIENT_SHARDS_ATTRIBUTE] === undefined;
     this.remember(id, legacy);
     return legacy;
   }
