@@ -8,31 +8,24 @@
  * copied role can never drift from its creator's role.
  */
 import { performance } from 'node:perf_hooks';
-import {
-  BatchGetCommand,
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { ApiKeyRecord, Member, User } from '../../access/model.ts';
 import { ROLES } from '../../access/model.ts';
 import type { AccessRepository } from '../../access/ports.ts';
-import {
-  ENTITY_TYPE,
-  entityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { ifMissing, type Update } from '../../db/expressions.ts';
+import { type ItemOf, itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { retryOnConflict } from '../../retry.ts';
 import { appSettingsOf, rememberAppSettings } from './app-settings-memo.ts';
+import { entity } from './dynamo-entity.ts';
 import {
+  batchGetOnce,
   type DynamoTable,
   failedConditions,
   isConditionFailure,
   type TransactItem,
+  transactWrite,
 } from './dynamo-table.ts';
 
 /** Live keys one member may hold: keeps every membership change in one transaction. */
@@ -61,6 +54,8 @@ const ApiKeyItem = itemSchema('ApiKey', {
   secretHash: v.string(),
   createdAt: v.string(),
   revokedAt: v.optional(v.string()),
+  // Why the key was revoked, for the operator: the domain's record leaves it out.
+  revokedReason: v.optional(v.picklist(['revoked', 'member_removed'])),
 });
 
 interface MemberRecord extends Member {
@@ -68,49 +63,48 @@ interface MemberRecord extends Member {
   keyIds: string[];
 }
 
-const memberFromItem = (item: Record<string, unknown>): MemberRecord => {
-  const { keyIds, ...member } = parseItem(MemberItem, item);
-  return { ...member, keyIds: [...keyIds] };
-};
+const memberRecord = ({
+  keyIds,
+  ...member
+}: ItemOf<typeof MemberItem>): MemberRecord => ({
+  ...member,
+  keyIds: [...keyIds],
+});
 
-const keyFromItem = (item: Record<string, unknown>): ApiKeyRecord =>
-  parseItem(ApiKeyItem, item);
+const keyRecord = ({
+  revokedReason: _reason,
+  ...key
+}: ItemOf<typeof ApiKeyItem>): ApiKeyRecord => key;
+
+type MemberUpdate = Update<v.InferInput<typeof MemberItem.schema>>;
+type KeyUpdate = Update<v.InferInput<typeof ApiKeyItem.schema>>;
 
 /** Who may call the API: users, members, API keys. */
 export class DynamoAccessRepository implements AccessRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly users;
+  private readonly members;
+  private readonly apiKeys;
+
+  constructor(private readonly table: DynamoTable) {
+    this.users = entity(table, UserItem);
+    this.members = entity(table, MemberItem);
+    this.apiKeys = entity(table, ApiKeyItem);
+  }
 
   async getOrCreateUser(email: string, newId: string): Promise<User> {
-    const { Attributes } = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.userByEmail(email),
-        UpdateExpression:
-          'SET userId = if_not_exists(userId, :id), email = :email, #type = :type',
-        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
-        ExpressionAttributeValues: {
-          ':id': newId,
-          ':email': email,
-          ':type': UserItem.type,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
+    const user = await this.users.update(
+      keys.userByEmail(email),
+      { set: { userId: ifMissing(newId), email } },
+      { returning: 'new' },
     );
-    const user = parseItem(UserItem, Attributes ?? {}, keys.userByEmail(email));
     return { id: user.userId, email };
   }
 
   async findUserByEmail(email: string): Promise<User | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.userByEmail(email),
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item) return undefined;
-    const user = parseItem(UserItem, Item);
-    return { id: user.userId, email: user.email };
+    const user = await this.users.get(keys.userByEmail(email), {
+      consistent: true,
+    });
+    return user && { id: user.userId, email: user.email };
   }
 
   async getMember(orgId: string, userId: string): Promise<Member | undefined> {
@@ -124,40 +118,19 @@ export class DynamoAccessRepository implements AccessRepository {
     await this.withRetries(async () => {
       const current = await this.readMember(member.orgId, member.userId);
       if (!current) {
-        await this.table.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.table.tableName,
-                  Item: {
-                    ...keys.member(member.orgId, member.userId),
-                    ...entityType('Member'),
-                    ...member,
-                    rev: 1,
-                  },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-            ],
-          }),
-        );
+        await this.transact([
+          this.members.putTx(
+            keys.member(member.orgId, member.userId),
+            { ...member, rev: 1 },
+            { if: (w) => w.missing() },
+          ),
+        ]);
         return;
       }
       await this.transact([
-        this.bumpMember(
-          current,
-          'SET #role = :role',
-          { ':role': member.role },
-          { '#role': 'role' },
-        ),
+        this.bumpMember(current, { set: { role: member.role } }),
         ...current.keyIds.map((keyId) =>
-          this.updateKey(
-            keyId,
-            'SET #role = :role',
-            { ':role': member.role },
-            { '#role': 'role' },
-          ),
+          this.updateKey(keyId, { set: { role: member.role } }),
         ),
       ]);
     });
@@ -172,23 +145,16 @@ export class DynamoAccessRepository implements AccessRepository {
       const current = await this.readMember(orgId, userId);
       if (!current) return undefined;
       await this.transact([
-        {
-          Delete: {
-            TableName: this.table.tableName,
-            Key: keys.member(orgId, userId),
-            ConditionExpression: 'rev = :rev',
-            ExpressionAttributeValues: { ':rev': current.rev },
-          },
-        },
+        this.members.deleteTx(keys.member(orgId, userId), {
+          if: (w) => w.eq('rev', current.rev),
+        }),
         ...current.keyIds.map((keyId) =>
-          this.updateKey(
-            keyId,
-            'SET revokedAt = :at, revokedReason = :reason',
-            {
-              ':at': at.toISOString(),
-              ':reason': 'member_removed',
+          this.updateKey(keyId, {
+            set: {
+              revokedAt: at.toISOString(),
+              revokedReason: 'member_removed',
             },
-          ),
+          }),
         ),
       ]);
       return current.keyIds;
@@ -211,21 +177,12 @@ export class DynamoAccessRepository implements AccessRepository {
         );
       }
       await this.transact([
-        {
-          Put: {
-            TableName: this.table.tableName,
-            Item: {
-              ...keys.apiKey(key.keyId),
-              ...entityType('ApiKey'),
-              ...key,
-              role: current.role,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        this.bumpMember(current, 'ADD keyIds :key', {
-          ':key': new Set([key.keyId]),
-        }),
+        this.apiKeys.putTx(
+          keys.apiKey(key.keyId),
+          { ...key, role: current.role },
+          { if: (w) => w.missing() },
+        ),
+        this.bumpMember(current, { add: { keyIds: new Set([key.keyId]) } }),
       ]);
     });
   }
@@ -239,19 +196,11 @@ export class DynamoAccessRepository implements AccessRepository {
   async findKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const readAt = performance.now();
     const keyOfKey = keys.apiKey(keyId);
-    const { Responses, UnprocessedKeys } = await this.table.client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [this.table.tableName]: {
-            Keys: [keyOfKey, keys.appSettings()],
-            ConsistentRead: true,
-          },
-        },
-      }),
-    );
-    const items = Responses?.[this.table.tableName] ?? [];
-    const unprocessed = UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
-    const isKey = (item: Record<string, unknown>) =>
+    const { items, unprocessed } = await batchGetOnce(this.table, [
+      keyOfKey,
+      keys.appSettings(),
+    ]);
+    const isKey = (item: { PK?: unknown; SK?: unknown }) =>
       item.PK === keyOfKey.PK && item.SK === keyOfKey.SK;
     if (!unprocessed.some((key) => key.PK === keys.appSettings().PK)) {
       const app = items.find((item) => item.PK === keys.appSettings().PK);
@@ -260,18 +209,14 @@ export class DynamoAccessRepository implements AccessRepository {
     // A key left unprocessed (throttling) is read on its own.
     if (unprocessed.some(isKey)) return this.readKey(keyId);
     const item = items.find(isKey);
-    return item ? keyFromItem(item) : undefined;
+    return item ? keyRecord(this.apiKeys.parse(item)) : undefined;
   }
 
   private async readKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.apiKey(keyId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? keyFromItem(Item) : undefined;
+    const key = await this.apiKeys.get(keys.apiKey(keyId), {
+      consistent: true,
+    });
+    return key && keyRecord(key);
   }
 
   async revokeKey(keyId: string, at: Date): Promise<boolean> {
@@ -279,21 +224,16 @@ export class DynamoAccessRepository implements AccessRepository {
       const key = await this.readKey(keyId);
       if (!key) return false;
       if (key.revokedAt) return true;
-      const revoke = this.updateKey(
-        keyId,
-        'SET revokedAt = :at, revokedReason = :reason',
-        {
-          ':at': at.toISOString(),
-          ':reason': 'revoked',
-        },
-      );
+      const revoke = this.updateKey(keyId, {
+        set: { revokedAt: at.toISOString(), revokedReason: 'revoked' },
+      });
       const member = await this.readMember(key.orgId, key.userId);
       await this.transact(
         member?.keyIds.includes(keyId)
           ? [
               revoke,
-              this.bumpMember(member, 'DELETE keyIds :key', {
-                ':key': new Set([keyId]),
+              this.bumpMember(member, {
+                delete: { keyIds: new Set([keyId]) },
               }),
             ]
           : [revoke],
@@ -306,66 +246,30 @@ export class DynamoAccessRepository implements AccessRepository {
     orgId: string,
     userId: string,
   ): Promise<MemberRecord | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.member(orgId, userId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? memberFromItem(Item) : undefined;
+    const member = await this.members.get(keys.member(orgId, userId), {
+      consistent: true,
+    });
+    return member && memberRecord(member);
   }
 
   /** An update of the membership, conditional on the revision read. */
-  private bumpMember(
-    member: MemberRecord,
-    update: string,
-    values: Record<string, unknown>,
-    names?: Record<string, string>,
-  ): TransactItem {
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: keys.member(member.orgId, member.userId),
-        // A clause keyword may appear once: extend a SET, or add one.
-        UpdateExpression: update.startsWith('SET ')
-          ? `${update}, rev = :next`
-          : `${update} SET rev = :next`,
-        ConditionExpression: 'rev = :rev',
-        ExpressionAttributeValues: {
-          ...values,
-          ':rev': member.rev,
-          ':next': member.rev + 1,
-        },
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-      },
-    };
+  private bumpMember(member: MemberRecord, update: MemberUpdate): TransactItem {
+    return this.members.updateTx(
+      keys.member(member.orgId, member.userId),
+      { ...update, set: { ...update.set, rev: member.rev + 1 } },
+      { if: (w) => w.eq('rev', member.rev) },
+    );
   }
 
   /** An update of a live key (never resurrects a revoked one). */
-  private updateKey(
-    keyId: string,
-    update: string,
-    values: Record<string, unknown>,
-    names?: Record<string, string>,
-  ): TransactItem {
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: keys.apiKey(keyId),
-        UpdateExpression: update,
-        ConditionExpression:
-          'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: values,
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-      },
-    };
+  private updateKey(keyId: string, update: KeyUpdate): TransactItem {
+    return this.apiKeys.updateTx(keys.apiKey(keyId), update, {
+      if: (w) => w.and(w.exists(), w.missing('revokedAt')),
+    });
   }
 
-  private async transact(items: TransactItem[]): Promise<void> {
-    await this.table.client.send(
-      new TransactWriteCommand({ TransactItems: items }),
-    );
+  private transact(items: TransactItem[]): Promise<void> {
+    return transactWrite(this.table, items);
   }
 
   /** Re-runs a read-then-write step when a concurrent change beat it. */

@@ -2,8 +2,6 @@
  * Driven adapter: the application-wide settings item.
  */
 import { performance } from 'node:perf_hooks';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ENTITY_TYPE } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type {
   AppSettings,
@@ -16,6 +14,7 @@ import {
   recentAppSettings,
   rememberAppSettings,
 } from './app-settings-memo.ts';
+import { entity } from './dynamo-entity.ts';
 import type { DynamoTable } from './dynamo-table.ts';
 
 /**
@@ -24,7 +23,11 @@ import type { DynamoTable } from './dynamo-table.ts';
  * read (here, or beside an API key: see `app-settings-memo.ts`).
  */
 export class DynamoAppSettingsRepository implements AppSettingsRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly settings;
+
+  constructor(private readonly table: DynamoTable) {
+    this.settings = entity(table, AppSettingsItem);
+  }
 
   async get(options: { maxAgeMs?: number } = {}): Promise<AppSettings> {
     const { maxAgeMs } = options;
@@ -33,31 +36,17 @@ export class DynamoAppSettingsRepository implements AppSettingsRepository {
       if (recent) return recent;
     }
     const readAt = performance.now();
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.appSettings(),
-      }),
-    );
-    const settings = appSettingsOf(Item);
+    const settings =
+      (await this.settings.get(keys.appSettings())) ?? appSettingsOf(undefined);
     rememberAppSettings(this.table, settings, readAt);
     return settings;
   }
 
   async setSendingEnabled(enabled: boolean): Promise<void> {
     forgetAppSettings(this.table);
-    await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.appSettings(),
-        UpdateExpression: 'SET sendingEnabled = :enabled, #type = :type',
-        ExpressionAttributeNames: { '#type': ENTITY_TYPE },
-        ExpressionAttributeValues: {
-          ':enabled': enabled,
-          ':type': AppSettingsItem.type,
-        },
-      }),
-    );
+    await this.settings.update(keys.appSettings(), {
+      set: { sendingEnabled: enabled },
+    });
     // A read that raced the write may have remembered the old value.
     forgetAppSettings(this.table);
   }

@@ -95,7 +95,7 @@ const seriesStepKey = (orgId: string, origin: CampaignOrigin) =>
     origin.step,
   );
 
-const CountsItem = itemSchema(
+export const CountsItem = itemSchema(
   'CampaignCounts',
   Object.fromEntries(CAMPAIGN_STATUSES.map((status) => [status, Counter])),
 );

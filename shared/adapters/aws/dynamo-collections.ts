@@ -38,7 +38,7 @@ export const collectionCounterKey = (
 ): Key => ({ PK: collection.PK, SK: `${counterBase(collection)}${counter}` });
 
 /** A collection counter item as its readers read it. */
-const CollectionCounterItem = itemSchema('CollectionCounter', {
+export const CollectionCounterItem = itemSchema('CollectionCounter', {
   count: Counter,
 });
 

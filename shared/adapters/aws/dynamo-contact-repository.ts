@@ -123,7 +123,7 @@ const optionalFields = {
   confirmationNonce: optionalText,
 } satisfies Record<(typeof OPTIONAL_FIELDS)[number], typeof optionalText>;
 
-const ContactItem = itemSchema('Contact', {
+export const ContactItem = itemSchema('Contact', {
   id: v.string(),
   listId: v.string(),
   email: v.string(),
@@ -329,7 +329,7 @@ const itemsNeeded = (
 };
 
 /** The declined topics of an address item. */
-const DeclinedTopicsItem = itemSchema('DeclinedTopics', {
+export const DeclinedTopicsItem = itemSchema('DeclinedTopics', {
   version: v.number(),
   topicIds: v.optional(v.set(v.string()), () => new Set<string>()),
 });

@@ -8,7 +8,8 @@
  *
  * The same writes are offered as transaction items (`putTx`, `updateTx`,
  * `deleteTx`, `checkTx`) for `transactWrite`, which throws the domain error
- * of the first failed item that names one.
+ * of the first failed item that names one; a put also as a request of an
+ * unconditional `batchWrite` (`putRequest`).
  */
 import {
   DeleteCommand,
@@ -36,6 +37,7 @@ import {
 } from '../../db/items.ts';
 import type { Key } from '../../db/keys.ts';
 import {
+  type BatchWriteRequest,
   type DynamoTable,
   isConditionFailure,
   type Otherwise,
@@ -279,6 +281,22 @@ export class Entity<I, O> {
   /** A delete in a transaction. */
   deleteTx(key: Key, options: WriteOptions<I> = {}): TransactItem {
     return this.remember({ Delete: this.deleteInput(key, options) }, options);
+  }
+
+  /**
+   * A put in a `batchWrite`: unconditional, the whole item (key, entity
+   * type, attributes) as `put` writes it.
+   */
+  putRequest(
+    key: Key,
+    attributes: I,
+    options: { housekeeping?: Housekeeping } = {},
+  ): BatchWriteRequest {
+    return {
+      PutRequest: {
+        Item: this.stored(key, attributes, options.housekeeping),
+      },
+    };
   }
 
   /** A condition on another item of the transaction, writing nothing. */

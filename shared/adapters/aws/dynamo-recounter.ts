@@ -14,26 +14,32 @@
  * may leave a counter off by that write, so run it while the organization
  * is quiet (or run it twice).
  */
-import {
-  paginateQuery,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { CONTACT_STATUSES, type ContactStatus } from '../../audience/model.ts';
 import { CAMPAIGN_STATUSES } from '../../campaigns/model.ts';
-import { entityType } from '../../db/items.ts';
-import { type Key, keys, type QueryKey } from '../../db/keys.ts';
+import type { PathOf } from '../../db/expressions.ts';
+import { itemSchema } from '../../db/items.ts';
+import { keys, type QueryKey } from '../../db/keys.ts';
 import type { Recounter, RecountReport } from '../../organizations/ports.ts';
-import { collectionCounterKey } from './dynamo-collections.ts';
+import { CountsItem as CampaignCountsItem } from './dynamo-campaign-repository.ts';
+import {
+  CollectionCounterItem,
+  collectionCounterKey,
+} from './dynamo-collections.ts';
 import {
   contactFromItem,
+  DeclinedTopicsItem,
   topicDeclinedCountAttribute,
 } from './dynamo-contact-repository.ts';
-import { statusCountAttribute } from './dynamo-list-repository.ts';
+import { type EntitySchema, entity } from './dynamo-entity.ts';
+import { ListItem, statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   type BatchWriteRequest,
   batchWrite,
+  Counter,
   type DynamoTable,
+  type QueryReadOptions,
+  queryPages,
 } from './dynamo-table.ts';
 import {
   tagListCountAttribute,
@@ -50,29 +56,78 @@ const COLLECTIONS = {
   signupPages: keys.signupPagesOfOrganization,
 } as const;
 
+/** The id of a tag, list or topic: what the recount reads of them. */
+const idOf = (type: 'Tag' | 'List' | 'Topic') =>
+  itemSchema(type, { id: v.string() });
+
+/** The kind of a sequence's head: sequences and series share a prefix. */
+const SequenceKindItem = itemSchema('Sequence', {
+  kind: v.picklist(['sequence', 'series']),
+});
+
+const CampaignStatusItem = itemSchema('Campaign', {
+  status: v.picklist(CAMPAIGN_STATUSES),
+});
+
+/** An entry of the tag index: a contact of a list carrying a tag. */
+const TaggedContactItem = itemSchema('TaggedContact', { email: v.string() });
+
+/**
+ * Items whose counters are named per list at run time (`inList#<listId>`,
+ * `declinedInList#<listId>`…): their schemas take any attribute.
+ */
+const TagCountersItem = {
+  type: 'Tag',
+  schema: v.looseObject({ contactCount: Counter }),
+} as const;
+const TopicAudienceItem = {
+  type: 'TopicAudience',
+  schema: v.looseObject({}),
+} as const;
+
 /** Recounts an organization's counters and rebuilds its tag index. */
 export class DynamoRecounter implements Recounter {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly counters;
+  private readonly campaignCounts;
+  private readonly lists;
+  private readonly tags;
+  private readonly audiences;
+  private readonly declined;
+  private readonly tagged;
+
+  constructor(private readonly table: DynamoTable) {
+    this.counters = entity(table, CollectionCounterItem);
+    this.campaignCounts = entity(table, CampaignCountsItem);
+    this.lists = entity(table, ListItem);
+    this.tags = entity(table, TagCountersItem);
+    this.audiences = entity(table, TopicAudienceItem);
+    this.declined = entity(table, DeclinedTopicsItem);
+    this.tagged = entity(table, TaggedContactItem);
+  }
 
   async recount(orgId: string): Promise<RecountReport> {
     const collections: Record<string, number> = {};
     for (const [name, collection] of Object.entries(COLLECTIONS)) {
-      const items = await this.all(collection(orgId), ['PK']);
-      collections[name] = items.length;
-      await this.setCounter(collectionCounterKey(collection(orgId)), {
-        count: items.length,
+      const count = (await this.sortKeys(collection(orgId))).length;
+      collections[name] = count;
+      await this.counters.update(collectionCounterKey(collection(orgId)), {
+        set: { count },
       });
     }
     const sequences = keys.sequencesOfOrganization(orgId);
-    const heads = await this.all(sequences, ['kind']);
+    const heads = await this.all(SequenceKindItem, sequences, ['kind']);
     for (const kind of ['sequence', 'series'] as const) {
       const count = heads.filter((item) => item.kind === kind).length;
       collections[kind === 'sequence' ? 'sequences' : 'series'] = count;
-      await this.setCounter(collectionCounterKey(sequences, kind), { count });
+      await this.counters.update(collectionCounterKey(sequences, kind), {
+        set: { count },
+      });
     }
-    const campaigns = await this.all(keys.campaignsOfOrganization(orgId), [
-      'status',
-    ]);
+    const campaigns = await this.all(
+      CampaignStatusItem,
+      keys.campaignsOfOrganization(orgId),
+      ['status'],
+    );
     const byStatus = Object.fromEntries(
       CAMPAIGN_STATUSES.map((status) => [
         status,
@@ -80,18 +135,12 @@ export class DynamoRecounter implements Recounter {
       ]),
     );
     collections.campaigns = campaigns.length;
-    await this.setCounter(
-      keys.campaignCounts(orgId),
-      byStatus,
-      'CampaignCounts',
-    );
+    await this.campaignCounts.update(keys.campaignCounts(orgId), {
+      set: byStatus,
+    });
 
-    const tagIds = (await this.all(keys.tagsOfOrganization(orgId), ['id'])).map(
-      (item) => String(item.id),
-    );
-    const lists = (await this.all(keys.listsOfOrganization(orgId), ['id'])).map(
-      (item) => String(item.id),
-    );
+    const tagIds = await this.ids('Tag', keys.tagsOfOrganization(orgId));
+    const lists = await this.ids('List', keys.listsOfOrganization(orgId));
     const decliners = await this.rebuildDeclined(orgId);
     const carriers = new Map<string, number>(tagIds.map((id) => [id, 0]));
     const index = { written: 0, removed: 0 };
@@ -110,14 +159,10 @@ export class DynamoRecounter implements Recounter {
       listReports.push(report);
     }
     for (const [tagId, count] of carriers) {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.tag(orgId, tagId),
-          UpdateExpression: 'SET contactCount = :count',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':count': count },
-        }),
+      await this.tags.update(
+        keys.tag(orgId, tagId),
+        { set: { contactCount: count } },
+        { if: (w) => w.exists() },
       );
     }
     return {
@@ -138,17 +183,12 @@ export class DynamoRecounter implements Recounter {
   private async rebuildDeclined(
     orgId: string,
   ): Promise<{ byTopic: Map<string, Set<string>>; addresses: number }> {
-    const topicIds = (
-      await this.all(keys.topicsOfOrganization(orgId), ['id'])
-    ).map((item) => String(item.id));
+    const topicIds = await this.ids('Topic', keys.topicsOfOrganization(orgId));
     const byTopic = new Map<string, Set<string>>();
     const byAddress = new Map<string, string[]>();
     for (const topicId of topicIds) {
-      const query = keys.topicOptOuts(orgId, topicId);
       const emails = new Set(
-        (await this.all(query, ['SK'])).map((item) =>
-          String(item.SK).slice(query.skPrefix.length),
-        ),
+        await this.sortKeys(keys.topicOptOuts(orgId, topicId)),
       );
       byTopic.set(topicId, emails);
       for (const email of emails) {
@@ -156,27 +196,18 @@ export class DynamoRecounter implements Recounter {
       }
     }
     const stored = keys.declinedTopics(orgId, '');
-    for (const item of await this.all({ PK: stored.PK, skPrefix: stored.SK }, [
-      'SK',
-    ])) {
-      const email = String(item.SK).slice(stored.SK.length);
+    for (const email of await this.sortKeys({
+      PK: stored.PK,
+      skPrefix: stored.SK,
+    })) {
       if (!byAddress.has(email)) byAddress.set(email, []);
     }
     const write = async ([email, declined]: [string, string[]]) => {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.declinedTopics(orgId, email),
-          UpdateExpression: declined.length
-            ? 'SET #type = :type, topicIds = :topics ADD version :one'
-            : 'SET #type = :type REMOVE topicIds ADD version :one',
-          ExpressionAttributeNames: { '#type': '_type' },
-          ExpressionAttributeValues: {
-            ':type': 'DeclinedTopics',
-            ':one': 1,
-            ...(declined.length ? { ':topics': new Set(declined) } : {}),
-          },
-        }),
+      await this.declined.update(
+        keys.declinedTopics(orgId, email),
+        declined.length
+          ? { set: { topicIds: new Set(declined) }, add: { version: 1 } }
+          : { remove: ['topicIds'], add: { version: 1 } },
       );
     };
     const entries = [...byAddress];
@@ -197,7 +228,7 @@ export class DynamoRecounter implements Recounter {
     decliners: { byTopic: Map<string, Set<string>> },
     index: { written: number; removed: number },
   ): Promise<RecountReport['lists'][number]> {
-    const contacts = (await this.all(keys.contactsOfList(orgId, listId))).map(
+    const contacts = (await this.items(keys.contactsOfList(orgId, listId))).map(
       contactFromItem,
     );
     const statuses = Object.fromEntries(
@@ -212,27 +243,20 @@ export class DynamoRecounter implements Recounter {
         tagged.get(tagId)?.add(contact.email);
       }
     }
-    await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.list(orgId, listId),
-        UpdateExpression: `SET contactCount = :total, ${CONTACT_STATUSES.map(
-          (_, i) => `#s${i} = :s${i}`,
-        ).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(
-          CONTACT_STATUSES.map((status, i) => [
-            `#s${i}`,
-            statusCountAttribute(status),
-          ]),
-        ),
-        ExpressionAttributeValues: {
-          ':total': contacts.length,
+    await this.lists.update(
+      keys.list(orgId, listId),
+      {
+        set: {
+          contactCount: contacts.length,
           ...Object.fromEntries(
-            CONTACT_STATUSES.map((status, i) => [`:s${i}`, statuses[status]]),
+            CONTACT_STATUSES.map((status) => [
+              statusCountAttribute(status),
+              statuses[status],
+            ]),
           ),
         },
-      }),
+      },
+      { if: (w) => w.exists() },
     );
     const subscribed = new Set(
       contacts.filter((c) => c.status === 'subscribed').map((c) => c.email),
@@ -241,21 +265,9 @@ export class DynamoRecounter implements Recounter {
     for (const [topicId, emails] of decliners.byTopic) {
       const count = [...emails].filter((email) => subscribed.has(email)).length;
       if (count) declinedTopics[topicId] = count;
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.topicAudience(orgId, topicId),
-          UpdateExpression: 'SET #type = :type, #count = :count',
-          ExpressionAttributeNames: {
-            '#type': '_type',
-            '#count': topicDeclinedCountAttribute(listId),
-          },
-          ExpressionAttributeValues: {
-            ':type': 'TopicAudience',
-            ':count': count,
-          },
-        }),
-      );
+      await this.audiences.update(keys.topicAudience(orgId, topicId), {
+        set: { [topicDeclinedCountAttribute(listId)]: count },
+      });
     }
     const tags: Record<string, number> = {};
     const subscribedWithTag: Record<string, number> = {};
@@ -265,41 +277,34 @@ export class DynamoRecounter implements Recounter {
         subscribed.has(email),
       ).length;
       if (subscribedCarriers) subscribedWithTag[tagId] = subscribedCarriers;
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.tag(orgId, tagId),
-          UpdateExpression: 'SET #count = :count, #subscribed = :subscribed',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: {
-            '#count': tagListCountAttribute(listId),
-            '#subscribed': tagSubscribedCountAttribute(listId),
+      await this.tags.update(
+        keys.tag(orgId, tagId),
+        {
+          set: {
+            [tagListCountAttribute(listId)]: emails.size,
+            [tagSubscribedCountAttribute(listId)]: subscribedCarriers,
           },
-          ExpressionAttributeValues: {
-            ':count': emails.size,
-            ':subscribed': subscribedCarriers,
-          },
-        }),
+        },
+        { if: (w) => w.exists() },
       );
       const entries = new Set(
         (
-          await this.all(keys.taggedContactsOfList(orgId, listId, tagId), [
-            'email',
-          ])
-        ).map((item) => String(item.email)),
+          await this.all(
+            TaggedContactItem,
+            keys.taggedContactsOfList(orgId, listId, tagId),
+            ['email'],
+          )
+        ).map((item) => item.email),
       );
       const writes: BatchWriteRequest[] = [];
       for (const email of emails) {
         if (entries.has(email)) continue;
-        writes.push({
-          PutRequest: {
-            Item: {
-              ...keys.taggedContact(orgId, listId, tagId, email),
-              ...entityType('TaggedContact'),
-              email,
-            },
-          },
-        });
+        writes.push(
+          this.tagged.putRequest(
+            keys.taggedContact(orgId, listId, tagId, email),
+            { email },
+          ),
+        );
       }
       for (const email of entries) {
         if (emails.has(email)) continue;
@@ -327,58 +332,42 @@ export class DynamoRecounter implements Recounter {
     };
   }
 
-  /** Sets a counter item's attributes (creating it), keeping its type. */
-  private async setCounter(
-    key: Key,
-    counts: Record<string, number>,
-    type: 'CollectionCounter' | 'CampaignCounts' = 'CollectionCounter',
-  ): Promise<void> {
-    const entries = Object.entries(counts);
-    await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        UpdateExpression: `SET #type = :type, ${entries
-          .map((_, i) => `#c${i} = :c${i}`)
-          .join(', ')}`,
-        ExpressionAttributeNames: {
-          '#type': '_type',
-          ...Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
-        },
-        ExpressionAttributeValues: {
-          ':type': type,
-          ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
-        },
-      }),
-    );
+  /** Every item under a prefix (strongly consistent), of any type. */
+  private async items(
+    query: QueryKey,
+    options: Pick<QueryReadOptions, 'project'> = {},
+  ): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
+    for await (const page of queryPages(this.table, query, {
+      ...options,
+      consistent: true,
+    })) {
+      found.push(...page);
+    }
+    return found;
   }
 
-  /** Every item under a prefix (strongly consistent), projected if asked. */
-  private async all(
+  /** Every item under a prefix (strongly consistent), projected, parsed. */
+  private all<I, O>(
+    item: EntitySchema<I, O>,
     query: QueryKey,
-    attributes?: string[],
-  ): Promise<Record<string, unknown>[]> {
-    const input: QueryCommandInput = {
-      TableName: this.table.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': query.PK, ':prefix': query.skPrefix },
-      ConsistentRead: true,
-      ...(attributes
-        ? {
-            ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
-            ExpressionAttributeNames: Object.fromEntries(
-              attributes.map((name, i) => [`#a${i}`, name]),
-            ),
-          }
-        : {}),
-    };
-    const items: Record<string, unknown>[] = [];
-    for await (const page of paginateQuery(
-      { client: this.table.client },
-      input,
-    )) {
-      items.push(...(page.Items ?? []));
-    }
-    return items;
+    project: PathOf<I>[],
+  ): Promise<O[]> {
+    return entity(this.table, item).all(query, { project, consistent: true });
+  }
+
+  /** The ids of a collection's items. */
+  private async ids(
+    type: 'Tag' | 'List' | 'Topic',
+    query: QueryKey,
+  ): Promise<string[]> {
+    return (await this.all(idOf(type), query, ['id'])).map((item) => item.id);
+  }
+
+  /** What follows the prefix in the sort key of every item under it. */
+  private async sortKeys(query: QueryKey): Promise<string[]> {
+    return (await this.items(query, { project: [] })).map((item) =>
+      String(item.SK).slice(query.skPrefix.length),
+    );
   }
 }

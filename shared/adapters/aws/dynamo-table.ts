@@ -137,6 +137,34 @@ const BATCH_GET_LIMIT = 100;
 const BATCH_GET_CONCURRENCY = 4;
 
 /**
+ * One BatchGetItem request (at most 100 keys), strongly consistent by
+ * default: the items found, and the keys DynamoDB left unprocessed
+ * (throttling), for a caller that would rather do without them than wait
+ * (`batchGet` retries them). The order of the items is not the keys'.
+ */
+export const batchGetOnce = async (
+  table: DynamoTable,
+  itemKeys: readonly Key[],
+  { consistent = true }: { consistent?: boolean } = {},
+): Promise<{ items: Record<string, unknown>[]; unprocessed: Key[] }> => {
+  const result: BatchGetCommandOutput = await table.client.send(
+    new BatchGetCommand({
+      RequestItems: {
+        [table.tableName]: {
+          Keys: itemKeys.map((key) => ({ PK: key.PK, SK: key.SK })),
+          ConsistentRead: consistent,
+        },
+      },
+    }),
+  );
+  return {
+    items: result.Responses?.[table.tableName] ?? [],
+    unprocessed: (result.UnprocessedKeys?.[table.tableName]?.Keys ??
+      []) as Key[],
+  };
+};
+
+/**
  * Reads many items by key, strongly consistent, 100 keys per request (up
  * to four requests in flight), retrying unprocessed keys with backoff.
  * Missing items are left out; the order of the items is not the keys'.
@@ -146,27 +174,19 @@ export const batchGet = async (
   itemKeys: Key[],
   { consistent = true }: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> => {
-  const chunks: Record<string, unknown>[][] = [];
+  const chunks: Key[][] = [];
   for (let i = 0; i < itemKeys.length; i += BATCH_GET_LIMIT) {
-    chunks.push(
-      itemKeys.slice(i, i + BATCH_GET_LIMIT).map((key) => ({ ...key })),
-    );
+    chunks.push(itemKeys.slice(i, i + BATCH_GET_LIMIT));
   }
-  const readChunk = async (keysOfChunk: Record<string, unknown>[]) => {
+  const readChunk = async (keysOfChunk: Key[]) => {
     const found: Record<string, unknown>[] = [];
-    let pending: Record<string, unknown>[] | undefined = keysOfChunk;
-    for (let attempt = 0; pending?.length; attempt++) {
+    let pending = keysOfChunk;
+    for (let attempt = 0; pending.length; attempt++) {
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-      const result: BatchGetCommandOutput = await table.client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table.tableName]: { Keys: pending, ConsistentRead: consistent },
-          },
-        }),
-      );
-      found.push(...(result.Responses?.[table.tableName] ?? []));
-      pending = result.UnprocessedKeys?.[table.tableName]?.Keys;
-      if (attempt > 8 && pending?.length) {
+      const read = await batchGetOnce(table, pending, { consistent });
+      found.push(...read.items);
+      pending = read.unprocessed;
+      if (attempt > 8 && pending.length) {
         throw new Error('DynamoDB left keys unprocessed after 9 attempts');
       }
     }

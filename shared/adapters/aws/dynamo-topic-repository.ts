@@ -3,17 +3,10 @@
  * case-insensitively), and each topic's opt-outs in a partition of their
  * own, keyed by email, counted on the topic in the same transaction.
  */
-
-import {
-  GetCommand,
-  paginateQuery,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tagNameKey } from '../../audience/model.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { itemSchema } from '../../db/items.ts';
+import { keys, type QueryKey } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest, ReadOptions } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
@@ -26,7 +19,9 @@ import {
   putWithReservation,
 } from './dynamo-collections.ts';
 import {
+  ContactItem,
   contactFromItem,
+  DeclinedTopicsItem,
   declinedTopicsOf,
   moveTopicCounters,
 } from './dynamo-contact-repository.ts';
@@ -38,8 +33,10 @@ import {
   deleteByPrefix,
   deleteKeys,
   failedConditions,
-  isTransactionConflict,
+  isConditionFailure,
+  queryPages,
   type TransactItem,
+  transactWrite,
 } from './dynamo-table.ts';
 
 /** The reservation of a topic's name. */
@@ -47,12 +44,6 @@ const TopicNameItem = itemSchema('TopicName', { topicId: v.string() });
 
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
-
-const toItem = (orgId: string, topic: Topic) => ({
-  ...keys.topic(orgId, topic.id),
-  ...entityType('Topic'),
-  ...topic,
-});
 
 const TopicItem = itemSchema('Topic', {
   id: v.string(),
@@ -69,55 +60,48 @@ const TopicOptOutItem = itemSchema('TopicOptOut', {
   optedOutAt: v.string(),
 });
 
-const fromItem = (item: Record<string, unknown>): Topic =>
-  parseItem(TopicItem, item);
-
-const optOutFromItem = (item: Record<string, unknown>): TopicOptOut =>
-  parseItem(TopicOptOutItem, item);
-
-const nameTaken = (name: string, cause: unknown) =>
+const nameTaken = (name: string) => (cause: unknown) =>
   new ConflictError(
     'topic.nameTaken',
     `A topic named "${name}" already exists`,
-    {
-      cause,
-    },
+    { cause },
   );
+
+const notFound = (topicId: string) => (cause: unknown) =>
+  new NotFoundError('topic.notFound', `No topic ${topicId}`, { cause });
 
 /** Topics, their name reservations, their opt-outs and counters. */
 export class DynamoTopicRepository implements TopicRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly topics;
+  private readonly names;
+  private readonly optOuts;
+  private readonly declined;
+  private readonly contacts;
+
+  constructor(private readonly table: DynamoTable) {
+    this.topics = entity(table, TopicItem);
+    this.names = entity(table, TopicNameItem);
+    this.optOuts = entity(table, TopicOptOutItem);
+    this.declined = entity(table, DeclinedTopicsItem);
+    this.contacts = entity(table, ContactItem);
+  }
 
   async create(orgId: string, topic: Topic): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: entity(this.table, TopicNameItem).putTx(
+      reservation: this.names.putTx(
         keys.topicName(orgId, tagNameKey(topic.name)),
         { topicId: topic.id },
-        {
-          if: (w) => w.missing(),
-          otherwise: (cause) => nameTaken(topic.name, cause),
-        },
+        { if: (w) => w.missing(), otherwise: nameTaken(topic.name) },
       ),
-      item: {
-        Put: {
-          TableName: this.table.tableName,
-          Item: toItem(orgId, topic),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
+      item: this.topics.putTx(keys.topic(orgId, topic.id), topic, {
+        if: (w) => w.missing(),
+      }),
       counted: keys.topicsOfOrganization(orgId),
     });
   }
 
-  async get(orgId: string, topicId: string): Promise<Topic | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.topic(orgId, topicId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromItem(Item) : undefined;
+  get(orgId: string, topicId: string): Promise<Topic | undefined> {
+    return this.topics.get(keys.topic(orgId, topicId), { consistent: true });
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<Topic>> {
@@ -126,149 +110,79 @@ export class DynamoTopicRepository implements TopicRepository {
       keys.topicsOfOrganization(orgId),
       request,
     );
-    return { items: page.items.map(fromItem), total: page.total };
+    return {
+      items: page.items.map((item) => this.topics.parse(item)),
+      total: page.total,
+    };
   }
 
   async update(orgId: string, before: Topic, after: Topic): Promise<void> {
-    const { tableName: TableName } = this.table;
     const renamed = tagNameKey(before.name) !== tagNameKey(after.name);
-    // The counter may move meanwhile: write only name and description.
-    const items: TransactItem[] = [
+    const { description } = after;
+    await transactWrite(this.table, [
       ...(renamed
         ? [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...keys.topicName(orgId, tagNameKey(after.name)),
-                  ...entityType('TopicName'),
-                  topicId: after.id,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Delete: {
-                TableName,
-                Key: keys.topicName(orgId, tagNameKey(before.name)),
-              },
-            },
+            this.names.putTx(
+              keys.topicName(orgId, tagNameKey(after.name)),
+              { topicId: after.id },
+              { if: (w) => w.missing(), otherwise: nameTaken(after.name) },
+            ),
+            this.names.deleteTx(keys.topicName(orgId, tagNameKey(before.name))),
           ]
         : []),
-      {
-        Update: {
-          TableName,
-          Key: keys.topic(orgId, after.id),
-          UpdateExpression: after.description
-            ? 'SET #name = :name, updatedAt = :at, description = :description'
-            : 'SET #name = :name, updatedAt = :at REMOVE description',
-          ConditionExpression: 'attribute_exists(PK) AND #name = :before',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: {
-            ':name': after.name,
-            ':at': after.updatedAt,
-            ':before': before.name,
-            ...(after.description ? { ':description': after.description } : {}),
+      // The counter may move meanwhile: write only name and description.
+      this.topics.updateTx(
+        keys.topic(orgId, after.id),
+        {
+          set: {
+            name: after.name,
+            updatedAt: after.updatedAt,
+            ...(description ? { description } : {}),
           },
+          ...(description ? {} : { remove: ['description'] }),
         },
-      },
-    ];
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({ TransactItems: items }),
-      );
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (renamed && failed?.includes(0)) throw nameTaken(after.name, error);
-      if (failed?.length) {
-        throw new ConflictError(
-          'topic.changed',
-          'The topic changed or was deleted meanwhile; read it again',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+        {
+          if: (w) => w.and(w.exists(), w.eq('name', before.name)),
+          otherwise: (cause) =>
+            new ConflictError(
+              'topic.changed',
+              'The topic changed or was deleted meanwhile; read it again',
+              { cause },
+            ),
+        },
+      ),
+    ]);
   }
 
   async delete(orgId: string, topic: Topic): Promise<void> {
-    const { tableName: TableName } = this.table;
     // 1. The topic, its name and the counter, together.
-    try {
-      await this.table.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName,
-                Key: keys.topic(orgId, topic.id),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
-            {
-              Delete: {
-                TableName,
-                Key: keys.topicName(orgId, tagNameKey(topic.name)),
-              },
-            },
-            moveCollectionCounter(
-              this.table,
-              keys.topicsOfOrganization(orgId),
-              -1,
-            ),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new NotFoundError('topic.notFound', `No topic ${topic.id}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
+    await transactWrite(this.table, [
+      this.topics.deleteTx(keys.topic(orgId, topic.id), {
+        if: (w) => w.exists(),
+        otherwise: notFound(topic.id),
+      }),
+      this.names.deleteTx(keys.topicName(orgId, tagNameKey(topic.name))),
+      moveCollectionCounter(this.table, keys.topicsOfOrganization(orgId), -1),
+    ]);
     // 2. Its opt-outs and counters: unreachable once the topic is gone,
     // so a failure here leaves nothing visible behind. Each address first
     // forgets the topic, so contact writes stop moving its counters.
     const optOuts = keys.topicOptOuts(orgId, topic.id);
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': optOuts.PK,
-          ':prefix': optOuts.skPrefix,
-        },
-        ProjectionExpression: 'SK',
-      },
-    );
-    for await (const page of pages) {
-      const emails = (page.Items ?? []).map((item) =>
-        String(item.SK).slice(optOuts.skPrefix.length),
-      );
+    for await (const emails of this.sortKeys(optOuts)) {
       for (let i = 0; i < emails.length; i += 25) {
         await Promise.all(
           emails.slice(i, i + 25).map((email) =>
-            this.table.client
-              .send(
-                new UpdateCommand({
-                  TableName,
-                  Key: keys.declinedTopics(orgId, email),
-                  UpdateExpression: 'DELETE topicIds :topic ADD version :one',
-                  ConditionExpression: 'attribute_exists(PK)',
-                  ExpressionAttributeValues: {
-                    ':topic': new Set([topic.id]),
-                    ':one': 1,
-                  },
-                }),
+            this.declined
+              .update(
+                keys.declinedTopics(orgId, email),
+                {
+                  delete: { topicIds: new Set([topic.id]) },
+                  add: { version: 1 },
+                },
+                { if: (w) => w.exists() },
               )
               .catch((error: unknown) => {
-                if (
-                  (error as Error).name !== 'ConditionalCheckFailedException'
-                ) {
-                  throw error;
-                }
+                if (!isConditionFailure(error)) throw error;
               }),
           ),
         );
@@ -283,17 +197,19 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     optOut: TopicOptOut,
   ): Promise<boolean> {
-    return this.changeOptOut(orgId, topicId, optOut.email, 1, {
-      Put: {
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.topicOptOut(orgId, topicId, optOut.email),
-          ...entityType('TopicOptOut'),
-          ...optOut,
+    return this.changeOptOut(
+      orgId,
+      topicId,
+      optOut.email,
+      1,
+      this.optOuts.putTx(
+        keys.topicOptOut(orgId, topicId, optOut.email),
+        optOut,
+        {
+          if: (w) => w.missing(),
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    });
+      ),
+    );
   }
 
   async removeOptOut(
@@ -301,13 +217,15 @@ export class DynamoTopicRepository implements TopicRepository {
     topicId: string,
     email: string,
   ): Promise<boolean> {
-    return this.changeOptOut(orgId, topicId, email, -1, {
-      Delete: {
-        TableName: this.table.tableName,
-        Key: keys.topicOptOut(orgId, topicId, email),
-        ConditionExpression: 'attribute_exists(PK)',
-      },
-    });
+    return this.changeOptOut(
+      orgId,
+      topicId,
+      email,
+      -1,
+      this.optOuts.deleteTx(keys.topicOptOut(orgId, topicId, email), {
+        if: (w) => w.exists(),
+      }),
+    );
   }
 
   /**
@@ -327,7 +245,6 @@ export class DynamoTopicRepository implements TopicRepository {
     delta: 1 | -1,
     optOutWrite: TransactItem,
   ): Promise<boolean> {
-    const { tableName: TableName } = this.table;
     return retryOnConflict(async (retryable) => {
       const [declined, listIds] = await Promise.all([
         declinedTopicsOf(this.table, orgId, [email]),
@@ -358,69 +275,45 @@ export class DynamoTopicRepository implements TopicRepository {
         fixed + listIds.length <= MAX_TRANSACTION_ITEMS
           ? listIds
           : [...contacts.keys()];
+      const topicIds = new Set([topicId]);
       const items: TransactItem[] = [
         optOutWrite,
-        {
-          Update: {
-            TableName,
-            Key: keys.topic(orgId, topicId),
-            UpdateExpression: 'ADD optOutCount :delta',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':delta': delta },
+        this.topics.updateTx(
+          keys.topic(orgId, topicId),
+          { add: { optOutCount: delta } },
+          { if: (w) => w.exists() },
+        ),
+        this.declined.updateTx(
+          keys.declinedTopics(orgId, email),
+          delta === 1
+            ? { add: { topicIds, version: 1 } }
+            : { delete: { topicIds }, add: { version: 1 } },
+          {
+            if: (w) =>
+              address?.version === undefined
+                ? w.missing()
+                : w.eq('version', address.version),
           },
-        },
-        {
-          Update: {
-            TableName,
-            Key: keys.declinedTopics(orgId, email),
-            UpdateExpression: `SET #type = :type ${delta === 1 ? 'ADD topicIds :topic, version :one' : 'DELETE topicIds :topic ADD version :one'}`,
-            ...(address?.version === undefined
-              ? { ConditionExpression: 'attribute_not_exists(PK)' }
-              : { ConditionExpression: 'version = :version' }),
-            ExpressionAttributeNames: { '#type': '_type' },
-            ExpressionAttributeValues: {
-              ':type': 'DeclinedTopics',
-              ':topic': new Set([topicId]),
-              ':one': 1,
-              ...(address?.version === undefined
-                ? {}
-                : { ':version': address.version }),
-            },
-          },
-        },
+        ),
         ...(subscribedIn.size
           ? [moveTopicCounters(this.table, orgId, topicId, subscribedIn)]
           : []),
-        ...checked.map((listId): TransactItem => {
+        ...checked.map((listId) => {
           const contact = contacts.get(listId);
-          return {
-            ConditionCheck: {
-              TableName,
-              Key: keys.contact(orgId, listId, email),
-              ...(contact
-                ? {
-                    ConditionExpression: 'version = :version',
-                    ExpressionAttributeValues: { ':version': contact.version },
-                  }
-                : { ConditionExpression: 'attribute_not_exists(PK)' }),
-            },
-          };
+          return this.contacts.checkTx(
+            keys.contact(orgId, listId, email),
+            (w) => (contact ? w.eq('version', contact.version) : w.missing()),
+          );
         }),
       ];
       try {
-        await this.table.client.send(
-          new TransactWriteCommand({ TransactItems: items }),
-        );
+        await transactWrite(this.table, items);
         return true;
       } catch (error) {
         const failed = failedConditions(error);
-        if (failed?.includes(1)) {
-          throw new NotFoundError('topic.notFound', `No topic ${topicId}`, {
-            cause: error,
-          });
-        }
+        if (failed?.includes(1)) throw notFound(topicId)(error);
         if (failed?.includes(0)) return false;
-        if (failed?.length || isTransactionConflict(error)) {
+        if (failed?.length) {
           // A contact or the address changed meanwhile: read them again.
           retryable(
             new ConflictError(
@@ -437,27 +330,26 @@ export class DynamoTopicRepository implements TopicRepository {
 
   /** The ids of the organization's lists (strongly consistent). */
   private async listIds(orgId: string): Promise<string[]> {
-    const query = keys.listsOfOrganization(orgId);
     const ids: string[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ProjectionExpression: 'SK',
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        ids.push(String(item.SK).slice(query.skPrefix.length));
-      }
+    for await (const page of this.sortKeys(keys.listsOfOrganization(orgId), {
+      consistent: true,
+    })) {
+      ids.push(...page);
     }
     return ids;
+  }
+
+  /** Page by page, what follows the prefix in each item's sort key. */
+  private async *sortKeys(
+    query: QueryKey,
+    options: { consistent?: boolean } = {},
+  ): AsyncGenerator<string[]> {
+    for await (const page of queryPages(this.table, query, {
+      ...options,
+      project: [],
+    })) {
+      yield page.map((item) => String(item.SK).slice(query.skPrefix.length));
+    }
   }
 
   async optedOut(
@@ -473,7 +365,7 @@ export class DynamoTopicRepository implements TopicRepository {
       ),
       options,
     );
-    return new Set(items.map((item) => optOutFromItem(item).email));
+    return new Set(items.map((item) => this.optOuts.parse(item).email));
   }
 
   async pageOptOuts(
@@ -489,6 +381,9 @@ export class DynamoTopicRepository implements TopicRepository {
       request,
       { ascending: true },
     );
-    return { items: page.items.map(optOutFromItem), total };
+    return {
+      items: page.items.map((item) => this.optOuts.parse(item)),
+      total,
+    };
   }
 }

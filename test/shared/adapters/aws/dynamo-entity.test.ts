@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { entity } from '../../../../shared/adapters/aws/dynamo-entity.ts';
 import {
+  batchWrite,
   Counter,
   queryPages,
   transactWrite,
@@ -189,6 +190,36 @@ describe('typed entities', () => {
     await expect(
       notes.delete(a, { if: (w) => w.exists(), otherwise: missing('a') }),
     ).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('putRequest: a batch write stores the item as put does, typed, housekeeping kept', async () => {
+    // Arrange
+    const t = await table();
+    const notes = entity(t, Note);
+    const { PK } = key('x');
+    const at = (n: number) => ({ PK, SK: `NOTE#${n}` });
+
+    // Act
+    await batchWrite(t, [
+      notes.putRequest(at(1), { id: 'n1', title: 'One' }),
+      notes.putRequest(
+        at(2),
+        { id: 'n2', title: 'Two', views: 4 },
+        { housekeeping: { ttl: 9 } },
+      ),
+    ]);
+
+    // Assert
+    expect(await notes.get(at(1))).toEqual({
+      id: 'n1',
+      title: 'One',
+      views: 0,
+    });
+    const stored = (await collect(queryPages(t, { PK }))).flat();
+    expect(stored).toEqual([
+      { ...at(1), _type: 'Template', id: 'n1', title: 'One' },
+      { ...at(2), _type: 'Template', id: 'n2', title: 'Two', views: 4, ttl: 9 },
+    ]);
   });
 
   it('queries a prefix with a filter and a projection, and a stored item off its schema is a bug', async () => {

@@ -3,6 +3,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -16,6 +17,8 @@ import {
 } from '../../../../shared/adapters/aws/dynamo-collections.ts';
 import { DynamoContactRepository } from '../../../../shared/adapters/aws/dynamo-contact-repository.ts';
 import {
+  batchGet,
+  batchGetOnce,
   onFailedCondition,
   transactWrite,
 } from '../../../../shared/adapters/aws/dynamo-table.ts';
@@ -184,5 +187,45 @@ describe('transactWrite: a transaction another one held at that instant', () => 
     // Assert
     expect(failure).toBe(taken);
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+});
+
+describe('batch reads: keys DynamoDB left unprocessed', () => {
+  beforeEach(() => dynamo.reset());
+
+  const a = { PK: 'ORG#o', SK: 'TAG#a' };
+  const b = { PK: 'ORG#o', SK: 'TAG#b' };
+  const answers = () =>
+    dynamo
+      .on(BatchGetCommand)
+      .resolvesOnce({
+        Responses: { table: [{ ...a, id: 'a' }] },
+        UnprocessedKeys: { table: { Keys: [b] } },
+      })
+      .resolves({ Responses: { table: [{ ...b, id: 'b' }] } });
+
+  it('batchGetOnce sends one request and names the keys left unprocessed', async () => {
+    // Arrange
+    answers();
+    // Act
+    const read = await batchGetOnce(table, [a, b]);
+    // Assert
+    expect(read).toEqual({ items: [{ ...a, id: 'a' }], unprocessed: [b] });
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(
+      dynamo.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems,
+    ).toEqual({ table: { Keys: [a, b], ConsistentRead: true } });
+  });
+
+  it('batchGet asks again for the keys left unprocessed', async () => {
+    // Arrange
+    answers();
+    // Act
+    const items = await batchGet(table, [a, b], { consistent: false });
+    // Assert
+    expect(items.map((item) => item.id)).toEqual(['a', 'b']);
+    expect(
+      dynamo.commandCalls(BatchGetCommand)[1]?.args[0].input.RequestItems,
+    ).toEqual({ table: { Keys: [b], ConsistentRead: false } });
   });
 });
