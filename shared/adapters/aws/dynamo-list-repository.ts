@@ -21,7 +21,7 @@ import { Counter, type DynamoTable } from './dynamo-table.ts';
 export const statusCountAttribute = (status: ContactStatus) =>
   `${status}Count` as const;
 
-const ListItem = itemSchema('List', {
+export const ListItem = itemSchema('List', {
   id: v.string(),
   name: v.string(),
   createdAt: v.string(),
