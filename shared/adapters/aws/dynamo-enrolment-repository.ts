@@ -4,10 +4,9 @@
  * on the key being free, so one contact has one journey per sequence for
  * good; every change is conditional on the revision read.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { itemSchema } from '../../db/items.ts';
+import { type Key, keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import {
   ENROLMENT_STATUSES,
@@ -20,6 +19,7 @@ import type {
   EnrolmentPage,
   EnrolmentRepository,
 } from '../../sequences/ports.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   type DynamoTable,
   deleteKeys,
@@ -59,15 +59,6 @@ const EnrolmentItem = itemSchema('SequenceEnrolment', {
   revision: v.number(),
 });
 
-const toItem = (orgId: string, e: Enrolment) => ({
-  ...keys.enrolment(orgId, e.sequenceId, e.contactId),
-  ...entityType('SequenceEnrolment'),
-  ...e,
-});
-
-const fromItem = (item: Record<string, unknown>): Enrolment =>
-  parseItem(EnrolmentItem, item);
-
 /** The cursor of a page: the last contact id read, base64url. */
 const encodeCursor = (contactId: string) =>
   Buffer.from(contactId, 'utf8').toString('base64url');
@@ -76,16 +67,18 @@ const decodeCursor = (cursor: string) =>
 
 /** Journeys through sequences, in DynamoDB. */
 export class DynamoEnrolmentRepository implements EnrolmentRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly enrolments;
+
+  constructor(private readonly table: DynamoTable) {
+    this.enrolments = entity(table, EnrolmentItem);
+  }
 
   async create(orgId: string, enrolment: Enrolment): Promise<boolean> {
     try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: toItem(orgId, enrolment),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
+      await this.enrolments.put(
+        keys.enrolment(orgId, enrolment.sequenceId, enrolment.contactId),
+        enrolment,
+        { if: (w) => w.missing() },
       );
       return true;
     } catch (error) {
@@ -94,19 +87,14 @@ export class DynamoEnrolmentRepository implements EnrolmentRepository {
     }
   }
 
-  async get(
+  get(
     orgId: string,
     sequenceId: string,
     contactId: string,
   ): Promise<Enrolment | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.enrolment(orgId, sequenceId, contactId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromItem(Item) : undefined;
+    return this.enrolments.get(keys.enrolment(orgId, sequenceId, contactId), {
+      consistent: true,
+    });
   }
 
   async update(
@@ -114,25 +102,19 @@ export class DynamoEnrolmentRepository implements EnrolmentRepository {
     before: Enrolment,
     after: Enrolment,
   ): Promise<void> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: toItem(orgId, { ...after, revision: before.revision + 1 }),
-          ConditionExpression: 'attribute_exists(PK) AND revision = :revision',
-          ExpressionAttributeValues: { ':revision': before.revision },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) {
-        throw new ConflictError(
-          'sequence.changed',
-          `The journey of contact ${before.contactId} in sequence ${before.sequenceId} changed meanwhile`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    await this.enrolments.put(
+      keys.enrolment(orgId, after.sequenceId, after.contactId),
+      { ...after, revision: before.revision + 1 },
+      {
+        if: (w) => w.and(w.exists(), w.eq('revision', before.revision)),
+        otherwise: (cause) =>
+          new ConflictError(
+            'sequence.changed',
+            `The journey of contact ${before.contactId} in sequence ${before.sequenceId} changed meanwhile`,
+            { cause },
+          ),
+      },
+    );
   }
 
   async page(
@@ -142,33 +124,20 @@ export class DynamoEnrolmentRepository implements EnrolmentRepository {
   ): Promise<EnrolmentPage> {
     const query = keys.enrolmentsOfSequence(orgId, sequenceId);
     const items: Enrolment[] = [];
-    let start: Record<string, unknown> | undefined = options.cursor
-      ? {
-          ...keys.enrolment(orgId, sequenceId, decodeCursor(options.cursor)),
-        }
+    let start: Key | undefined = options.cursor
+      ? keys.enrolment(orgId, sequenceId, decodeCursor(options.cursor))
       : undefined;
     // A filter reads past the items it drops: go on until the page is full
     // or the partition ends.
     do {
-      const result = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-            ...(options.waiting ? { ':waiting': true } : {}),
-          },
-          ...(options.waiting
-            ? { FilterExpression: 'waiting = :waiting' }
-            : {}),
-          ConsistentRead: true,
-          Limit: options.limit - items.length,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(result.Items ?? []).map(fromItem));
-      start = result.LastEvaluatedKey;
+      const found = await this.enrolments.page(query, {
+        consistent: true,
+        limit: options.limit - items.length,
+        ...(start ? { startKey: start } : {}),
+        ...(options.waiting ? { filter: (w) => w.eq('waiting', true) } : {}),
+      });
+      items.push(...found.items);
+      start = found.lastKey;
     } while (start && items.length < options.limit);
     const last = items.at(-1);
     return {

@@ -38,6 +38,7 @@ import {
 import type { Key } from '../../db/keys.ts';
 import {
   type BatchWriteRequest,
+  conditionFailureItem,
   type DynamoTable,
   isConditionFailure,
   type Otherwise,
@@ -70,6 +71,18 @@ export interface WriteOptions<A> {
 /** The stored attributes a schema leaves out (TTL, search haystacks…). */
 export type Housekeeping = Record<string, unknown>;
 
+/** What a single write (not a transaction item) may add to its request. */
+export interface SingleWriteOptions<A> extends WriteOptions<A> {
+  /**
+   * On a failed condition, the provider's error carries the item as it
+   * was (`ReturnValuesOnConditionCheckFailure`): read it with `failedItem`.
+   */
+  returningOnFailure?: 'old';
+}
+
+/** An update's options: housekeeping attributes are set with it. */
+type UpdateOptions<A> = WriteOptions<A> & { housekeeping?: Housekeeping };
+
 /** What a query of one entity reads: its filter typed by the item. */
 export type QueryOptions<A> = Omit<QueryReadOptions, 'filter' | 'project'> & {
   filter?: ConditionOf<A>;
@@ -78,6 +91,12 @@ export type QueryOptions<A> = Omit<QueryReadOptions, 'filter' | 'project'> & {
 
 const resolve = <A>(condition: ConditionOf<A>): Condition =>
   typeof condition === 'function' ? condition(whereOf<A>()) : condition;
+
+/** Asks a single write's failed condition for the item as it was. */
+const oldOnFailure = (options: { returningOnFailure?: 'old' }) =>
+  options.returningOnFailure
+    ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
+    : {};
 
 /** The condition part of a request, or nothing. */
 const conditionParts = <A>(
@@ -138,6 +157,16 @@ export class Entity<I, O> {
     return Item ? parseItem(as, Item, key) : undefined;
   }
 
+  /**
+   * The item as it was when a single write of this type failed its
+   * condition, parsed: for a write asked `returningOnFailure: 'old'`;
+   * undefined for any other error, or when there was no item.
+   */
+  failedItem(error: unknown): O | undefined {
+    const stored = conditionFailureItem(error);
+    return stored ? this.parse(stored) : undefined;
+  }
+
   /** The whole item to store: key, entity type, attributes. */
   private stored(key: Key, attributes: I, housekeeping?: Housekeeping) {
     return {
@@ -153,12 +182,15 @@ export class Entity<I, O> {
   async put(
     key: Key,
     attributes: I,
-    options: WriteOptions<I> & { housekeeping?: Housekeeping } = {},
+    options: SingleWriteOptions<I> & { housekeeping?: Housekeeping } = {},
   ): Promise<void> {
     await this.attempt(
       () =>
         this.table.client.send(
-          new PutCommand(this.putInput(key, attributes, options)),
+          new PutCommand({
+            ...this.putInput(key, attributes, options),
+            ...oldOnFailure(options),
+          }),
         ),
       options,
     );
@@ -166,23 +198,26 @@ export class Entity<I, O> {
 
   /**
    * Updates the item (creating it unless a condition forbids): the entity
-   * type is set with every update, so an item an update creates is typed.
-   * With `returning: 'new'`, the item after the update, parsed.
+   * type is set with every update, so an item an update creates is typed;
+   * `housekeeping` attributes are set too. With `returning: 'new'`, the
+   * item after the update, parsed.
    */
   update(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> & { returning: 'new' },
+    options: SingleWriteOptions<I> & UpdateOptions<I> & { returning: 'new' },
   ): Promise<O>;
   update(
     key: Key,
     update: Update<I>,
-    options?: WriteOptions<I> & { returning?: undefined },
+    options?: SingleWriteOptions<I> &
+      UpdateOptions<I> & { returning?: undefined },
   ): Promise<undefined>;
   async update(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> & { returning?: 'new' } = {},
+    options: SingleWriteOptions<I> &
+      UpdateOptions<I> & { returning?: 'new' } = {},
   ): Promise<O | undefined> {
     const { Attributes } = await this.attempt(
       () =>
@@ -190,6 +225,7 @@ export class Entity<I, O> {
           new UpdateCommand({
             ...this.updateInput(key, update, options),
             ...(options.returning ? { ReturnValues: 'ALL_NEW' } : {}),
+            ...oldOnFailure(options),
           }),
         ),
       options,
@@ -200,11 +236,14 @@ export class Entity<I, O> {
   }
 
   /** Deletes the item (no error when absent, unless a condition says). */
-  async delete(key: Key, options: WriteOptions<I> = {}): Promise<void> {
+  async delete(key: Key, options: SingleWriteOptions<I> = {}): Promise<void> {
     await this.attempt(
       () =>
         this.table.client.send(
-          new DeleteCommand(this.deleteInput(key, options)),
+          new DeleteCommand({
+            ...this.deleteInput(key, options),
+            ...oldOnFailure(options),
+          }),
         ),
       options,
     );
@@ -270,7 +309,7 @@ export class Entity<I, O> {
   updateTx(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> = {},
+    options: UpdateOptions<I> = {},
   ): TransactItem {
     return this.remember(
       { Update: this.updateInput(key, update, options) },
@@ -334,11 +373,15 @@ export class Entity<I, O> {
     };
   }
 
-  private updateInput(key: Key, update: Update<I>, options: WriteOptions<I>) {
+  private updateInput(key: Key, update: Update<I>, options: UpdateOptions<I>) {
     const p = new Placeholders();
     const typed = {
       ...update,
-      set: { ...update.set, [ENTITY_TYPE]: this.item.type },
+      set: {
+        ...update.set,
+        ...options.housekeeping,
+        [ENTITY_TYPE]: this.item.type,
+      },
     } as unknown as Update<I>;
     const UpdateExpression = compileUpdate(typed, p);
     const condition = conditionParts(options.if, p);

@@ -15,20 +15,30 @@
  * costs a failed conditional write, which returns the current item
  * (ReturnValuesOnConditionCheckFailure) for the next try.
  */
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-} from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { RateLimitCounter } from '../../access/ports.ts';
-import { ENTITY_TYPE, type EntityType } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
-import { type DynamoTable, epochSeconds } from './dynamo-table.ts';
+import { attr } from '../../db/table.ts';
+import { entity } from './dynamo-entity.ts';
+import {
+  type DynamoTable,
+  epochSeconds,
+  isConditionFailure,
+} from './dynamo-table.ts';
 
 /** The instants in a key's slots, as a container last saw them. */
 type Slots = (number | undefined)[];
 
 const slotName = (index: number) => `t${index}`;
+
+/**
+ * A key's log: as many slots as the limit, so its attributes vary; read
+ * loosely, `slotsOf` keeps the slots.
+ */
+const RateLogItem = {
+  type: 'RateLog',
+  schema: v.record(v.string(), v.unknown()),
+} as const;
 
 const slotsOf = (
   item: Record<string, unknown> | undefined,
@@ -39,19 +49,6 @@ const slotsOf = (
     return typeof value === 'number' ? value : undefined;
   });
 
-/**
- * The numbers of an item as DynamoDB returns it with a failed condition
- * (attribute values, not the document client's plain values).
- */
-const numbersOf = (
-  item: Record<string, AttributeValue> | undefined,
-): Record<string, number> =>
-  Object.fromEntries(
-    Object.entries(item ?? {}).flatMap(([name, value]) =>
-      value.N === undefined ? [] : [[name, Number(value.N)]],
-    ),
-  );
-
 const inWindowOf = (slots: Slots, cutoff: number) =>
   slots
     .filter((t): t is number => t !== undefined && t > cutoff)
@@ -60,8 +57,11 @@ const inWindowOf = (slots: Slots, cutoff: number) =>
 /** Rolling-window admissions on one DynamoDB item per key. */
 export class DynamoRateLimitCounter implements RateLimitCounter {
   private readonly seen = new Map<string, Slots>();
+  private readonly logs;
 
-  constructor(private readonly table: DynamoTable) {}
+  constructor(table: DynamoTable) {
+    this.logs = entity(table, RateLogItem);
+  }
 
   async admit(
     keyId: string,
@@ -84,38 +84,29 @@ export class DynamoRateLimitCounter implements RateLimitCounter {
       if (index === undefined) {
         return { admitted: false, inWindow: inWindowOf(slots, cutoff) };
       }
+      const slot = slotName(index);
       try {
-        const { Attributes } = await this.table.client.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: keys.rateLog(keyId),
-            UpdateExpression: 'SET #slot = :now, #ttl = :ttl, #type = :type',
-            ConditionExpression:
-              'attribute_not_exists(#slot) OR #slot <= :cutoff',
-            ExpressionAttributeNames: {
-              '#slot': slotName(index),
-              '#ttl': 'ttl',
-              '#type': ENTITY_TYPE,
+        const after = await this.logs.update(
+          keys.rateLog(keyId),
+          { set: { [slot]: now } },
+          {
+            if: (w) => w.or(w.missing(slot), w.le(slot, cutoff)),
+            // Worthless once its newest request has left the window.
+            housekeeping: {
+              [attr.ttl]: epochSeconds(new Date(now + 2 * windowMs)),
             },
-            ExpressionAttributeValues: {
-              ':now': now,
-              ':cutoff': cutoff,
-              // Worthless once its newest request has left the window.
-              ':ttl': epochSeconds(new Date(now + 2 * windowMs)),
-              ':type': 'RateLog' satisfies EntityType,
-            },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
+            returning: 'new',
+            returningOnFailure: 'old',
+          },
         );
-        slots = slotsOf(Attributes, limit);
+        slots = slotsOf(after, limit);
         this.seen.set(keyId, slots);
         return { admitted: true, inWindow: inWindowOf(slots, cutoff) };
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailure(error)) throw error;
         // Another request took that slot meanwhile: go on from the state
         // DynamoDB returned with the failure.
-        slots = slotsOf(numbersOf(error.Item), limit);
+        slots = slotsOf(this.logs.failedItem(error), limit);
         this.seen.set(keyId, slots);
       }
     }

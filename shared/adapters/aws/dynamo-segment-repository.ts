@@ -5,11 +5,10 @@
  * transactions through `useSegment` and `releaseSegment`.
  */
 
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact } from '../../audience/model.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { type ItemOf, itemSchema } from '../../db/items.ts';
+import { type Key, keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import {
@@ -25,10 +24,12 @@ import {
   pageOfCollection,
 } from './dynamo-collections.ts';
 import { contactFromItem } from './dynamo-contact-repository.ts';
+import { entity } from './dynamo-entity.ts';
+import { ListItem } from './dynamo-list-repository.ts';
 import {
   type DynamoTable,
   failedConditions,
-  isConditionFailure,
+  queryOnce,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -54,18 +55,17 @@ const SegmentItem = itemSchema('Segment', {
   usedBy: v.optional(v.record(v.string(), v.string()), {}),
 });
 
-const toItem = (orgId: string, segment: Segment) => ({
-  ...keys.segment(orgId, segment.id),
-  ...entityType('Segment'),
+const segmentsOf = (table: DynamoTable) => entity(table, SegmentItem);
+
+const fromItem = ({
+  conditions,
+  ...segment
+}: ItemOf<typeof SegmentItem>): Segment => ({
   ...segment,
+  conditions: conditions as SegmentCondition[],
 });
 
-const fromItem = (item: Record<string, unknown>): Segment => {
-  const { conditions, ...segment } = parseItem(SegmentItem, item);
-  return { ...segment, conditions: conditions as SegmentCondition[] };
-};
-
-const notFound = (segmentId: string, cause: unknown) =>
+const notFound = (segmentId: string) => (cause: unknown) =>
   new NotFoundError('segment.notFound', `No segment ${segmentId}`, { cause });
 
 /** A series taking a segment: who, and over which list. */
@@ -87,22 +87,12 @@ export interface SegmentUse {
  * is cancelled: explain it with `requireSegmentOfList` (404
  * `segment.notFound` or 400 `segment.listMismatch`).
  */
-export const useSegment = (
-  table: Pick<DynamoTable, 'tableName'>,
-  use: SegmentUse,
-): TransactItem => ({
-  Update: {
-    TableName: table.tableName,
-    Key: keys.segment(use.orgId, use.segmentId),
-    UpdateExpression: 'SET usedBy.#series = :name',
-    ConditionExpression: 'attribute_exists(PK) AND listId = :listId',
-    ExpressionAttributeNames: { '#series': use.seriesId },
-    ExpressionAttributeValues: {
-      ':name': use.seriesName,
-      ':listId': use.listId,
-    },
-  },
-});
+export const useSegment = (table: DynamoTable, use: SegmentUse): TransactItem =>
+  segmentsOf(table).updateTx(
+    keys.segment(use.orgId, use.segmentId),
+    { set: { [`usedBy.${use.seriesId}`]: use.seriesName } },
+    { if: (w) => w.and(w.exists(), w.eq('listId', use.listId)) },
+  );
 
 /**
  * The TransactWriteItems entry a series write adds to its own transaction
@@ -113,66 +103,46 @@ export const useSegment = (
  * took always finds it.
  */
 export const releaseSegment = (
-  table: Pick<DynamoTable, 'tableName'>,
+  table: DynamoTable,
   release: Pick<SegmentUse, 'orgId' | 'segmentId' | 'seriesId'>,
-): TransactItem => ({
-  Update: {
-    TableName: table.tableName,
-    Key: keys.segment(release.orgId, release.segmentId),
-    UpdateExpression: 'REMOVE usedBy.#series',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#series': release.seriesId },
-  },
-});
+): TransactItem =>
+  segmentsOf(table).updateTx(
+    keys.segment(release.orgId, release.segmentId),
+    { remove: [`usedBy.${release.seriesId}`] },
+    { if: (w) => w.exists() },
+  );
 
 /** Segments, their counter and the walk over a list's contacts. */
 export class DynamoSegmentRepository implements SegmentRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly segments;
+  private readonly lists;
+
+  constructor(private readonly table: DynamoTable) {
+    this.segments = segmentsOf(table);
+    this.lists = entity(table, ListItem);
+  }
 
   async create(orgId: string, segment: Segment): Promise<void> {
-    const { tableName: TableName } = this.table;
-    try {
-      await transactWrite(this.table, [
-        {
-          ConditionCheck: {
-            TableName,
-            Key: keys.list(orgId, segment.listId),
-            ConditionExpression: 'attribute_exists(PK)',
-          },
-        },
-        {
-          Put: {
-            TableName,
-            // `usedBy` starts as an empty map: `useSegment` sets its keys.
-            Item: toItem(orgId, segment),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        moveCollectionCounter(
-          this.table,
-          keys.segmentsOfOrganization(orgId),
-          1,
-        ),
-      ]);
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) {
-        throw new NotFoundError('list.notFound', `No list ${segment.listId}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
+    await transactWrite(this.table, [
+      this.lists.checkTx(keys.list(orgId, segment.listId), (w) => w.exists(), {
+        otherwise: (cause) =>
+          new NotFoundError('list.notFound', `No list ${segment.listId}`, {
+            cause,
+          }),
+      }),
+      // `usedBy` starts as an empty map: `useSegment` sets its keys.
+      this.segments.putTx(keys.segment(orgId, segment.id), segment, {
+        if: (w) => w.missing(),
+      }),
+      moveCollectionCounter(this.table, keys.segmentsOfOrganization(orgId), 1),
+    ]);
   }
 
   async get(orgId: string, segmentId: string): Promise<Segment | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.segment(orgId, segmentId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromItem(Item) : undefined;
+    const found = await this.segments.get(keys.segment(orgId, segmentId), {
+      consistent: true,
+    });
+    return found && fromItem(found);
   }
 
   async page(orgId: string, request: PageRequest): Promise<Page<Segment>> {
@@ -181,47 +151,32 @@ export class DynamoSegmentRepository implements SegmentRepository {
       keys.segmentsOfOrganization(orgId),
       request,
     );
-    return { items: page.items.map(fromItem), total: page.total };
+    return {
+      items: page.items.map((item) => fromItem(this.segments.parse(item))),
+      total: page.total,
+    };
   }
 
   async update(orgId: string, segment: Segment): Promise<void> {
     // The series write `usedBy` meanwhile: write only what the API changes.
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.segment(orgId, segment.id),
-          UpdateExpression:
-            'SET #name = :name, #match = :match, conditions = :conditions, updatedAt = :at',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#name': 'name', '#match': 'match' },
-          ExpressionAttributeValues: {
-            ':name': segment.name,
-            ':match': segment.match,
-            ':conditions': segment.conditions,
-            ':at': segment.updatedAt,
-          },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw notFound(segment.id, error);
-      throw error;
-    }
+    const { name, match, conditions, updatedAt } = segment;
+    await this.segments.update(
+      keys.segment(orgId, segment.id),
+      { set: { name, match, conditions, updatedAt } },
+      { if: (w) => w.exists(), otherwise: notFound(segment.id) },
+    );
   }
 
   async delete(orgId: string, segmentId: string): Promise<boolean> {
-    const { tableName: TableName } = this.table;
     try {
       await transactWrite(this.table, [
-        {
-          Delete: {
-            TableName,
-            Key: keys.segment(orgId, segmentId),
-            ConditionExpression:
-              'attribute_exists(PK) AND (attribute_not_exists(usedBy) OR size(usedBy) = :none)',
-            ExpressionAttributeValues: { ':none': 0 },
-          },
-        },
+        this.segments.deleteTx(keys.segment(orgId, segmentId), {
+          if: (w) =>
+            w.and(
+              w.exists(),
+              w.or(w.missing('usedBy'), w.size('usedBy', '=', 0)),
+            ),
+        }),
         moveCollectionCounter(
           this.table,
           keys.segmentsOfOrganization(orgId),
@@ -242,22 +197,14 @@ export class DynamoSegmentRepository implements SegmentRepository {
   ): Promise<{ contacts: Contact[]; whole: boolean }> {
     const query = keys.contactsOfList(orgId, listId);
     const contacts: Contact[] = [];
-    let start: Record<string, unknown> | undefined;
+    let start: Key | undefined;
     do {
-      const found = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': query.PK,
-            ':prefix': query.skPrefix,
-          },
-          Limit: limit - contacts.length,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      contacts.push(...(found.Items ?? []).map(contactFromItem));
-      start = found.LastEvaluatedKey;
+      const found = await queryOnce(this.table, query, {
+        limit: limit - contacts.length,
+        ...(start ? { startKey: start } : {}),
+      });
+      contacts.push(...found.items.map(contactFromItem));
+      start = found.lastKey;
     } while (start && contacts.length < limit);
     return { contacts, whole: !start };
   }

@@ -4,20 +4,13 @@
  * the organization item); its versions and their nodes in a partition of
  * their own, removed with it.
  */
-import { GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { where } from '../../db/expressions.ts';
-import {
-  entityType,
-  ItemSchemaError,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { type Where, where } from '../../db/expressions.ts';
+import { ItemSchemaError, itemSchema, parseItem } from '../../db/items.ts';
 import { keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import {
-  NODE_TYPES,
   SEQUENCE_STATUSES,
   type Sequence,
   type SequenceKind,
@@ -38,12 +31,15 @@ import {
   moveCollectionCounter,
   pageOfCollection,
 } from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
 import { releaseSegment, useSegment } from './dynamo-segment-repository.ts';
 import {
   Counter,
   type DynamoTable,
   deleteByPrefix,
   failedConditions,
+  type Otherwise,
+  onFailedCondition,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -94,11 +90,6 @@ const nodeBase = {
   updatedAt: v.string(),
 };
 
-const NodeItem = itemSchema('SequenceNode', {
-  ...nodeBase,
-  type: v.picklist(NODE_TYPES),
-});
-
 const SendEmailNodeSchema = v.object({
   ...nodeBase,
   type: v.literal('send_email'),
@@ -114,12 +105,11 @@ const WaitNodeSchema = v.object({
   waitHours: v.number(),
 });
 
-const NodeVariants = itemSchema('SequenceNode', {
-  node: v.variant('type', [SendEmailNodeSchema, WaitNodeSchema]),
-});
-
-const sequenceFromItem = (item: Record<string, unknown>): Sequence =>
-  parseItem(SequenceItem, item);
+/** A node: its attributes by its type. */
+const NodeItem = {
+  type: 'SequenceNode' as const,
+  schema: v.variant('type', [SendEmailNodeSchema, WaitNodeSchema]),
+};
 
 /** A head's image, as the table's change stream carries it. */
 export interface SequenceImage {
@@ -134,7 +124,7 @@ export interface SequenceImage {
 export const sequenceImageOf = (
   item: Record<string, unknown>,
 ): SequenceImage => {
-  const sequence = sequenceFromItem(item);
+  const sequence = parseItem(SequenceItem, item);
   const key = keyParsers.sequence(item);
   if (!key) {
     throw new ItemSchemaError(
@@ -147,32 +137,19 @@ export const sequenceImageOf = (
   return { orgId: key.orgId, sequence };
 };
 
-const versionFromItem = (item: Record<string, unknown>): SequenceVersion =>
-  parseItem(VersionItem, item);
+const versionKey = (orgId: string, version: SequenceVersion) =>
+  keys.sequenceVersion(orgId, version.sequenceId, version.id);
 
-const nodeFromItem = (item: Record<string, unknown>): SequenceNode => {
-  // The type first (with the item's key in any error), then its variant.
-  parseItem(NodeItem, item);
-  return parseItem(NodeVariants, { node: item }).node;
-};
+const nodeKey = (orgId: string, sequenceId: string, node: SequenceNode) =>
+  keys.sequenceNode(orgId, sequenceId, node.versionId, node.id);
 
-const sequenceItem = (orgId: string, sequence: Sequence) => ({
-  ...keys.sequence(orgId, sequence.id),
-  ...entityType('Sequence'),
-  ...sequence,
-});
+/** The condition of a write to a head read at `version`. */
+const headAt = (version: number) => (w: Where<Sequence>) =>
+  w.and(w.exists(), w.eq('version', version));
 
-const versionItem = (orgId: string, version: SequenceVersion) => ({
-  ...keys.sequenceVersion(orgId, version.sequenceId, version.id),
-  ...entityType('SequenceVersion'),
-  ...version,
-});
-
-const nodeItem = (orgId: string, sequenceId: string, node: SequenceNode) => ({
-  ...keys.sequenceNode(orgId, sequenceId, node.versionId, node.id),
-  ...entityType('SequenceNode'),
-  ...node,
-});
+/** The condition of a write to a draft read at `revision`. */
+const draftAt = (revision: number) => (w: Where<SequenceVersion>) =>
+  w.and(w.exists(), w.eq('status', 'draft'), w.eq('revision', revision));
 
 /** The collection counter of a kind (sequences and series share keys). */
 const counterOf = (kind: SequenceKind) => kind;
@@ -188,7 +165,15 @@ const byOrder = (a: SequenceNode, b: SequenceNode) => a.order - b.order;
 
 /** Sequences, series, their versions and nodes, in DynamoDB. */
 export class DynamoSequenceRepository implements SequenceRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly sequences;
+  private readonly sequenceVersions;
+  private readonly sequenceNodes;
+
+  constructor(private readonly table: DynamoTable) {
+    this.sequences = entity(table, SequenceItem);
+    this.sequenceVersions = entity(table, VersionItem);
+    this.sequenceNodes = entity(table, NodeItem);
+  }
 
   async create(
     orgId: string,
@@ -196,7 +181,6 @@ export class DynamoSequenceRepository implements SequenceRepository {
     draft: SequenceVersion,
     { cap, segments }: { cap?: number; segments?: SegmentChange } = {},
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     const counter = counterOf(sequence.kind);
     try {
       await this.write(orgId, sequence.id, segments, [
@@ -206,14 +190,10 @@ export class DynamoSequenceRepository implements SequenceRepository {
           1,
           { counter, ...(cap === undefined ? {} : { cap }) },
         ),
-        {
-          Put: {
-            TableName,
-            Item: sequenceItem(orgId, sequence),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        { Put: { TableName, Item: versionItem(orgId, draft) } },
+        this.sequences.putTx(keys.sequence(orgId, sequence.id), sequence, {
+          if: (w) => w.missing(),
+        }),
+        this.sequenceVersions.putTx(versionKey(orgId, draft), draft),
       ]);
     } catch (error) {
       if (failedConditions(error)?.includes(0) && cap !== undefined) {
@@ -223,15 +203,10 @@ export class DynamoSequenceRepository implements SequenceRepository {
     }
   }
 
-  async get(orgId: string, sequenceId: string): Promise<Sequence | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.sequence(orgId, sequenceId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? sequenceFromItem(Item) : undefined;
+  get(orgId: string, sequenceId: string): Promise<Sequence | undefined> {
+    return this.sequences.get(keys.sequence(orgId, sequenceId), {
+      consistent: true,
+    });
   }
 
   count(orgId: string, kind: SequenceKind): Promise<number> {
@@ -259,7 +234,10 @@ export class DynamoSequenceRepository implements SequenceRepository {
         },
       },
     );
-    return { items: page.items.map(sequenceFromItem), total: page.total };
+    return {
+      items: page.items.map((item) => this.sequences.parse(item)),
+      total: page.total,
+    };
   }
 
   async update(
@@ -285,18 +263,11 @@ export class DynamoSequenceRepository implements SequenceRepository {
     before: Sequence,
     segments?: SegmentChange,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     try {
       await this.write(orgId, before.id, segments, [
-        {
-          Delete: {
-            TableName,
-            Key: keys.sequence(orgId, before.id),
-            ConditionExpression: 'attribute_exists(PK) AND #version = :version',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': before.version },
-          },
-        },
+        this.sequences.deleteTx(keys.sequence(orgId, before.id), {
+          if: headAt(before.version),
+        }),
         moveCollectionCounter(
           this.table,
           keys.sequencesOfOrganization(orgId),
@@ -314,61 +285,40 @@ export class DynamoSequenceRepository implements SequenceRepository {
     await deleteByPrefix(this.table, keys.sequenceContents(orgId, before.id));
   }
 
-  async triggered(orgId: string, trigger: Trigger): Promise<Sequence[]> {
-    const query = keys.sequencesOfOrganization(orgId);
-    const found: Sequence[] = [];
+  triggered(orgId: string, trigger: Trigger): Promise<Sequence[]> {
     // The organization's heads only (its cap keeps them few), the others
     // dropped by the filter.
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression:
-          '#kind = :kind AND #status = :active AND #trigger.#type = :type AND #trigger.targetId = :target',
-        ExpressionAttributeNames: {
-          '#kind': 'kind',
-          '#status': 'status',
-          '#trigger': 'trigger',
-          '#type': 'type',
-        },
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-          ':kind': 'sequence',
-          ':active': 'active',
-          ':type': trigger.type,
-          ':target': trigger.targetId,
-        },
-      },
-    );
-    for await (const page of pages) {
-      found.push(...(page.Items ?? []).map(sequenceFromItem));
-    }
-    return found;
+    return this.sequences.all(keys.sequencesOfOrganization(orgId), {
+      filter: (w) =>
+        w.and(
+          w.eq('kind', 'sequence'),
+          w.eq('status', 'active'),
+          w.eq('trigger.type', trigger.type),
+          w.eq('trigger.targetId', trigger.targetId),
+        ),
+    });
   }
 
   async versions(
     orgId: string,
     sequenceId: string,
   ): Promise<SequenceVersion[]> {
-    const items = await this.queryAll(keys.sequenceVersions(orgId, sequenceId));
-    return items.map(versionFromItem).sort((a, b) => a.number - b.number);
+    const versions = await this.sequenceVersions.all(
+      keys.sequenceVersions(orgId, sequenceId),
+      { consistent: true },
+    );
+    return versions.sort((a, b) => a.number - b.number);
   }
 
-  async getVersion(
+  getVersion(
     orgId: string,
     sequenceId: string,
     versionId: string,
   ): Promise<SequenceVersion | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.sequenceVersion(orgId, sequenceId, versionId),
-        ConsistentRead: true,
-      }),
+    return this.sequenceVersions.get(
+      keys.sequenceVersion(orgId, sequenceId, versionId),
+      { consistent: true },
     );
-    return Item ? versionFromItem(Item) : undefined;
   }
 
   async getVersionWithNodes(
@@ -378,10 +328,12 @@ export class DynamoSequenceRepository implements SequenceRepository {
   ): Promise<VersionWithNodes | undefined> {
     const [version, nodes] = await Promise.all([
       this.getVersion(orgId, sequenceId, versionId),
-      this.queryAll(keys.sequenceNodes(orgId, sequenceId, versionId)),
+      this.sequenceNodes.all(keys.sequenceNodes(orgId, sequenceId, versionId), {
+        consistent: true,
+      }),
     ]);
     if (!version) return undefined;
-    return { version, nodes: nodes.map(nodeFromItem).sort(byOrder) };
+    return { version, nodes: nodes.sort(byOrder) };
   }
 
   async openDraft(
@@ -390,27 +342,19 @@ export class DynamoSequenceRepository implements SequenceRepository {
     after: Sequence,
     draft: VersionWithNodes,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     // The nodes may not fit one transaction (4 MB): they go first, under
     // a version id nothing names until the transaction below commits.
     for (const node of draft.nodes) {
-      await this.table.client.send(
-        new PutCommand({
-          TableName,
-          Item: nodeItem(orgId, before.id, node),
-        }),
-      );
+      await this.sequenceNodes.put(nodeKey(orgId, before.id, node), node);
     }
     try {
       await transactWrite(this.table, [
         this.headPut(orgId, before, after),
-        {
-          Put: {
-            TableName,
-            Item: versionItem(orgId, draft.version),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
+        this.sequenceVersions.putTx(
+          versionKey(orgId, draft.version),
+          draft.version,
+          { if: (w) => w.missing() },
+        ),
       ]);
     } catch (error) {
       await deleteByPrefix(
@@ -429,17 +373,12 @@ export class DynamoSequenceRepository implements SequenceRepository {
     draft: SequenceVersion,
     segments?: SegmentChange,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     try {
       await this.write(orgId, before.id, segments, [
         this.headPut(orgId, before, after),
-        {
-          Delete: {
-            TableName,
-            Key: keys.sequenceVersion(orgId, draft.sequenceId, draft.id),
-            ...draftAtRevision(draft),
-          },
-        },
+        this.sequenceVersions.deleteTx(versionKey(orgId, draft), {
+          if: draftAt(draft.revision),
+        }),
       ]);
     } catch (error) {
       if (failedConditions(error)?.length) throw changed(before.kind, error);
@@ -457,13 +396,14 @@ export class DynamoSequenceRepository implements SequenceRepository {
     after: SequenceVersion,
     node: SequenceNode,
   ): Promise<void> {
-    await this.versionAndNode(orgId, before, after, {
-      Put: {
-        TableName: this.table.tableName,
-        Item: nodeItem(orgId, before.sequenceId, node),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    });
+    await this.versionAndNode(
+      orgId,
+      before,
+      after,
+      this.sequenceNodes.putTx(nodeKey(orgId, before.sequenceId, node), node, {
+        if: (w) => w.missing(),
+      }),
+    );
   }
 
   async updateNode(
@@ -472,13 +412,14 @@ export class DynamoSequenceRepository implements SequenceRepository {
     after: SequenceVersion,
     node: SequenceNode,
   ): Promise<void> {
-    await this.versionAndNode(orgId, before, after, {
-      Put: {
-        TableName: this.table.tableName,
-        Item: nodeItem(orgId, before.sequenceId, node),
-        ConditionExpression: 'attribute_exists(PK)',
-      },
-    });
+    await this.versionAndNode(
+      orgId,
+      before,
+      after,
+      this.sequenceNodes.putTx(nodeKey(orgId, before.sequenceId, node), node, {
+        if: (w) => w.exists(),
+      }),
+    );
   }
 
   async deleteNode(
@@ -487,45 +428,31 @@ export class DynamoSequenceRepository implements SequenceRepository {
     after: SequenceVersion,
     node: SequenceNode,
   ): Promise<void> {
-    await this.versionAndNode(orgId, before, after, {
-      Delete: {
-        TableName: this.table.tableName,
-        Key: keys.sequenceNode(
-          orgId,
-          before.sequenceId,
-          node.versionId,
-          node.id,
-        ),
-        ConditionExpression: 'attribute_exists(PK)',
-      },
-    });
+    await this.versionAndNode(
+      orgId,
+      before,
+      after,
+      this.sequenceNodes.deleteTx(nodeKey(orgId, before.sequenceId, node), {
+        if: (w) => w.exists(),
+      }),
+    );
   }
 
   async publish(
     orgId: string,
     change: Parameters<SequenceRepository['publish']>[1],
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     const { before, after, draft, published, superseded, segments } = change;
     const items: TransactItem[] = [
       this.headPut(orgId, before, after),
       this.draftPut(orgId, draft, published),
       ...(superseded
         ? [
-            {
-              Put: {
-                TableName,
-                Item: versionItem(orgId, {
-                  ...superseded.after,
-                  revision: superseded.before.revision + 1,
-                }),
-                ConditionExpression: '#revision = :revision',
-                ExpressionAttributeNames: { '#revision': 'revision' },
-                ExpressionAttributeValues: {
-                  ':revision': superseded.before.revision,
-                },
-              },
-            },
+            this.sequenceVersions.putTx(
+              versionKey(orgId, superseded.after),
+              { ...superseded.after, revision: superseded.before.revision + 1 },
+              { if: (w) => w.eq('revision', superseded.before.revision) },
+            ),
           ]
         : []),
     ];
@@ -542,12 +469,18 @@ export class DynamoSequenceRepository implements SequenceRepository {
    * segment entry's failed condition (the segment deleted, or filtering
    * another list, since it was checked) is a 404 `segment.notFound`.
    */
-  private async write(
+  private write(
     orgId: string,
     seriesId: string,
     segments: SegmentChange | undefined,
     items: TransactItem[],
   ): Promise<void> {
+    const gone: Otherwise = (cause) =>
+      new NotFoundError(
+        'segment.notFound',
+        'A segment of the series was deleted, or filters another list, meanwhile',
+        { cause },
+      );
     const used = new Set(segments?.use.map((u) => u.segmentId));
     const segmentItems = [
       ...(segments?.use ?? []).map(({ segmentId, listId }) =>
@@ -564,20 +497,8 @@ export class DynamoSequenceRepository implements SequenceRepository {
         .map((segmentId) =>
           releaseSegment(this.table, { orgId, segmentId, seriesId }),
         ),
-    ];
-    try {
-      await transactWrite(this.table, [...items, ...segmentItems]);
-    } catch (error) {
-      const failed = failedConditions(error) ?? [];
-      if (failed.some((index) => index >= items.length)) {
-        throw new NotFoundError(
-          'segment.notFound',
-          'A segment of the series was deleted, or filters another list, meanwhile',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    ].map((item) => onFailedCondition(item, gone));
+    return transactWrite(this.table, [...items, ...segmentItems]);
   }
 
   /** The head's new state, conditional on the version read. */
@@ -586,15 +507,11 @@ export class DynamoSequenceRepository implements SequenceRepository {
     before: Sequence,
     after: Sequence,
   ): TransactItem {
-    return {
-      Put: {
-        TableName: this.table.tableName,
-        Item: sequenceItem(orgId, { ...after, version: before.version + 1 }),
-        ConditionExpression: 'attribute_exists(PK) AND #version = :version',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':version': before.version },
-      },
-    };
+    return this.sequences.putTx(
+      keys.sequence(orgId, after.id),
+      { ...after, version: before.version + 1 },
+      { if: headAt(before.version) },
+    );
   }
 
   /** A draft's new state, conditional on its revision and status read. */
@@ -602,68 +519,34 @@ export class DynamoSequenceRepository implements SequenceRepository {
     orgId: string,
     before: SequenceVersion,
     after: SequenceVersion,
+    otherwise?: Otherwise,
   ): TransactItem {
-    return {
-      Put: {
-        TableName: this.table.tableName,
-        Item: versionItem(orgId, { ...after, revision: before.revision + 1 }),
-        ...draftAtRevision(before),
-      },
-    };
+    return this.sequenceVersions.putTx(
+      versionKey(orgId, after),
+      { ...after, revision: before.revision + 1 },
+      { if: draftAt(before.revision), ...(otherwise ? { otherwise } : {}) },
+    );
   }
 
-  /** A draft's counters moved with one node write, in one transaction. */
+  /**
+   * A draft's counters moved with one node write, in one transaction: the
+   * draft changed meanwhile is a 409, else a node not found a 404.
+   */
   private async versionAndNode(
     orgId: string,
     before: SequenceVersion,
     after: SequenceVersion,
     nodeWrite: TransactItem,
   ) {
-    try {
-      await transactWrite(this.table, [
-        this.draftPut(orgId, before, after),
+    await transactWrite(this.table, [
+      this.draftPut(orgId, before, after, (cause) => changed('version', cause)),
+      onFailedCondition(
         nodeWrite,
-      ]);
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (failed?.includes(1) && !failed.includes(0)) {
-        throw new NotFoundError('sequenceNode.notFound', 'No such node', {
-          cause: error,
-        });
-      }
-      if (failed?.length) throw changed('version', error);
-      throw error;
-    }
-  }
-
-  private async queryAll(
-    query: ReturnType<typeof keys.sequenceVersions>,
-  ): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) items.push(...(page.Items ?? []));
-    return items;
+        (cause) =>
+          new NotFoundError('sequenceNode.notFound', 'No such node', {
+            cause,
+          }),
+      ),
+    ]);
   }
 }
-
-/** The condition of a write to a draft read at `version`'s revision. */
-const draftAtRevision = (version: SequenceVersion) => ({
-  ConditionExpression:
-    'attribute_exists(PK) AND #status = :draft AND #revision = :revision',
-  ExpressionAttributeNames: { '#status': 'status', '#revision': 'revision' },
-  ExpressionAttributeValues: {
-    ':draft': 'draft',
-    ':revision': version.revision,
-  },
-});

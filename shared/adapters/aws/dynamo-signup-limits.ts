@@ -5,12 +5,14 @@
  * expires with the table's TTL. The "one confirmation email per address
  * per page per day" mark is one item per (page, address).
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { entityType } from '../../db/items.ts';
+import * as v from 'valibot';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { attr } from '../../db/table.ts';
 import type { SignupLimits } from '../../signup/ports.ts';
+import { entity } from './dynamo-entity.ts';
 import {
+  Counter,
   type DynamoTable,
   epochSeconds,
   isConditionFailure,
@@ -19,41 +21,54 @@ import {
 /** Windows and marks outlive their use by this long before TTL deletes them. */
 const GRACE_SECONDS = 3600;
 
+const SignupLimitItem = itemSchema('SignupLimit', { attempts: Counter });
+
+const ConfirmationSentItem = itemSchema('SignupConfirmationSent', {
+  sentAt: v.number(),
+});
+
+/** True when the write passed its condition, false when it failed it. */
+const passed = async (write: Promise<void>): Promise<boolean> => {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
 /** Fixed-window counters and confirmation marks in the table. */
 export class DynamoSignupLimits implements SignupLimits {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly windows;
+  private readonly marks;
 
-  async take(
+  constructor(table: DynamoTable) {
+    this.windows = entity(table, SignupLimitItem);
+    this.marks = entity(table, ConfirmationSentItem);
+  }
+
+  take(
     key: string,
     windowStart: number,
     windowSeconds: number,
     max: number,
   ): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.signupLimit(key, windowStart),
-          UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD attempts :one',
-          ConditionExpression:
-            'attribute_not_exists(attempts) OR attempts < :max',
-          ExpressionAttributeNames: { '#type': attr.type, '#ttl': attr.ttl },
-          ExpressionAttributeValues: {
-            ':type': entityType('SignupLimit')[attr.type],
-            ':ttl': windowStart + windowSeconds + GRACE_SECONDS,
-            ':one': 1,
-            ':max': max,
+    return passed(
+      this.windows.update(
+        keys.signupLimit(key, windowStart),
+        { add: { attempts: 1 } },
+        {
+          if: (w) => w.or(w.missing('attempts'), w.lt('attempts', max)),
+          housekeeping: {
+            [attr.ttl]: windowStart + windowSeconds + GRACE_SECONDS,
           },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+        },
+      ),
+    );
   }
 
-  async claimConfirmation(
+  claimConfirmation(
     orgId: string,
     pageId: string,
     email: string,
@@ -61,25 +76,16 @@ export class DynamoSignupLimits implements SignupLimits {
     seconds: number,
   ): Promise<boolean> {
     const at = epochSeconds(now);
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.signupConfirmationSent(orgId, pageId, email),
-            ...entityType('SignupConfirmationSent'),
-            sentAt: at,
-            [attr.ttl]: at + seconds + GRACE_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(PK) OR sentAt <= :since',
-          ExpressionAttributeValues: { ':since': at - seconds },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return passed(
+      this.marks.put(
+        keys.signupConfirmationSent(orgId, pageId, email),
+        { sentAt: at },
+        {
+          if: (w) => w.or(w.missing(), w.le('sentAt', at - seconds)),
+          housekeeping: { [attr.ttl]: at + seconds + GRACE_SECONDS },
+        },
+      ),
+    );
   }
 
   async releaseConfirmation(
@@ -88,16 +94,12 @@ export class DynamoSignupLimits implements SignupLimits {
     email: string,
   ): Promise<void> {
     // A mark of no time at all: the next claim passes its condition.
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.signupConfirmationSent(orgId, pageId, email),
-          ...entityType('SignupConfirmationSent'),
-          sentAt: 0,
-          [attr.ttl]: epochSeconds(new Date()) + GRACE_SECONDS,
-        },
-      }),
+    await this.marks.put(
+      keys.signupConfirmationSent(orgId, pageId, email),
+      { sentAt: 0 },
+      {
+        housekeeping: { [attr.ttl]: epochSeconds(new Date()) + GRACE_SECONDS },
+      },
     );
   }
 }

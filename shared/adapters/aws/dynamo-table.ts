@@ -17,6 +17,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import {
   type Condition,
@@ -43,6 +44,18 @@ export interface DynamoTable {
 /** True for a failed condition of a single-item write. */
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof ConditionalCheckFailedException;
+
+/**
+ * The item a single write's failed condition returned as it was (asked
+ * with `ReturnValuesOnConditionCheckFailure`), as plain values; undefined
+ * for any other error. The document client leaves it marshalled.
+ */
+export const conditionFailureItem = (
+  error: unknown,
+): Record<string, unknown> | undefined =>
+  error instanceof ConditionalCheckFailedException && error.Item
+    ? unmarshall(error.Item)
+    : undefined;
 
 /**
  * For a cancelled transaction, the positions of the items whose condition

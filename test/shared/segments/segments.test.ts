@@ -80,7 +80,13 @@ const PEOPLE = [
  * and the entry that takes or lets go of a segment.
  */
 const seriesWrite = (tableName: string, item: ReturnType<typeof useSegment>) =>
-  transactWrite({ client: testEngineClient(), tableName }, [item]);
+  transactWrite(tableOf(tableName), [item]);
+
+/** The table as the series code passes it to `useSegment`. */
+const tableOf = (tableName: string) => ({
+  client: testEngineClient(),
+  tableName,
+});
 
 describe('segments (create, read, list, change, delete)', () => {
   it('creates a segment over a list, reads it with live counts and lists it with a counter total', async () => {
@@ -291,17 +297,19 @@ describe('segments in use by series', () => {
     const use = { orgId, segmentId: segment.id, listId };
     await seriesWrite(
       tableName,
-      useSegment(
-        { tableName },
-        { ...use, seriesId: 'series-1', seriesName: 'Welcome' },
-      ),
+      useSegment(tableOf(tableName), {
+        ...use,
+        seriesId: 'series-1',
+        seriesName: 'Welcome',
+      }),
     );
     await seriesWrite(
       tableName,
-      useSegment(
-        { tableName },
-        { ...use, seriesId: 'series-2', seriesName: 'Advent' },
-      ),
+      useSegment(tableOf(tableName), {
+        ...use,
+        seriesId: 'series-2',
+        seriesName: 'Advent',
+      }),
     );
     const before = await scanTable(tableName);
     // Act
@@ -325,16 +333,13 @@ describe('segments in use by series', () => {
     const segment = await create(deps, orgId, listId);
     await seriesWrite(
       tableName,
-      useSegment(
-        { tableName },
-        {
-          orgId,
-          segmentId: segment.id,
-          listId,
-          seriesId: 'series-1',
-          seriesName: 'Welcome',
-        },
-      ),
+      useSegment(tableOf(tableName), {
+        orgId,
+        segmentId: segment.id,
+        listId,
+        seriesId: 'series-1',
+        seriesName: 'Welcome',
+      }),
     );
     const before = await scanTable(tableName);
     // Act
@@ -351,11 +356,11 @@ describe('segments in use by series', () => {
     const ids = { orgId, segmentId: segment.id, seriesId: 'series-1' };
     await seriesWrite(
       tableName,
-      useSegment({ tableName }, { ...ids, seriesName: 'Welcome', listId }),
+      useSegment(tableOf(tableName), { ...ids, seriesName: 'Welcome', listId }),
     );
     // Act
-    await seriesWrite(tableName, releaseSegment({ tableName }, ids));
-    await seriesWrite(tableName, releaseSegment({ tableName }, ids));
+    await seriesWrite(tableName, releaseSegment(tableOf(tableName), ids));
+    await seriesWrite(tableName, releaseSegment(tableOf(tableName), ids));
     // Assert
     expect((await getSegment(deps, orgId, segment.id)).usedBy).toEqual([]);
     expect(await deleteSegment(deps, orgId, segment.id)).toEqual({
@@ -369,16 +374,13 @@ describe('segments in use by series', () => {
     const segment = await create(deps, orgId, listId);
     await seriesWrite(
       tableName,
-      useSegment(
-        { tableName },
-        {
-          orgId,
-          segmentId: segment.id,
-          listId,
-          seriesId: 'series-1',
-          seriesName: 'Welcome',
-        },
-      ),
+      useSegment(tableOf(tableName), {
+        orgId,
+        segmentId: segment.id,
+        listId,
+        seriesId: 'series-1',
+        seriesName: 'Welcome',
+      }),
     );
     // Act
     await updateSegment(deps, orgId, segment.id, {
@@ -400,16 +402,13 @@ describe('segments in use by series', () => {
     const take = (segmentId: string, list: string) =>
       seriesWrite(
         tableName,
-        useSegment(
-          { tableName },
-          {
-            orgId,
-            segmentId,
-            listId: list,
-            seriesId: 'series-1',
-            seriesName: 'Welcome',
-          },
-        ),
+        useSegment(tableOf(tableName), {
+          orgId,
+          segmentId,
+          listId: list,
+          seriesId: 'series-1',
+          seriesName: 'Welcome',
+        }),
       );
     // Act + Assert
     await expect(
@@ -435,14 +434,11 @@ describe('segments in use by series', () => {
     // Act
     const attempt = seriesWrite(
       tableName,
-      releaseSegment(
-        { tableName },
-        {
-          orgId,
-          segmentId: '0195f3a0-0000-7000-8000-000000000000',
-          seriesId: 'series-1',
-        },
-      ),
+      releaseSegment(tableOf(tableName), {
+        orgId,
+        segmentId: '0195f3a0-0000-7000-8000-000000000000',
+        seriesId: 'series-1',
+      }),
     );
     // Assert
     await expect(attempt).rejects.toThrow(/ConditionalCheckFailed/);

@@ -146,6 +146,53 @@ describe('typed entities', () => {
     expect(stored).toEqual({ ...created, _type: 'Template', views: 1 });
   });
 
+  it('an update sets housekeeping outside the schema; a failed condition may return the item as it was', async () => {
+    // Arrange
+    const t = await table();
+    const notes = entity(t, Note);
+    const at = key('n1');
+    const absent = key('n2');
+    await notes.update(
+      at,
+      { set: { id: 'n1', title: 'Hello' }, add: { views: 2 } },
+      { housekeeping: { ttl: 123 } },
+    );
+
+    // Act
+    const refused = await notes
+      .update(
+        at,
+        { add: { views: 1 } },
+        { if: (w) => w.lt('views', 2), returningOnFailure: 'old' },
+      )
+      .catch((error: unknown) => error);
+    const refusedBare = await notes
+      .update(at, { add: { views: 1 } }, { if: (w) => w.lt('views', 2) })
+      .catch((error: unknown) => error);
+    const refusedAbsent = await notes
+      .delete(absent, { if: (w) => w.exists(), returningOnFailure: 'old' })
+      .catch((error: unknown) => error);
+
+    // Assert
+    const [stored] = (await collect(queryPages(t, { PK: at.PK }))).flat();
+    expect(stored).toEqual({
+      ...at,
+      _type: 'Template',
+      id: 'n1',
+      title: 'Hello',
+      views: 2,
+      ttl: 123,
+    });
+    expect(notes.failedItem(refused)).toEqual({
+      id: 'n1',
+      title: 'Hello',
+      views: 2,
+    });
+    expect(notes.failedItem(refusedBare)).toBeUndefined();
+    expect(notes.failedItem(refusedAbsent)).toBeUndefined();
+    expect(notes.failedItem(new Error('other'))).toBeUndefined();
+  });
+
   it('a transaction throws the error of the item whose condition failed, and writes none of it', async () => {
     // Arrange
     const t = await table();
