@@ -273,7 +273,8 @@ export class Entity<I, O> {
 
   /**
    * One request of a Query, parsed: at most `limit` items evaluated, from
-   * after `startKey`; `lastKey` where the next request begins.
+   * after `startKey`; `lastKey` where the next request begins, `scanned`
+   * how many items it evaluated (before the filter).
    */
   async page(
     range: QueryRange,
@@ -281,15 +282,16 @@ export class Entity<I, O> {
       limit?: number;
       startKey?: Key;
     } = {},
-  ): Promise<{ items: O[]; lastKey?: Key }> {
+  ): Promise<{ items: O[]; lastKey?: Key; scanned: number }> {
     const { filter, ...rest } = options;
-    const { items, lastKey } = await queryOnce(this.table, range, {
+    const { items, lastKey, scanned } = await queryOnce(this.table, range, {
       ...rest,
       ...(filter ? { filter: resolve(filter) } : {}),
     });
     return {
       items: items.map((stored) => this.parse(stored)),
       ...(lastKey ? { lastKey } : {}),
+      scanned,
     };
   }
 

@@ -237,6 +237,8 @@ export interface QueryReadOptions {
   project?: readonly string[];
   /** Items per request. */
   pageSize?: number;
+  /** Reads on from after this key (a cursor); absent: from the start. */
+  startKey?: Key;
 }
 
 /**
@@ -285,12 +287,16 @@ export async function* queryPages(
   range: QueryRange,
   options: QueryReadOptions = {},
 ): AsyncGenerator<Record<string, unknown>[]> {
+  const { startKey, ...read } = options;
   const pages = paginateQuery(
     {
       client: table.client,
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     },
-    queryInput(table, range, options),
+    {
+      ...queryInput(table, range, read),
+      ...(startKey ? { ExclusiveStartKey: { ...startKey } } : {}),
+    },
   );
   for await (const page of pages) yield page.Items ?? [];
 }
@@ -298,7 +304,8 @@ export async function* queryPages(
 /**
  * One request of a Query: at most `limit` items evaluated (before the
  * filter), from after `startKey`; `lastKey` says where the next begins
- * (absent: the range is read to its end).
+ * (absent: the range is read to its end), `scanned` how many items it
+ * evaluated (a filter may keep fewer).
  */
 export const queryOnce = async (
   table: DynamoTable,
@@ -307,9 +314,13 @@ export const queryOnce = async (
     limit?: number;
     startKey?: Key;
   } = {},
-): Promise<{ items: Record<string, unknown>[]; lastKey?: Key }> => {
+): Promise<{
+  items: Record<string, unknown>[];
+  lastKey?: Key;
+  scanned: number;
+}> => {
   const { limit, startKey, ...read } = options;
-  const { Items, LastEvaluatedKey } = await table.client.send(
+  const { Items, LastEvaluatedKey, ScannedCount } = await table.client.send(
     new QueryCommand({
       ...queryInput(table, range, read),
       ...(limit === undefined ? {} : { Limit: limit }),
@@ -319,6 +330,7 @@ export const queryOnce = async (
   return {
     items: Items ?? [],
     ...(LastEvaluatedKey ? { lastKey: LastEvaluatedKey as Key } : {}),
+    scanned: ScannedCount ?? 0,
   };
 };
 

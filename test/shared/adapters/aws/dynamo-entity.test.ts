@@ -325,4 +325,35 @@ describe('typed entities', () => {
     expect(rest.items.map((n) => n.id)).toEqual(['n3']);
     expect(rest.lastKey).toBeUndefined();
   });
+
+  it('pages read on from a start key; a page counts what its filter evaluated', async () => {
+    // Arrange
+    const t = await table();
+    const notes = entity(t, Note);
+    const { PK } = key('x');
+    await batchWrite(
+      t,
+      [1, 2, 3, 4].map((n) =>
+        notes.putRequest(
+          { PK, SK: `NOTE#${n}` },
+          { id: `n${n}`, title: 'T', views: n },
+        ),
+      ),
+    );
+
+    // Act
+    const after = await notes.all(
+      { PK, skPrefix: 'NOTE#' },
+      { startKey: { PK, SK: 'NOTE#2' }, pageSize: 1 },
+    );
+    const filtered = await notes.page(
+      { PK, skPrefix: 'NOTE#' },
+      { filter: (w) => w.ge('views', 3), limit: 3 },
+    );
+
+    // Assert
+    expect(after.map((n) => n.id)).toEqual(['n3', 'n4']);
+    expect(filtered.items.map((n) => n.id)).toEqual(['n3']);
+    expect(filtered.scanned).toBe(3);
+  });
 });
