@@ -2,7 +2,6 @@
  * Driven adapter: tags in their organization's partition, each name reserved
  * case-insensitively, the organization's tag counter giving the total.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type Tag, type TagRef, tagNameKey } from '../../audience/model.ts';
 import type { TagRepository } from '../../audience/ports.ts';
@@ -14,7 +13,7 @@ import { pageOfCollection, putWithReservation } from './dynamo-collections.ts';
 import { entity } from './dynamo-entity.ts';
 import { batchGet, Counter, type DynamoTable } from './dynamo-table.ts';
 
-const TagItem = itemSchema('Tag', {
+export const TagItem = itemSchema('Tag', {
   id: v.string(),
   name: v.string(),
   createdAt: v.string(),
@@ -50,9 +49,6 @@ export const tagListCountAttribute = (listId: string): string =>
 export const tagSubscribedCountAttribute = (listId: string): string =>
   `subscribedInList#${listId}`;
 
-const fromItem = (item: Record<string, unknown>): Tag =>
-  parseItem(TagItem, item);
-
 /** Tags, their name reservations and the organization's tag counter. */
 export class DynamoTagRepository implements TagRepository {
   /**
@@ -62,7 +58,13 @@ export class DynamoTagRepository implements TagRepository {
    */
   private readonly names = new Map<string, TagRef>();
 
-  constructor(private readonly table: DynamoTable) {}
+  private readonly tags;
+  private readonly reservations;
+
+  constructor(private readonly table: DynamoTable) {
+    this.tags = entity(table, TagItem);
+    this.reservations = entity(table, TagNameItem);
+  }
 
   async refs(orgId: string, tagIds: string[]): Promise<Map<string, TagRef>> {
     const found = new Map<string, TagRef>();
@@ -91,7 +93,7 @@ export class DynamoTagRepository implements TagRepository {
 
   async create(orgId: string, tag: Tag): Promise<void> {
     await putWithReservation(this.table, {
-      reservation: entity(this.table, TagNameItem).putTx(
+      reservation: this.reservations.putTx(
         keys.tagName(orgId, tagNameKey(tag.name)),
         { tagId: tag.id, name: tag.name, createdAt: tag.createdAt },
         {
@@ -104,7 +106,7 @@ export class DynamoTagRepository implements TagRepository {
             ),
         },
       ),
-      item: entity(this.table, TagItem).putTx(
+      item: this.tags.putTx(
         keys.tag(orgId, tag.id),
         {
           id: tag.id,
@@ -118,15 +120,8 @@ export class DynamoTagRepository implements TagRepository {
     });
   }
 
-  async get(orgId: string, tagId: string): Promise<Tag | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.tag(orgId, tagId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromItem(Item) : undefined;
+  get(orgId: string, tagId: string): Promise<Tag | undefined> {
+    return this.tags.get(keys.tag(orgId, tagId), { consistent: true });
   }
 
   async countInList(
@@ -138,18 +133,16 @@ export class DynamoTagRepository implements TagRepository {
     const attribute = options.subscribed
       ? tagSubscribedCountAttribute(listId)
       : tagListCountAttribute(listId);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.tag(orgId, tagId),
-        ProjectionExpression: '#id, #count',
-        ExpressionAttributeNames: { '#id': 'id', '#count': attribute },
-        ConsistentRead: true,
-      }),
+    // Absent until the tag's first carrier in the list (the id tells an
+    // existing tag from none).
+    const counter = itemSchema('Tag', { [attribute]: Counter });
+    const found = await entity(this.table, counter).project(
+      keys.tag(orgId, tagId),
+      ['id', attribute],
+      counter,
+      { consistent: true },
     );
-    if (!Item) return undefined;
-    // Absent until the tag's first carrier in the list.
-    return v.parse(Counter, Item[attribute]);
+    return found?.[attribute];
   }
 
   async getMany(orgId: string, tagIds: string[]): Promise<Tag[]> {
@@ -157,7 +150,9 @@ export class DynamoTagRepository implements TagRepository {
       this.table,
       [...new Set(tagIds)].map((id) => keys.tag(orgId, id)),
     );
-    return items.map(fromItem).sort((a, b) => a.name.localeCompare(b.name));
+    return items
+      .map((item) => this.tags.parse(item))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async findByNames(
@@ -183,6 +178,9 @@ export class DynamoTagRepository implements TagRepository {
       keys.tagsOfOrganization(orgId),
       request,
     );
-    return { items: page.items.map(fromItem), total: page.total };
+    return {
+      items: page.items.map((item) => this.tags.parse(item)),
+      total: page.total,
+    };
   }
 }
