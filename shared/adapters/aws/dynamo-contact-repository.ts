@@ -8,13 +8,7 @@
  * counters by exactly what the changes imply. Counters therefore never drift,
  * whatever the interleaving.
  */
-import {
-  GetCommand,
-  paginateQuery,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
 import {
@@ -29,17 +23,20 @@ import type {
   ContactPosition,
   ContactRepository,
 } from '../../audience/ports.ts';
+import { type Update, where } from '../../db/expressions.ts';
 import {
   entityType,
+  type ItemOf,
   ItemSchemaError,
   itemSchema,
   parseItem,
 } from '../../db/items.ts';
-import { keyParsers, keys } from '../../db/keys.ts';
+import { type Key, keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { PageRequest } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
-import { statusCountAttribute } from './dynamo-list-repository.ts';
+import { type Entity, entity, type WriteOptions } from './dynamo-entity.ts';
+import { ListItem, statusCountAttribute } from './dynamo-list-repository.ts';
 import {
   batchGet,
   batchWrite,
@@ -49,6 +46,7 @@ import {
   type TransactItem,
 } from './dynamo-table.ts';
 import {
+  TagItem,
   tagListCountAttribute,
   tagSubscribedCountAttribute,
 } from './dynamo-tag-repository.ts';
@@ -76,38 +74,6 @@ const OPTIONAL_FIELDS = [
  */
 const WRITTEN_BY = 'writtenBy';
 
-/**
- * A contact's item as every save writes it (exported for the benchmarks'
- * seeder, which writes big lists as this adapter would).
- */
-export const toItem = (
-  orgId: string,
-  contact: Contact,
-  origin: ContactWriteOrigin = 'change',
-) => ({
-  ...keys.contact(orgId, contact.listId, contact.email),
-  ...entityType('Contact'),
-  ...(origin === 'import' ? { [WRITTEN_BY]: origin } : {}),
-  id: contact.id,
-  listId: contact.listId,
-  email: contact.email,
-  status: contact.status,
-  createdAt: contact.createdAt,
-  updatedAt: contact.updatedAt,
-  version: contact.version,
-  // DynamoDB stores no empty set: leave the attribute out instead.
-  ...(contact.tagIds.length ? { tagIds: new Set(contact.tagIds) } : {}),
-  // Lower-cased haystack of the search filter.
-  search: searchHaystack(contact),
-  ...Object.fromEntries(
-    OPTIONAL_FIELDS.flatMap((field) =>
-      contact[field] === undefined ? [] : [[field, contact[field]]],
-    ),
-  ),
-  ...(contact.consents?.length ? { consents: contact.consents } : {}),
-  ...(contact.signupNames?.length ? { signupNames: contact.signupNames } : {}),
-});
-
 const optionalText = v.optional(v.string());
 
 /** The optional text attributes, each written only when set. */
@@ -123,6 +89,7 @@ const optionalFields = {
   confirmationNonce: optionalText,
 } satisfies Record<(typeof OPTIONAL_FIELDS)[number], typeof optionalText>;
 
+/** A contact's item (its search haystack is housekeeping, never read). */
 export const ContactItem = itemSchema('Contact', {
   id: v.string(),
   listId: v.string(),
@@ -152,18 +119,62 @@ export const ContactItem = itemSchema('Contact', {
   [WRITTEN_BY]: v.optional(v.literal('import')),
 });
 
+/** A contact's attributes as every save writes them. */
+const contactAttributes = (
+  contact: Contact,
+  origin: ContactWriteOrigin = 'change',
+): v.InferInput<(typeof ContactItem)['schema']> => ({
+  ...(origin === 'import' ? { [WRITTEN_BY]: origin } : {}),
+  id: contact.id,
+  listId: contact.listId,
+  email: contact.email,
+  status: contact.status,
+  createdAt: contact.createdAt,
+  updatedAt: contact.updatedAt,
+  version: contact.version,
+  // DynamoDB stores no empty set: leave the attribute out instead.
+  ...(contact.tagIds.length ? { tagIds: new Set(contact.tagIds) } : {}),
+  ...Object.fromEntries(
+    OPTIONAL_FIELDS.flatMap((field) =>
+      contact[field] === undefined ? [] : [[field, contact[field]]],
+    ),
+  ),
+  ...(contact.consents?.length ? { consents: contact.consents } : {}),
+  ...(contact.signupNames?.length ? { signupNames: contact.signupNames } : {}),
+});
+
+/** The search filter's haystack: housekeeping, never read back. */
+const searchOf = (contact: Contact) => ({ search: searchHaystack(contact) });
+
+/**
+ * A contact's item as every save writes it (exported for the benchmarks'
+ * seeder, which writes big lists as this adapter would).
+ */
+export const toItem = (
+  orgId: string,
+  contact: Contact,
+  origin: ContactWriteOrigin = 'change',
+) => ({
+  ...keys.contact(orgId, contact.listId, contact.email),
+  ...entityType('Contact'),
+  ...contactAttributes(contact, origin),
+  ...searchOf(contact),
+});
+
 /** Where a contact id points: its list and its email. */
 const ContactPointerItem = itemSchema('ContactPointer', {
   listId: v.string(),
   email: v.string(),
 });
 
-/** A contact item parsed, with the origin of its last write. */
-const readContact = (item: Record<string, unknown>) => {
-  const { tagIds, writtenBy, consents, signupNames, ...contact } = parseItem(
-    ContactItem,
-    item,
-  );
+/** A parsed contact item: the contact, and the origin of its last write. */
+const readStored = ({
+  tagIds,
+  writtenBy,
+  consents,
+  signupNames,
+  ...contact
+}: ItemOf<typeof ContactItem>) => {
   const origin: ContactWriteOrigin = writtenBy ?? 'change';
   return {
     contact: {
@@ -176,9 +187,21 @@ const readContact = (item: Record<string, unknown>) => {
   };
 };
 
+/** A parsed contact item as the domain sees it. */
+export const contactOf = (stored: ItemOf<typeof ContactItem>): Contact =>
+  readStored(stored).contact;
+
 /** A stored contact item as the domain sees it. */
 export const contactFromItem = (item: Record<string, unknown>): Contact =>
-  readContact(item).contact;
+  contactOf(parseItem(ContactItem, item));
+
+/**
+ * A contact's entry in the tag index of its list (see `indexTags`); its
+ * sort key ends with the same email.
+ */
+export const TaggedContactItem = itemSchema('TaggedContact', {
+  email: v.string(),
+});
 
 /** A contact item's image, as the table's change stream carries it. */
 export interface ContactImage {
@@ -194,7 +217,7 @@ export interface ContactImage {
  * `ItemSchemaError` for an item that is not a well-formed contact.
  */
 export const contactImageOf = (item: Record<string, unknown>): ContactImage => {
-  const { contact, origin } = readContact(item);
+  const { contact, origin } = readStored(parseItem(ContactItem, item));
   const key = keyParsers.contact(item);
   if (!key) {
     throw new ItemSchemaError(
@@ -371,22 +394,34 @@ export const declinedTopicsCheck = (
   orgId: string,
   email: string,
   declined: Declined | undefined,
-): TransactItem => ({
-  ConditionCheck: {
-    TableName: table.tableName,
-    Key: keys.declinedTopics(orgId, email),
-    ...(declined?.version === undefined
-      ? { ConditionExpression: 'attribute_not_exists(PK)' }
-      : {
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':version': declined.version },
-        }),
-  },
-});
+): TransactItem => {
+  const version = declined?.version;
+  return entity(table, DeclinedTopicsItem).checkTx(
+    keys.declinedTopics(orgId, email),
+    (w) => (version === undefined ? w.missing() : w.eq('version', version)),
+  );
+};
 
 /** The attribute of a topic's audience item counting one list's decliners. */
 export const topicDeclinedCountAttribute = (listId: string): string =>
   `declinedInList#${listId}`;
+
+/**
+ * A topic's audience item: a counter of subscribed decliners per list, each
+ * named by its list (`topicDeclinedCountAttribute`), so none is named here;
+ * a reader reads one with a schema of that counter.
+ */
+const TopicAudienceItem = itemSchema('TopicAudience', {});
+
+/** The update moving a topic's per-list counters of subscribed decliners. */
+const topicCountersMove = (perList: ReadonlyMap<string, number>) => ({
+  add: Object.fromEntries(
+    [...perList].map(([listId, by]) => [
+      topicDeclinedCountAttribute(listId),
+      by,
+    ]),
+  ),
+});
 
 /** Moves a topic's per-list counters of subscribed decliners. */
 export const moveTopicCounters = (
@@ -394,29 +429,31 @@ export const moveTopicCounters = (
   orgId: string,
   topicId: string,
   perList: ReadonlyMap<string, number>,
-): TransactItem => {
-  const moves = [...perList];
-  return {
-    Update: {
-      TableName: table.tableName,
-      Key: keys.topicAudience(orgId, topicId),
-      UpdateExpression: `SET #type = :type ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-      ExpressionAttributeNames: {
-        '#type': '_type',
-        ...Object.fromEntries(
-          moves.map(([listId], i) => [
-            `#c${i}`,
-            topicDeclinedCountAttribute(listId),
-          ]),
-        ),
-      },
-      ExpressionAttributeValues: {
-        ':type': 'TopicAudience',
-        ...Object.fromEntries(moves.map(([, by], i) => [`:c${i}`, by])),
-      },
-    },
-  };
-};
+): TransactItem =>
+  entity(table, TopicAudienceItem).updateTx(
+    keys.topicAudience(orgId, topicId),
+    topicCountersMove(perList),
+  );
+
+/**
+ * One write of a save: its transaction item and, for a counter's move, the
+ * same move alone (sent after the transaction when that is full).
+ */
+interface Write {
+  tx: TransactItem;
+  alone?: () => Promise<unknown>;
+}
+
+/** A counter's move, in the transaction or alone. */
+const counterMove = <I, O>(
+  counters: Entity<I, O>,
+  key: Key,
+  update: Update<I>,
+  options: WriteOptions<I> = {},
+): Write => ({
+  tx: counters.updateTx(key, update, options),
+  alone: () => counters.update(key, update, options),
+});
 
 /** The lower-cased text a search looks in: email, first and last name. */
 const searchHaystack = (contact: Contact): string =>
@@ -440,27 +477,71 @@ const byEmail = (a: Contact, b: Contact) =>
 const emailOfContactKey = (sk: unknown): string =>
   String(sk).slice('CONTACT#'.length);
 
+/** The filter of a Query of a list's contacts: the status, the search. */
+const listFilter = (filter: ContactFilter) => {
+  const conditions = [
+    ...(filter.status ? [where.eq('status', filter.status)] : []),
+    // The haystack is stored beside the contact's attributes.
+    ...(filter.search
+      ? [where.contains('search', filter.search.toLowerCase())]
+      : []),
+  ];
+  return conditions.length ? { filter: where.and(...conditions) } : {};
+};
+
+/** Where a Query of a list's contacts reads on after a position. */
+const listFrom = (
+  orgId: string,
+  listId: string,
+  position: ContactPosition | undefined,
+) =>
+  position ? { startKey: keys.contact(orgId, listId, position.after) } : {};
+
+/** Where a Query of a tag's index entries reads on after a position. */
+const indexFrom = (
+  orgId: string,
+  listId: string,
+  tagId: string,
+  position: ContactPosition | undefined,
+) =>
+  position
+    ? { startKey: keys.taggedContact(orgId, listId, tagId, position.after) }
+    : {};
+
+/** Only an item that exists: a counter of a list or a tag still there. */
+const existing = { if: where.exists() };
+
 /** Contacts, their id pointers, and the counters they move. */
 export class DynamoContactRepository implements ContactRepository {
+  private readonly contacts;
+  private readonly pointers;
+  private readonly index;
+  private readonly lists;
+  private readonly tags;
+  private readonly topicAudiences;
+
   constructor(
     private readonly table: DynamoTable,
     /** Most items a counted listing reads in a call (tests lower it). */
     private readonly scanBudget = CONTACT_SCAN_BUDGET,
-  ) {}
+  ) {
+    this.contacts = entity(table, ContactItem);
+    this.pointers = entity(table, ContactPointerItem);
+    this.index = entity(table, TaggedContactItem);
+    this.lists = entity(table, ListItem);
+    this.tags = entity(table, TagItem);
+    this.topicAudiences = entity(table, TopicAudienceItem);
+  }
 
   async get(
     orgId: string,
     listId: string,
     email: string,
   ): Promise<Contact | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.contact(orgId, listId, email),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? contactFromItem(Item) : undefined;
+    const found = await this.contacts.get(keys.contact(orgId, listId, email), {
+      consistent: true,
+    });
+    return found && contactOf(found);
   }
 
   async getMany(
@@ -479,16 +560,11 @@ export class DynamoContactRepository implements ContactRepository {
     orgId: string,
     contactId: string,
   ): Promise<Contact | undefined> {
-    const { Item: pointer } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.contactById(orgId, contactId),
-        ConsistentRead: true,
-      }),
+    const pointer = await this.pointers.get(
+      keys.contactById(orgId, contactId),
+      { consistent: true },
     );
-    if (!pointer) return undefined;
-    const { listId, email } = parseItem(ContactPointerItem, pointer);
-    return this.get(orgId, listId, email);
+    return pointer && this.get(orgId, pointer.listId, pointer.email);
   }
 
   async save(orgId: string, changes: ContactChange[]): Promise<void> {
@@ -585,15 +661,9 @@ export class DynamoContactRepository implements ContactRepository {
     await batchWrite(this.table, [
       ...after.tagIds
         .filter((tagId) => !before?.tagIds.includes(tagId))
-        .map((tagId) => ({
-          PutRequest: {
-            Item: {
-              ...entry(tagId),
-              ...entityType('TaggedContact'),
-              email: after.email,
-            },
-          },
-        })),
+        .map((tagId) =>
+          this.index.putRequest(entry(tagId), { email: after.email }),
+        ),
       ...(before?.tagIds ?? [])
         .filter((tagId) => !after.tagIds.includes(tagId))
         .map((tagId) => ({ DeleteRequest: { Key: entry(tagId) } })),
@@ -613,19 +683,17 @@ export class DynamoContactRepository implements ContactRepository {
     limit: number,
     position: ContactPosition | undefined,
   ): Promise<Contact[]> {
-    const matches: Record<string, unknown>[] = [];
-    const pages = paginateQuery(
-      {
-        client: this.table.client,
-        ...(filter.status ? {} : { pageSize: offset + limit }),
-      },
-      this.listQuery(orgId, listId, filter, position),
-    );
-    for await (const result of pages) {
-      matches.push(...(result.Items ?? []));
+    const matches: ItemOf<typeof ContactItem>[] = [];
+    const pages = this.contacts.pages(keys.contactsOfList(orgId, listId), {
+      ...listFilter(filter),
+      ...(filter.status ? {} : { pageSize: offset + limit }),
+      ...listFrom(orgId, listId, position),
+    });
+    for await (const found of pages) {
+      matches.push(...found);
       if (matches.length >= offset + limit) break;
     }
-    return matches.slice(offset, offset + limit).map(contactFromItem);
+    return matches.slice(offset, offset + limit).map(contactOf);
   }
 
   /**
@@ -658,13 +726,11 @@ export class DynamoContactRepository implements ContactRepository {
         1000,
         Math.max(offset + limit - matches.length, 2 * round),
       );
-      const found = await this.table.client.send(
-        new QueryCommand({
-          ...this.indexQuery(orgId, listId, tagId, after),
-          Limit: round,
-        }),
+      const found = await this.index.page(
+        keys.taggedContactsOfList(orgId, listId, tagId),
+        { limit: round, ...indexFrom(orgId, listId, tagId, after) },
       );
-      const emails = (found.Items ?? []).map((item) => String(item.email));
+      const emails = found.items.map((entry) => entry.email);
       const contacts = await this.getMany(orgId, listId, emails);
       matches.push(
         ...[...contacts.values()]
@@ -678,7 +744,7 @@ export class DynamoContactRepository implements ContactRepository {
       const last = emails.at(-1);
       if (
         matches.length >= offset + limit ||
-        !found.LastEvaluatedKey ||
+        !found.lastKey ||
         last === undefined
       ) {
         break;
@@ -701,12 +767,15 @@ export class DynamoContactRepository implements ContactRepository {
     position: ContactPosition | undefined,
   ): Promise<Contact[]> {
     const emails: string[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client, pageSize: offset + limit },
-      this.indexQuery(orgId, listId, tagId, position),
+    const pages = this.index.pages(
+      keys.taggedContactsOfList(orgId, listId, tagId),
+      {
+        pageSize: offset + limit,
+        ...indexFrom(orgId, listId, tagId, position),
+      },
     );
-    for await (const result of pages) {
-      emails.push(...(result.Items ?? []).map((item) => String(item.email)));
+    for await (const found of pages) {
+      emails.push(...found.map((entry) => entry.email));
       if (emails.length >= offset + limit) break;
     }
     const contacts = await this.getMany(
@@ -750,16 +819,17 @@ export class DynamoContactRepository implements ContactRepository {
         start === undefined ? undefined : { after: start, before: 0 };
       const budget = this.scanBudget - read;
       if (filter.tagId) {
-        const found = await this.table.client.send(
-          new QueryCommand({
-            ...this.indexQuery(orgId, listId, filter.tagId, from),
-            Limit: Math.min(budget, 100),
-          }),
+        const found = await this.index.page(
+          keys.taggedContactsOfList(orgId, listId, filter.tagId),
+          {
+            limit: Math.min(budget, 100),
+            ...indexFrom(orgId, listId, filter.tagId, from),
+          },
         );
-        const emails = (found.Items ?? []).map((item) => String(item.email));
+        const emails = found.items.map((entry) => entry.email);
         read += emails.length;
         lastRead = emails.at(-1) ?? lastRead;
-        finished = !found.LastEvaluatedKey;
+        finished = !found.lastKey;
         const contacts = await this.getMany(orgId, listId, emails);
         take(
           [...contacts.values()]
@@ -767,19 +837,21 @@ export class DynamoContactRepository implements ContactRepository {
             .sort(byEmail),
         );
       } else {
-        const found = await this.table.client.send(
-          new QueryCommand({
-            ...this.listQuery(orgId, listId, filter, from),
-            Limit: budget,
-          }),
+        const found = await this.contacts.page(
+          keys.contactsOfList(orgId, listId),
+          {
+            ...listFilter(filter),
+            limit: budget,
+            ...listFrom(orgId, listId, from),
+          },
         );
-        read += found.ScannedCount ?? 0;
-        const last = found.LastEvaluatedKey;
+        read += found.scanned;
+        const last = found.lastKey;
         lastRead = last ? emailOfContactKey(last.SK) : lastRead;
         finished = !last;
         take(
-          (found.Items ?? [])
-            .map(contactFromItem)
+          found.items
+            .map(contactOf)
             .filter((contact) => !filter.matches || filter.matches(contact)),
         );
       }
@@ -794,86 +866,20 @@ export class DynamoContactRepository implements ContactRepository {
     };
   }
 
-  /** The Query of a list's contacts, filtered, after a position. */
-  private listQuery(
-    orgId: string,
-    listId: string,
-    filter: ContactFilter,
-    position: ContactPosition | undefined,
-  ) {
-    const query = keys.contactsOfList(orgId, listId);
-    const conditions: string[] = [];
-    const values: Record<string, unknown> = {};
-    const names: Record<string, string> = {};
-    if (filter.status) {
-      conditions.push('#status = :status');
-      names['#status'] = 'status';
-      values[':status'] = filter.status;
-    }
-    if (filter.search) {
-      conditions.push('contains(#search, :search)');
-      names['#search'] = 'search';
-      values[':search'] = filter.search.toLowerCase();
-    }
-    return {
-      TableName: this.table.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ...(conditions.length
-        ? { FilterExpression: conditions.join(' AND ') }
-        : {}),
-      ExpressionAttributeValues: {
-        ':pk': query.PK,
-        ':prefix': query.skPrefix,
-        ...values,
-      },
-      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-      ...(position
-        ? { ExclusiveStartKey: keys.contact(orgId, listId, position.after) }
-        : {}),
-    };
-  }
-
-  /** The Query of a tag's index entries in a list, after a position. */
-  private indexQuery(
-    orgId: string,
-    listId: string,
-    tagId: string,
-    position: ContactPosition | undefined,
-  ) {
-    const query = keys.taggedContactsOfList(orgId, listId, tagId);
-    return {
-      TableName: this.table.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': query.PK, ':prefix': query.skPrefix },
-      ...(position
-        ? {
-            ExclusiveStartKey: keys.taggedContact(
-              orgId,
-              listId,
-              tagId,
-              position.after,
-            ),
-          }
-        : {}),
-    };
-  }
-
   private async saveChunk(
     orgId: string,
     changes: ContactChange[],
     declined: ReadonlyMap<string, Declined>,
   ) {
-    const all = this.transactItems(orgId, changes, declined);
+    const { writes, contactItems } = this.writesOf(orgId, changes, declined);
     // Past 100 items (a status change of a contact stored with more tags
     // than today's cap allows) the last tag counters follow the
     // transaction, each its own ADD: exact unless the process dies between.
-    const items = all.slice(0, MAX_TRANSACTION_ITEMS);
-    const overflow = all.slice(MAX_TRANSACTION_ITEMS);
-    // The contacts, their pointers and the checks of declined topics: a
-    // failed condition there is a change that raced this one.
-    const contactItems =
-      changes.reduce((n, c) => n + (c.before ? 1 : 2), 0) +
-      checkedAddresses(changes).length;
+    const items = writes.slice(0, MAX_TRANSACTION_ITEMS).map((w) => w.tx);
+    const overflow = writes.slice(MAX_TRANSACTION_ITEMS);
+    // Sent as it is rather than by `transactWrite`: which items failed says
+    // what the failure means (a contact that raced this change, retried
+    // while another transaction held an item; or a target gone).
     await retryOnConflict(async (retryable) => {
       try {
         await this.table.client.send(
@@ -882,6 +888,9 @@ export class DynamoContactRepository implements ContactRepository {
       } catch (error) {
         const failed = failedConditions(error);
         if (!failed && !isTransactionConflict(error)) throw error;
+        // The contacts, their pointers and the checks of declined topics
+        // come first: a failed condition there is a change that raced this
+        // one; past them, a counter of a list or a tag that is gone.
         const targetGone = failed?.some((index) => index >= contactItems);
         const conflict = new ConflictError(
           'contact.changed',
@@ -900,56 +909,44 @@ export class DynamoContactRepository implements ContactRepository {
         throw conflict;
       }
     });
-    await Promise.all(
-      overflow.flatMap((item) =>
-        item.Update
-          ? [this.table.client.send(new UpdateCommand(item.Update))]
-          : [],
-      ),
-    );
+    await Promise.all(overflow.flatMap((w) => (w.alone ? [w.alone()] : [])));
   }
 
-  private transactItems(
+  /**
+   * The writes of a group of changes, in this order: the contacts, their
+   * pointers and the checks of declined topics (`contactItems` of them),
+   * then the counters of the lists and the topics, then those of the tags.
+   */
+  private writesOf(
     orgId: string,
     changes: ContactChange[],
     declined: ReadonlyMap<string, Declined>,
-  ): TransactItem[] {
-    const { tableName: TableName } = this.table;
-    const contactWrites: TransactItem[] = [];
+  ): { writes: Write[]; contactItems: number } {
+    const contactWrites: Write[] = [];
     const listDeltas = new Map<string, Map<string, number>>();
     const bump = (map: Map<string, number>, key: string, by: number) =>
       map.set(key, (map.get(key) ?? 0) + by);
 
     for (const { before, after, origin } of changes) {
+      // The stored version always moves on by one from the one read.
+      const stored = { ...after, version: (before?.version ?? 0) + 1 };
       contactWrites.push({
-        Put: {
-          TableName,
-          // The stored version always moves on by one from the one read.
-          Item: toItem(
-            orgId,
-            { ...after, version: (before?.version ?? 0) + 1 },
-            origin,
-          ),
-          ...(before
-            ? {
-                ConditionExpression: 'version = :version',
-                ExpressionAttributeValues: { ':version': before.version },
-              }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
-        },
+        tx: this.contacts.putTx(
+          keys.contact(orgId, after.listId, after.email),
+          contactAttributes(stored, origin),
+          {
+            if: (w) => (before ? w.eq('version', before.version) : w.missing()),
+            housekeeping: searchOf(stored),
+          },
+        ),
       });
       if (!before) {
         contactWrites.push({
-          Put: {
-            TableName,
-            Item: {
-              ...keys.contactById(orgId, after.id),
-              ...entityType('ContactPointer'),
-              listId: after.listId,
-              email: after.email,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
+          tx: this.pointers.putTx(
+            keys.contactById(orgId, after.id),
+            { listId: after.listId, email: after.email },
+            { if: (w) => w.missing() },
+          ),
         });
       }
       const list = listDeltas.get(after.listId) ?? new Map<string, number>();
@@ -962,47 +959,38 @@ export class DynamoContactRepository implements ContactRepository {
     }
 
     for (const email of checkedAddresses(changes)) {
-      contactWrites.push(
-        declinedTopicsCheck(this.table, orgId, email, declined.get(email)),
-      );
+      contactWrites.push({
+        tx: declinedTopicsCheck(this.table, orgId, email, declined.get(email)),
+      });
     }
 
-    const counterWrites: TransactItem[] = [];
+    const counterWrites: Write[] = [];
     for (const [listId, deltas] of listDeltas) {
       const moved = [...deltas].filter(([, by]) => by !== 0);
+      const key = keys.list(orgId, listId);
       counterWrites.push(
         moved.length
-          ? {
-              Update: {
-                TableName,
-                Key: keys.list(orgId, listId),
-                UpdateExpression: `ADD ${moved.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeNames: Object.fromEntries(
-                  moved.map(([name], i) => [`#c${i}`, name]),
-                ),
-                ExpressionAttributeValues: Object.fromEntries(
-                  moved.map(([, by], i) => [`:c${i}`, by]),
-                ),
-              },
-            }
-          : {
-              ConditionCheck: {
-                TableName,
-                Key: keys.list(orgId, listId),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
+          ? counterMove(
+              this.lists,
+              key,
+              { add: Object.fromEntries(moved) },
+              existing,
+            )
+          : { tx: this.lists.checkTx(key, where.exists()) },
       );
     }
     // Each topic the address declined: its subscribed decliners per list.
     for (const [topicId, perList] of movedTopicCounters(changes, declined)) {
       counterWrites.push(
-        moveTopicCounters(this.table, orgId, topicId, perList),
+        counterMove(
+          this.topicAudiences,
+          keys.topicAudience(orgId, topicId),
+          topicCountersMove(perList),
+        ),
       );
     }
     // Tags last: past a transaction's 100 items, only tag counters follow.
-    const tagWrites: TransactItem[] = [];
+    const tagWrites: Write[] = [];
     // Each tag's counters: its carriers in the organization and in each
     // list (what `GET /contacts?tagId=` gives as its total), and its
     // subscribed carriers in each list (what a tagged send reaches).
@@ -1019,21 +1007,18 @@ export class DynamoContactRepository implements ContactRepository {
         }
       }
       if (total) moves.push(['contactCount', total]);
-      tagWrites.push({
-        Update: {
-          TableName,
-          Key: keys.tag(orgId, tagId),
-          UpdateExpression: `ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: Object.fromEntries(
-            moves.map(([name], i) => [`#c${i}`, name]),
-          ),
-          ExpressionAttributeValues: Object.fromEntries(
-            moves.map(([, by], i) => [`:c${i}`, by]),
-          ),
-        },
-      });
+      tagWrites.push(
+        counterMove(
+          this.tags,
+          keys.tag(orgId, tagId),
+          { add: Object.fromEntries(moves) },
+          existing,
+        ),
+      );
     }
-    return [...contactWrites, ...counterWrites, ...tagWrites];
+    return {
+      writes: [...contactWrites, ...counterWrites, ...tagWrites],
+      contactItems: contactWrites.length,
+    };
   }
 }
