@@ -7,40 +7,62 @@
  * a bounded number of items per call and resumes from a cursor (an email),
  * never from a page number. Counts come from kept counters.
  */
-import { GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact } from '../../audience/model.ts';
 import type { AudienceReader } from '../../campaigns/ports.ts';
-import { keys } from '../../db/keys.ts';
+import { where } from '../../db/expressions.ts';
+import { type EntityType, itemSchema, parseItem } from '../../db/items.ts';
+import { type Key, keys } from '../../db/keys.ts';
 import {
+  ContactItem,
   contactFromItem,
+  contactOf,
+  TaggedContactItem,
   topicDeclinedCountAttribute,
 } from './dynamo-contact-repository.ts';
+import { entity } from './dynamo-entity.ts';
 import { batchGet, Counter, type DynamoTable } from './dynamo-table.ts';
 import { tagSubscribedCountAttribute } from './dynamo-tag-repository.ts';
 
 const PREFIX = 'CONTACT#';
 
-/** The filter of a list walk: subscribed, with the tag if any. */
-const audienceFilter = (tagId: string | null) => ({
-  FilterExpression: tagId
-    ? '#status = :subscribed AND contains(tagIds, :tagId)'
-    : '#status = :subscribed',
-  ExpressionAttributeNames: { '#status': 'status' },
-  values: {
-    ':subscribed': 'subscribed',
-    ...(tagId ? { ':tagId': tagId } : {}),
-  },
-});
+/** The filter of a list walk: subscribed contacts only. */
+const subscribed = where.eq('status', 'subscribed');
 
 const emailOf = (sortKey: unknown): string | null =>
   typeof sortKey === 'string' && sortKey.startsWith(PREFIX)
     ? sortKey.slice(PREFIX.length)
     : null;
 
+/** One counter attribute of an item, as its readers read it (absent: 0). */
+const counterOf = (type: EntityType, attribute: string) =>
+  itemSchema(type, { [attribute]: Counter });
+
+/** A counter of an item a batch read returned (none: 0). */
+const countIn = (
+  item: Record<string, unknown> | undefined,
+  type: EntityType,
+  attribute: string,
+): number =>
+  item ? (parseItem(counterOf(type, attribute), item)[attribute] ?? 0) : 0;
+
+/** A list's subscribed contacts, as its counter keeps them. */
+const ListSubscribedItem = itemSchema('List', { subscribedCount: Counter });
+
+/** An address's opt-out of a topic, as the audience reads it. */
+const OptOutEmailItem = itemSchema('TopicOptOut', { email: v.string() });
+
 /** Walks lists' subscribed contacts on DynamoDB. */
 export class DynamoAudienceReader implements AudienceReader {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly contacts;
+  private readonly index;
+  private readonly optOuts;
+
+  constructor(private readonly table: DynamoTable) {
+    this.contacts = entity(table, ContactItem);
+    this.index = entity(table, TaggedContactItem);
+    this.optOuts = entity(table, OptOutEmailItem);
+  }
 
   async walk(
     orgId: string,
@@ -49,32 +71,20 @@ export class DynamoAudienceReader implements AudienceReader {
   ): Promise<{ contacts: Contact[]; last: string | null; done: boolean }> {
     if (options.tagId)
       return this.walkTag(orgId, listId, options.tagId, options);
-    const { PK } = keys.contactsOfList(orgId, listId);
-    const filter = audienceFilter(null);
-    const result = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: filter.FilterExpression,
-        ExpressionAttributeNames: filter.ExpressionAttributeNames,
-        ExpressionAttributeValues: {
-          ':pk': PK,
-          ':prefix': PREFIX,
-          ...filter.values,
-        },
-        // Items read (before the filter): what one step may cost.
-        Limit: options.limit,
-        ...(options.after
-          ? { ExclusiveStartKey: { PK, SK: `${PREFIX}${options.after}` } }
-          : {}),
-      }),
-    );
-    const contacts = (result.Items ?? []).map(contactFromItem);
-    const last = emailOf(result.LastEvaluatedKey?.SK);
+    const found = await this.contacts.page(keys.contactsOfList(orgId, listId), {
+      filter: subscribed,
+      // Items read (before the filter): what one step may cost.
+      limit: options.limit,
+      ...(options.after
+        ? { startKey: keys.contact(orgId, listId, options.after) }
+        : {}),
+    });
+    const contacts = found.items.map(contactOf);
+    const last = emailOf(found.lastKey?.SK);
     return {
       contacts,
       last: last ?? contacts.at(-1)?.email ?? options.after,
-      done: !result.LastEvaluatedKey,
+      done: !found.lastKey,
     };
   }
 
@@ -89,35 +99,23 @@ export class DynamoAudienceReader implements AudienceReader {
     tagId: string,
     options: { after: string | null; limit: number },
   ): Promise<{ contacts: Contact[]; last: string | null; done: boolean }> {
-    const index = keys.taggedContactsOfList(orgId, listId, tagId);
-    const result = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': index.PK,
-          ':prefix': index.skPrefix,
-        },
-        Limit: options.limit,
+    const found = await this.index.page(
+      keys.taggedContactsOfList(orgId, listId, tagId),
+      {
+        limit: options.limit,
         ...(options.after
           ? {
-              ExclusiveStartKey: keys.taggedContact(
-                orgId,
-                listId,
-                tagId,
-                options.after,
-              ),
+              startKey: keys.taggedContact(orgId, listId, tagId, options.after),
             }
           : {}),
-      }),
+      },
     );
-    const emails = (result.Items ?? []).map((item) => emailOf(item.SK) ?? '');
+    const emails = found.items.map((entry) => entry.email);
     const contacts = await this.carriers(orgId, listId, tagId, emails, false);
     return {
       contacts,
-      last:
-        emailOf(result.LastEvaluatedKey?.SK) ?? emails.at(-1) ?? options.after,
-      done: !result.LastEvaluatedKey,
+      last: emailOf(found.lastKey?.SK) ?? emails.at(-1) ?? options.after,
+      done: !found.lastKey,
     };
   }
 
@@ -155,29 +153,18 @@ export class DynamoAudienceReader implements AudienceReader {
   ): Promise<Contact[]> {
     if (range.tagId) return this.rangeOfTag(orgId, listId, range.tagId, range);
     const { PK } = keys.contactsOfList(orgId, listId);
-    const filter = audienceFilter(null);
-    const contacts: Contact[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
+    const contacts = await this.contacts.all(
+      // Inclusive bounds: the contact at `after` is left out below.
       {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ConsistentRead: range.consistent ?? false,
-        FilterExpression: filter.FilterExpression,
-        ExpressionAttributeNames: filter.ExpressionAttributeNames,
-        ExpressionAttributeValues: {
-          ':pk': PK,
-          // Inclusive bounds: the contact at `after` is left out below.
-          ':from': `${PREFIX}${range.after ?? ''}`,
-          ':to': `${PREFIX}${range.last}`,
-          ...filter.values,
-        },
+        PK,
+        from: `${PREFIX}${range.after ?? ''}`,
+        to: `${PREFIX}${range.last}`,
       },
+      { filter: subscribed, consistent: range.consistent ?? false },
     );
-    for await (const page of pages) {
-      contacts.push(...(page.Items ?? []).map(contactFromItem));
-    }
-    return contacts.filter((contact) => contact.email !== range.after);
+    return contacts
+      .map(contactOf)
+      .filter((contact) => contact.email !== range.after);
   }
 
   /** A range of a tag's index entries, then their contacts. */
@@ -188,49 +175,32 @@ export class DynamoAudienceReader implements AudienceReader {
     range: { after: string | null; last: string; consistent?: boolean },
   ): Promise<Contact[]> {
     const index = keys.taggedContactsOfList(orgId, listId, tagId);
-    const emails: string[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': index.PK,
-          ':from': `${index.skPrefix}${range.after ?? ''}`,
-          ':to': `${index.skPrefix}${range.last}`,
-        },
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const email = emailOf(item.SK);
-        if (email !== null && email !== range.after) emails.push(email);
-      }
-    }
+    const entries = await this.index.all({
+      PK: index.PK,
+      from: `${index.skPrefix}${range.after ?? ''}`,
+      to: `${index.skPrefix}${range.last}`,
+    });
     return this.carriers(
       orgId,
       listId,
       tagId,
-      emails,
+      entries
+        .map((entry) => entry.email)
+        .filter((email) => email !== range.after),
       range.consistent ?? false,
     );
   }
 
-  async countSubscribedWithTag(
+  countSubscribedWithTag(
     orgId: string,
     listId: string,
     tagId: string,
   ): Promise<number> {
-    const attribute = tagSubscribedCountAttribute(listId);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.tag(orgId, tagId),
-        ProjectionExpression: '#count',
-        ExpressionAttributeNames: { '#count': attribute },
-      }),
+    return this.counter(
+      keys.tag(orgId, tagId),
+      'Tag',
+      tagSubscribedCountAttribute(listId),
     );
-    return v.parse(Counter, Item?.[attribute]);
   }
 
   async audienceCounters(
@@ -250,60 +220,52 @@ export class DynamoAudienceReader implements AudienceReader {
       [list, ...(tag ? [tag] : []), ...(topic ? [topic] : [])],
       { consistent: false },
     );
-    const find = (key: { PK: string; SK: string } | undefined) =>
+    const find = (key: Key | undefined) =>
       key && items.find((item) => item.PK === key.PK && item.SK === key.SK);
     const listItem = find(list);
     if (!listItem) return undefined;
     return {
-      subscribed: v.parse(Counter, listItem.subscribedCount),
-      withTag: v.parse(
-        Counter,
-        find(tag)?.[tagSubscribedCountAttribute(listId)],
-      ),
-      declined: v.parse(
-        Counter,
-        find(topic)?.[topicDeclinedCountAttribute(listId)],
+      subscribed: parseItem(ListSubscribedItem, listItem).subscribedCount,
+      withTag: countIn(find(tag), 'Tag', tagSubscribedCountAttribute(listId)),
+      declined: countIn(
+        find(topic),
+        'TopicAudience',
+        topicDeclinedCountAttribute(listId),
       ),
     };
   }
 
-  async countDeclinedInList(
+  countDeclinedInList(
     orgId: string,
     topicId: string,
     listId: string,
   ): Promise<number> {
-    const attribute = topicDeclinedCountAttribute(listId);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.topicAudience(orgId, topicId),
-        ProjectionExpression: '#count',
-        ExpressionAttributeNames: { '#count': attribute },
-      }),
+    return this.counter(
+      keys.topicAudience(orgId, topicId),
+      'TopicAudience',
+      topicDeclinedCountAttribute(listId),
     );
-    return v.parse(Counter, Item?.[attribute]);
   }
 
   async topicOptOuts(orgId: string, topicId: string): Promise<string[]> {
-    const query = keys.topicOptOuts(orgId, topicId);
-    const emails: string[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-        ProjectionExpression: 'SK',
-      },
+    const optOuts = await this.optOuts.all(keys.topicOptOuts(orgId, topicId), {
+      project: ['email'],
+    });
+    return optOuts.map((optOut) => optOut.email);
+  }
+
+  /** One counter of an item, read alone (no item: 0). */
+  private async counter(
+    key: Key,
+    type: EntityType,
+    attribute: string,
+  ): Promise<number> {
+    const counter = counterOf(type, attribute);
+    const found = await entity(this.table, counter).project(
+      key,
+      [attribute],
+      counter,
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        emails.push(String(item.SK).slice(query.skPrefix.length));
-      }
-    }
-    return emails;
+    return found?.[attribute] ?? 0;
   }
 }
