@@ -116,13 +116,15 @@ const namedFailure = (items: readonly TransactItem[], error: unknown) => {
  * Sends one TransactWriteItems, again while DynamoDB cancels it because
  * another transaction held one of its items at that instant (a
  * `TransactionConflict`: nothing was checked, the same write may pass a
- * moment later). After the conflict budget it is a 409 `write.contended`;
- * any other failure surfaces at once: a failed condition as the error its
- * item names (`onFailedCondition`), else as the provider's.
+ * moment later). After the conflict budget it is a 409 `write.contended`,
+ * or the conflict `contended` builds; any other failure surfaces at once: a
+ * failed condition as the error its item names (`onFailedCondition`), else
+ * as the provider's.
  */
 export const transactWrite = (
   table: DynamoTable,
   TransactItems: TransactItem[],
+  options: { contended?: (cause: unknown) => ConflictError } = {},
 ): Promise<void> =>
   retryOnConflict(async (retryable) => {
     try {
@@ -130,11 +132,12 @@ export const transactWrite = (
     } catch (error) {
       if (isTransactionConflict(error) && !failedConditions(error)?.length) {
         retryable(
-          new ConflictError(
-            'write.contended',
-            'Another request wrote the same items at the same moment; retry',
-            { cause: error },
-          ),
+          options.contended?.(error) ??
+            new ConflictError(
+              'write.contended',
+              'Another request wrote the same items at the same moment; retry',
+              { cause: error },
+            ),
         );
       }
       throw namedFailure(TransactItems, error) ?? error;

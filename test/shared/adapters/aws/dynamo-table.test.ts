@@ -170,6 +170,22 @@ describe('transactWrite: a transaction another one held at that instant', () => 
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(5);
   });
 
+  it('after the conflict budget, throws the conflict the caller names', async () => {
+    // Arrange
+    dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict'));
+    const contended = (cause: unknown) =>
+      new ConflictError('contact.changed', 'Changed', { cause });
+    // Act
+    const failure = await transactWrite(table, [put], { contended }).catch(
+      (e) => e,
+    );
+    // Assert
+    expect(failure).toBeInstanceOf(ConflictError);
+    expect(failure.code).toBe('contact.changed');
+    expect(failure.cause).toBeInstanceOf(TransactionCanceledException);
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(5);
+  });
+
   it('surfaces a failed condition at once: a name taken is not retried', async () => {
     // Arrange
     dynamo
