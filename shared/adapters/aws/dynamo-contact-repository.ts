@@ -8,7 +8,6 @@
  * counters by exactly what the changes imply. Counters therefore never drift,
  * whatever the interleaving.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
 import {
@@ -34,7 +33,6 @@ import {
 import { type Key, keyParsers, keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { PageRequest } from '../../ports.ts';
-import { retryOnConflict } from '../../retry.ts';
 import { type Entity, entity, type WriteOptions } from './dynamo-entity.ts';
 import { ListItem, statusCountAttribute } from './dynamo-list-repository.ts';
 import {
@@ -42,8 +40,8 @@ import {
   batchWrite,
   type DynamoTable,
   failedConditions,
-  isTransactionConflict,
   type TransactItem,
+  transactWrite,
 } from './dynamo-table.ts';
 import {
   TagItem,
@@ -508,6 +506,14 @@ const indexFrom = (
     ? { startKey: keys.taggedContact(orgId, listId, tagId, position.after) }
     : {};
 
+/** A save that lost a race: the caller reads the contacts again. */
+const contactChanged = (cause: unknown) =>
+  new ConflictError(
+    'contact.changed',
+    'A contact changed while it was being saved; retry',
+    { cause },
+  );
+
 /** Only an item that exists: a counter of a list or a tag still there. */
 const existing = { if: where.exists() };
 
@@ -877,38 +883,25 @@ export class DynamoContactRepository implements ContactRepository {
     // transaction, each its own ADD: exact unless the process dies between.
     const items = writes.slice(0, MAX_TRANSACTION_ITEMS).map((w) => w.tx);
     const overflow = writes.slice(MAX_TRANSACTION_ITEMS);
-    // Sent as it is rather than by `transactWrite`: which items failed says
-    // what the failure means (a contact that raced this change, retried
-    // while another transaction held an item; or a target gone).
-    await retryOnConflict(async (retryable) => {
-      try {
-        await this.table.client.send(
-          new TransactWriteCommand({ TransactItems: items }),
-        );
-      } catch (error) {
-        const failed = failedConditions(error);
-        if (!failed && !isTransactionConflict(error)) throw error;
-        // The contacts, their pointers and the checks of declined topics
-        // come first: a failed condition there is a change that raced this
-        // one; past them, a counter of a list or a tag that is gone.
-        const targetGone = failed?.some((index) => index >= contactItems);
-        const conflict = new ConflictError(
-          'contact.changed',
-          'A contact changed while it was being saved; retry',
+    try {
+      // Sent again while another transaction held an item: the same write
+      // may pass later.
+      await transactWrite(this.table, items, { contended: contactChanged });
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (!failed) throw error;
+      // The contacts, their pointers and the checks of declined topics come
+      // first: a failed condition there is a change that raced this one;
+      // past them, a counter of a list or a tag that is gone.
+      if (failed.some((index) => index >= contactItems)) {
+        throw new NotFoundError(
+          'audience.targetGone',
+          'The list or a tag of this change no longer exists',
           { cause: error },
         );
-        // Another transaction held an item: the same write may pass later.
-        if (isTransactionConflict(error) && !targetGone) retryable(conflict);
-        if (targetGone) {
-          throw new NotFoundError(
-            'audience.targetGone',
-            'The list or a tag of this change no longer exists',
-            { cause: error },
-          );
-        }
-        throw conflict;
       }
-    });
+      throw contactChanged(error);
+    }
     await Promise.all(overflow.flatMap((w) => (w.alone ? [w.alone()] : [])));
   }
 
