@@ -29,6 +29,7 @@ import {
 import {
   contactFromItem,
   DeclinedTopicsItem,
+  TaggedContactItem,
   topicDeclinedCountAttribute,
 } from './dynamo-contact-repository.ts';
 import { type EntitySchema, entity } from './dynamo-entity.ts';
@@ -68,9 +69,6 @@ const SequenceKindItem = itemSchema('Sequence', {
 const CampaignStatusItem = itemSchema('Campaign', {
   status: v.picklist(CAMPAIGN_STATUSES),
 });
-
-/** An entry of the tag index: a contact of a list carrying a tag. */
-const TaggedContactItem = itemSchema('TaggedContact', { email: v.string() });
 
 /**
  * Items whose counters are named per list at run time (`inList#<listId>`,
