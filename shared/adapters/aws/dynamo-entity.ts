@@ -22,6 +22,7 @@ import {
   compileCondition,
   compileProjection,
   compileUpdate,
+  ifMissing,
   type PathOf,
   Placeholders,
   type Update,
@@ -67,6 +68,19 @@ export interface WriteOptions<A> {
 
 /** The stored attributes a schema leaves out (TTL, search haystacks…). */
 export type Housekeeping = Record<string, unknown>;
+
+/** What an update may add to its request. */
+export interface UpdateOptions<A> extends WriteOptions<A> {
+  /** Attributes set outside the schema (a TTL…), as a put's housekeeping. */
+  housekeeping?: Housekeeping;
+  /**
+   * How the update writes the entity type: `set` (the default) sets it, so
+   * an item the update creates is typed; `ifMissing` keeps a type already
+   * there; `keep` leaves it alone (attributes added to an item another
+   * writer owns and typed).
+   */
+  entityType?: 'set' | 'ifMissing' | 'keep';
+}
 
 /** What a query of one entity reads: its filter typed by the item. */
 export type QueryOptions<A> = Omit<QueryReadOptions, 'filter' | 'project'> & {
@@ -164,23 +178,24 @@ export class Entity<I, O> {
 
   /**
    * Updates the item (creating it unless a condition forbids): the entity
-   * type is set with every update, so an item an update creates is typed.
-   * With `returning: 'new'`, the item after the update, parsed.
+   * type is set with every update (unless `entityType` says otherwise), so
+   * an item an update creates is typed. With `returning: 'new'`, the item
+   * after the update, parsed.
    */
   update(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> & { returning: 'new' },
+    options: UpdateOptions<I> & { returning: 'new' },
   ): Promise<O>;
   update(
     key: Key,
     update: Update<I>,
-    options?: WriteOptions<I> & { returning?: undefined },
+    options?: UpdateOptions<I> & { returning?: undefined },
   ): Promise<undefined>;
   async update(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> & { returning?: 'new' } = {},
+    options: UpdateOptions<I> & { returning?: 'new' } = {},
   ): Promise<O | undefined> {
     const { Attributes } = await this.attempt(
       () =>
@@ -268,7 +283,7 @@ export class Entity<I, O> {
   updateTx(
     key: Key,
     update: Update<I>,
-    options: WriteOptions<I> = {},
+    options: UpdateOptions<I> = {},
   ): TransactItem {
     return this.remember(
       { Update: this.updateInput(key, update, options) },
@@ -316,11 +331,21 @@ export class Entity<I, O> {
     };
   }
 
-  private updateInput(key: Key, update: Update<I>, options: WriteOptions<I>) {
+  private updateInput(key: Key, update: Update<I>, options: UpdateOptions<I>) {
     const p = new Placeholders();
+    const { type } = this.item;
+    const entityType = options.entityType ?? 'set';
     const typed = {
       ...update,
-      set: { ...update.set, [ENTITY_TYPE]: this.item.type },
+      set: {
+        ...options.housekeeping,
+        ...update.set,
+        ...(entityType === 'keep'
+          ? {}
+          : {
+              [ENTITY_TYPE]: entityType === 'set' ? type : ifMissing(type),
+            }),
+      },
     } as unknown as Update<I>;
     const UpdateExpression = compileUpdate(typed, p);
     const condition = conditionParts(options.if, p);
