@@ -4,7 +4,6 @@
  * HTML's size), and one item counting the organization's campaigns per
  * status (the totals of GET /campaigns).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import {
   CAMPAIGN_STATUSES,
@@ -17,16 +16,16 @@ import {
 } from '../../campaigns/model.ts';
 import type { CampaignRepository } from '../../campaigns/ports.ts';
 import { whereOf } from '../../db/expressions.ts';
-import { entityType, itemSchema, parseItem } from '../../db/items.ts';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
 import { pageOfCollection } from './dynamo-collections.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   batchGet,
   Counter,
   type DynamoTable,
-  failedConditions,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -100,32 +99,7 @@ export const CountsItem = itemSchema(
   Object.fromEntries(CAMPAIGN_STATUSES.map((status) => [status, Counter])),
 );
 
-/** The per-status counts of a counts item (all 0 before the first). */
-const countsOf = (
-  item: Record<string, unknown> | undefined,
-): Record<CampaignStatus, number> =>
-  parseItem(CountsItem, item ?? { ...entityType('CampaignCounts') }) as Record<
-    CampaignStatus,
-    number
-  >;
-
-const toItem = (orgId: string, campaign: Campaign) => ({
-  ...keys.campaign(orgId, campaign.id),
-  ...entityType('Campaign'),
-  ...campaign,
-});
-
-const contentItem = (
-  orgId: string,
-  campaignId: string,
-  content: CampaignContent,
-) => ({
-  ...keys.campaignContent(orgId, campaignId),
-  ...entityType('CampaignContent'),
-  ...content,
-});
-
-const changed = (campaignId: string, cause: unknown) =>
+const changed = (campaignId: string) => (cause: unknown) =>
   new ConflictError(
     'campaign.changed',
     `Campaign ${campaignId} changed while the request ran; retry`,
@@ -134,78 +108,65 @@ const changed = (campaignId: string, cause: unknown) =>
 
 /** Campaigns, their content and their counters on DynamoDB. */
 export class DynamoCampaignRepository implements CampaignRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly campaigns;
+  private readonly contents;
+  private readonly seriesSteps;
+  private readonly counts;
+
+  constructor(private readonly table: DynamoTable) {
+    this.campaigns = entity(table, CampaignItem);
+    this.contents = entity(table, ContentItem);
+    this.seriesSteps = entity(table, SeriesStepItem);
+    this.counts = entity(table, CountsItem);
+  }
 
   async create(
     orgId: string,
     campaign: Campaign,
     content: CampaignContent,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
     const { origin } = campaign;
-    try {
-      await transactWrite(this.table, [
-        {
-          Put: {
-            TableName,
-            Item: toItem(orgId, campaign),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        { Put: { TableName, Item: contentItem(orgId, campaign.id, content) } },
-        this.count(orgId, { [campaign.status]: 1 }),
-        // A series step makes one campaign, however often it fires.
-        ...(origin
-          ? [
+    await transactWrite(this.table, [
+      this.campaigns.putTx(keys.campaign(orgId, campaign.id), campaign, {
+        if: (w) => w.missing(),
+      }),
+      this.contents.putTx(keys.campaignContent(orgId, campaign.id), content),
+      this.count(orgId, { [campaign.status]: 1 }),
+      // A series step makes one campaign, however often it fires.
+      ...(origin
+        ? [
+            this.seriesSteps.putTx(
+              seriesStepKey(orgId, origin),
+              { campaignId: campaign.id },
               {
-                Put: {
-                  TableName,
-                  Item: {
-                    ...seriesStepKey(orgId, origin),
-                    ...entityType('SeriesStepCampaign'),
-                    campaignId: campaign.id,
-                  },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
+                if: (w) => w.missing(),
+                otherwise: (cause) =>
+                  new ConflictError(
+                    'campaign.changed',
+                    `Step ${origin.step} of series ${origin.seriesId} (version ${origin.versionId}) already made its campaign`,
+                    { cause },
+                  ),
               },
-            ]
-          : []),
-      ]);
-    } catch (error) {
-      if (origin && failedConditions(error)?.includes(3)) {
-        throw new ConflictError(
-          'campaign.changed',
-          `Step ${origin.step} of series ${origin.seriesId} (version ${origin.versionId}) already made its campaign`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+            ),
+          ]
+        : []),
+    ]);
   }
 
   async ofSeriesStep(
     orgId: string,
     origin: CampaignOrigin,
   ): Promise<string | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: seriesStepKey(orgId, origin),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? parseItem(SeriesStepItem, Item).campaignId : undefined;
+    const found = await this.seriesSteps.get(seriesStepKey(orgId, origin), {
+      consistent: true,
+    });
+    return found?.campaignId;
   }
 
-  async get(orgId: string, campaignId: string): Promise<Campaign | undefined> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.campaign(orgId, campaignId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? parseItem(CampaignItem, Item) : undefined;
+  get(orgId: string, campaignId: string): Promise<Campaign | undefined> {
+    return this.campaigns.get(keys.campaign(orgId, campaignId), {
+      consistent: true,
+    });
   }
 
   async getWithContent(
@@ -220,8 +181,8 @@ export class DynamoCampaignRepository implements CampaignRepository {
     const content = items.find((item) => item._type === 'CampaignContent');
     if (!campaign || !content) return undefined;
     return {
-      campaign: parseItem(CampaignItem, campaign),
-      content: parseItem(ContentItem, content),
+      campaign: this.campaigns.parse(campaign),
+      content: this.contents.parse(content),
     };
   }
 
@@ -243,7 +204,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
           : {}),
         counterType: 'CampaignCounts',
         total: (counters) => {
-          const counts = countsOf(counters.get('counts'));
+          const counts = this.countsOf(counters.get('counts'));
           return filter.status
             ? counts[filter.status]
             : Object.values(counts).reduce((sum, n) => sum + n, 0);
@@ -251,7 +212,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
       },
     );
     return {
-      items: found.items.map((item) => parseItem(CampaignItem, item)),
+      items: found.items.map((item) => this.campaigns.parse(item)),
       total: found.total,
     };
   }
@@ -262,57 +223,40 @@ export class DynamoCampaignRepository implements CampaignRepository {
     after: Campaign,
     content?: CampaignContent,
   ): Promise<void> {
-    const { tableName: TableName } = this.table;
-    const moved =
-      before.status === after.status
-        ? []
-        : [this.count(orgId, { [before.status]: -1, [after.status]: 1 })];
-    try {
-      await transactWrite(this.table, [
+    await transactWrite(this.table, [
+      this.campaigns.putTx(
+        keys.campaign(orgId, after.id),
+        { ...after, version: before.version + 1 },
         {
-          Put: {
-            TableName,
-            Item: toItem(orgId, { ...after, version: before.version + 1 }),
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': before.version },
-          },
+          if: (w) => w.eq('version', before.version),
+          otherwise: changed(after.id),
         },
-        ...(content
-          ? [
-              {
-                Put: { TableName, Item: contentItem(orgId, after.id, content) },
-              },
-            ]
-          : []),
-        ...moved,
-      ]);
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) throw changed(after.id, error);
-      throw error;
-    }
+      ),
+      ...(content
+        ? [this.contents.putTx(keys.campaignContent(orgId, after.id), content)]
+        : []),
+      ...(before.status === after.status
+        ? []
+        : [this.count(orgId, { [before.status]: -1, [after.status]: 1 })]),
+    ]);
   }
 
   async delete(orgId: string, before: Campaign): Promise<void> {
-    const { tableName: TableName } = this.table;
-    try {
-      await transactWrite(this.table, [
-        {
-          Delete: {
-            TableName,
-            Key: keys.campaign(orgId, before.id),
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': before.version },
-          },
-        },
-        { Delete: { TableName, Key: keys.campaignContent(orgId, before.id) } },
-        this.count(orgId, { [before.status]: -1 }),
-      ]);
-    } catch (error) {
-      if (failedConditions(error)?.includes(0)) throw changed(before.id, error);
-      throw error;
-    }
+    await transactWrite(this.table, [
+      this.campaigns.deleteTx(keys.campaign(orgId, before.id), {
+        if: (w) => w.eq('version', before.version),
+        otherwise: changed(before.id),
+      }),
+      this.contents.deleteTx(keys.campaignContent(orgId, before.id)),
+      this.count(orgId, { [before.status]: -1 }),
+    ]);
+  }
+
+  /** The per-status counts of a counts item (all 0 before the first). */
+  private countsOf(
+    item: Record<string, unknown> | undefined,
+  ): Record<CampaignStatus, number> {
+    return this.counts.parse(item ?? {}) as Record<CampaignStatus, number>;
   }
 
   /** Moves the per-status counters by these amounts. */
@@ -320,25 +264,6 @@ export class DynamoCampaignRepository implements CampaignRepository {
     orgId: string,
     by: Partial<Record<CampaignStatus, number>>,
   ): TransactItem {
-    const entries = Object.entries(by);
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: keys.campaignCounts(orgId),
-        UpdateExpression: `SET #type = :type ADD ${entries
-          .map((_, i) => `#s${i} :n${i}`)
-          .join(', ')}`,
-        ExpressionAttributeNames: {
-          '#type': '_type',
-          ...Object.fromEntries(
-            entries.map(([status], i) => [`#s${i}`, status]),
-          ),
-        },
-        ExpressionAttributeValues: {
-          ':type': 'CampaignCounts',
-          ...Object.fromEntries(entries.map(([, n], i) => [`:n${i}`, n])),
-        },
-      },
-    };
+    return this.counts.updateTx(keys.campaignCounts(orgId), { add: by });
   }
 }

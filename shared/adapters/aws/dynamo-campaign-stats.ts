@@ -56,25 +56,14 @@
  * link) its writes cost 2 units instead of 1.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type {
   CampaignCounters,
   CampaignStatsRepository,
   LinkClicks,
 } from '../../campaigns/stats-ports.ts';
-import {
-  type EntityType,
-  entityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { ifMissing } from '../../db/expressions.ts';
+import { type ItemOf, type ItemSchema, itemSchema } from '../../db/items.ts';
 import { type Key, keys } from '../../db/keys.ts';
 import type {
   CampaignEventRecord,
@@ -84,13 +73,13 @@ import type { SesEventType } from '../../delivery/ses-event.ts';
 import { ConflictError } from '../../errors.ts';
 import { type Retryable, retryOnConflict } from '../../retry.ts';
 import { CampaignRecipientKeys } from './campaign-recipient-keys.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   Counter,
   type DynamoTable,
   epochSeconds,
   failedConditions,
   isConditionFailure,
-  type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
 
@@ -133,14 +122,52 @@ const LinkItem = itemSchema('CampaignLink', {
   clicksUnique: Counter,
 });
 
+/**
+ * A marker's attribute, `c#<hash>` of its event: it holds the batch that
+ * counts the event and the firsts it counts.
+ */
+type Marker = `c#${string}`;
+
 /** What a recipient's item says of the events counted so far. */
-const RecipientItem = itemSchema('CampaignRecipient', {
+const stateEntries = {
   seen: v.optional(v.set(v.string()), () => new Set<string>()),
   links: v.optional(v.set(v.string()), () => new Set<string>()),
   openedAt: v.optional(v.string()),
   clickedAt: v.optional(v.string()),
+};
+
+/**
+ * A recipient's item as the events write it (the sender's claim writes the
+ * rest). Each counted event adds its marker, an attribute named by the
+ * event: only the attributes' type, `RecipientAttributes`, names those.
+ */
+const RecipientItem = itemSchema('CampaignRecipient', {
+  ...stateEntries,
+  messageId: v.optional(v.string()),
+  contactId: v.optional(v.string()),
+  deliveredAt: v.optional(v.string()),
+  bouncedAt: v.optional(v.string()),
+  complainedAt: v.optional(v.string()),
+  rejectedAt: v.optional(v.string()),
+  unsubscribedAt: v.optional(v.string()),
 });
-type RecipientState = v.InferOutput<typeof RecipientItem.schema> & {
+type RecipientAttributes = v.InferInput<typeof RecipientItem.schema> & {
+  [marker: Marker]: string;
+};
+
+/**
+ * What a recipient says so far, and the marker of the event asked about:
+ * loose, so that marker is read by its name.
+ */
+const RecipientStateItem = {
+  type: 'CampaignRecipient',
+  schema: v.looseObject(stateEntries),
+} satisfies ItemSchema<unknown>;
+
+type RecipientState = Pick<
+  ItemOf<typeof RecipientItem>,
+  keyof typeof stateEntries
+> & {
   /** `c#<hash>` of the event asked about: its batch and firsts. */
   marker?: string;
 };
@@ -176,8 +203,17 @@ const counterOf = (
   }
 };
 
+/** The recipient's attributes of when a kind of event first happened. */
+type FirstAt =
+  | 'deliveredAt'
+  | 'bouncedAt'
+  | 'complainedAt'
+  | 'rejectedAt'
+  | 'openedAt'
+  | 'clickedAt';
+
 /** The recipient's attribute of when each kind of event first happened. */
-const FIRST_AT: Partial<Record<SesEventType, string>> = {
+const FIRST_AT: Partial<Record<SesEventType, FirstAt>> = {
   Delivery: 'deliveredAt',
   Bounce: 'bouncedAt',
   Complaint: 'complainedAt',
@@ -221,7 +257,7 @@ const BATCH_RECORD_DAYS = 30;
 const LINKS_PER_COMMIT = 96;
 
 /** The attribute naming the batch that counts an event. */
-const countedBy = (seen: string): string => `c#${seen}`;
+const countedBy = (seen: string): Marker => `c#${seen}`;
 
 /** The marker of `c#<hash>`: the batch, then the firsts it counts. */
 const markerOf = (batch: string, firsts: Firsts): string =>
@@ -256,6 +292,19 @@ interface Recorded {
   link: { id: string; url: string } | undefined;
 }
 
+/** The items of campaigns' statistics on a table. */
+const entitiesOf = (table: DynamoTable) => ({
+  // Typed by its attributes' type, which names the markers too.
+  recipients: entity<RecipientAttributes, ItemOf<typeof RecipientItem>>(
+    table,
+    RecipientItem,
+  ),
+  batches: entity(table, BatchItem),
+  shards: entity(table, StatsItem),
+  links: entity(table, LinkItem),
+});
+type StatsEntities = ReturnType<typeof entitiesOf>;
+
 /** A tally of one campaign's events on DynamoDB (see the file's header). */
 class DynamoCampaignTally implements CampaignEventTally {
   /** Parts, each committed in one transaction (at most 96 links each). */
@@ -263,14 +312,15 @@ class DynamoCampaignTally implements CampaignEventTally {
 
   constructor(
     private readonly table: DynamoTable,
-    private readonly recipients: CampaignRecipientKeys,
+    private readonly items: StatsEntities,
+    private readonly recipientKeys: CampaignRecipientKeys,
     private readonly orgId: string,
     private readonly campaignId: string,
     private readonly now: Date,
   ) {}
 
   async record(event: CampaignEventRecord, link?: string): Promise<boolean> {
-    const recipient = await this.recipients.of(
+    const recipient = await this.recipientKeys.of(
       this.orgId,
       event.campaignId,
       event.contactId,
@@ -304,26 +354,9 @@ class DynamoCampaignTally implements CampaignEventTally {
         link: recorded.link !== undefined && !state.links.has(recorded.link.id),
       };
       const part = counted ? this.partFor(recorded) : undefined;
-      try {
-        await this.table.client.send(
-          new UpdateCommand(
-            this.recipientUpdate(recipient, recorded, firsts, part?.id),
-          ),
-        );
-      } catch (error) {
-        // The recipient changed since it was read (or never was): a
-        // duplicate, or a first that is not one. Read it, and write again.
-        if (isConditionFailure(error)) {
-          retryable(
-            new ConflictError(
-              'write.contended',
-              `The recipient ${event.contactId} of campaign ${event.campaignId} changed while its event was recorded`,
-              { cause: error },
-            ),
-          );
-        }
-        throw error;
-      }
+      await this.recordOn(recipient, recorded, firsts, part?.id).catch(
+        retryable,
+      );
       if (part) this.add(part, recorded, firsts);
       return true;
     });
@@ -352,33 +385,25 @@ class DynamoCampaignTally implements CampaignEventTally {
     if ((await this.settle(batch)) === 'counted') return false;
     // Voided: by this redelivery, or another one; the event is free.
     const part = this.partFor(recorded);
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: recipient,
-          UpdateExpression: 'SET #marker = :mine',
-          ConditionExpression: '#marker = :theirs',
-          ExpressionAttributeNames: { '#marker': countedBy(recorded.seen) },
-          ExpressionAttributeValues: {
-            ':mine': markerOf(part.id, firsts),
-            ':theirs': state.marker,
-          },
-        }),
-      );
-    } catch (error) {
-      // Another batch took it over first: read again, and see.
-      if (isConditionFailure(error)) {
-        retryable(
-          new ConflictError(
-            'write.contended',
-            `The event of recipient ${recorded.event.contactId} of campaign ${this.campaignId} was taken over meanwhile`,
-            { cause: error },
-          ),
-        );
-      }
-      throw error;
-    }
+    const marker = countedBy(recorded.seen);
+    const theirs = state.marker;
+    await this.items.recipients
+      .update(
+        recipient,
+        { set: { [marker]: markerOf(part.id, firsts) } },
+        {
+          if: (w) => w.eq(marker, theirs),
+          // Another batch took it over first: read again, and see.
+          otherwise: (cause) =>
+            new ConflictError(
+              'write.contended',
+              `The event of recipient ${recorded.event.contactId} of campaign ${this.campaignId} was taken over meanwhile`,
+              { cause },
+            ),
+          entityType: 'keep',
+        },
+      )
+      .catch(retryable);
     this.add(part, recorded, firsts);
     return true;
   }
@@ -389,14 +414,8 @@ class DynamoCampaignTally implements CampaignEventTally {
    */
   private async settle(batch: string): Promise<'counted' | 'void'> {
     const key = keys.campaignStatsBatch(this.orgId, this.campaignId, batch);
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ConsistentRead: true,
-      }),
-    );
-    if (Item) return parseItem(BatchItem, Item, key).state;
+    const found = await this.items.batches.get(key, { consistent: true });
+    if (found) return found.state;
     if (startOf(batch) > this.now.getTime() - LIVE_BATCH_MS) {
       throw new ConflictError(
         'write.contended',
@@ -404,12 +423,10 @@ class DynamoCampaignTally implements CampaignEventTally {
       );
     }
     try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...key, ...this.batchRecord('void') },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
+      await this.items.batches.put(
+        key,
+        { state: 'void' },
+        { if: (w) => w.missing(), housekeeping: this.batchExpiry() },
       );
       return 'void';
     } catch (error) {
@@ -419,15 +436,12 @@ class DynamoCampaignTally implements CampaignEventTally {
     }
   }
 
-  private batchRecord(state: 'counted' | 'void') {
+  /** When a batch's fate is deleted (its TTL). */
+  private batchExpiry() {
     const expires = new Date(
       this.now.getTime() + BATCH_RECORD_DAYS * 24 * 3600_000,
     );
-    return {
-      ...entityType('CampaignStatsBatch'),
-      state,
-      ttl: epochSeconds(expires),
-    };
+    return { ttl: epochSeconds(expires) };
   }
 
   /** The part an event goes to: the last, unless its links are full. */
@@ -484,78 +498,52 @@ class DynamoCampaignTally implements CampaignEventTally {
 
   /** One transaction: the batch counted, its counts on a shard and links. */
   private async commitPart(part: Counts): Promise<void> {
-    const { tableName: TableName } = this.table;
     const batchKey = keys.campaignStatsBatch(
       this.orgId,
       this.campaignId,
       part.id,
     );
-    const counters = Object.entries(part.counters).filter(([, n]) => n > 0);
+    const counters: Counts['counters'] = Object.fromEntries(
+      Object.entries(part.counters).filter(([, n]) => n > 0),
+    );
     const links = [...part.links].filter(([, clicks]) => clicks.total > 0);
     try {
       await transactWrite(this.table, [
-        {
-          Put: {
-            TableName,
-            Item: { ...batchKey, ...this.batchRecord('counted') },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        ...(counters.length > 0
+        this.items.batches.putTx(
+          batchKey,
+          { state: 'counted' },
+          { if: (w) => w.missing(), housekeeping: this.batchExpiry() },
+        ),
+        ...(Object.keys(counters).length > 0
           ? [
-              {
-                Update: {
-                  TableName,
-                  Key: keys.campaignStats(
-                    this.orgId,
-                    this.campaignId,
-                    shardOf(part.id),
-                  ),
-                  UpdateExpression: `SET #type = :type ADD ${counters
-                    .map((_, i) => `#c${i} :n${i}`)
-                    .join(', ')}`,
-                  ExpressionAttributeNames: {
-                    '#type': '_type',
-                    ...Object.fromEntries(
-                      counters.map(([name], i) => [`#c${i}`, name]),
-                    ),
-                  },
-                  ExpressionAttributeValues: {
-                    ':type': 'CampaignStats' satisfies EntityType,
-                    ...Object.fromEntries(
-                      counters.map(([, n], i) => [`:n${i}`, n]),
-                    ),
-                  },
-                },
-              },
+              this.items.shards.updateTx(
+                keys.campaignStats(
+                  this.orgId,
+                  this.campaignId,
+                  shardOf(part.id),
+                ),
+                { add: counters },
+              ),
             ]
           : []),
-        ...links.map(([linkId, clicks]) => ({
-          Update: {
-            TableName,
-            Key: keys.campaignLink(this.orgId, this.campaignId, linkId),
-            UpdateExpression:
-              'SET #type = :type, #url = :url ADD clicksTotal :total, clicksUnique :unique',
-            ExpressionAttributeNames: { '#type': '_type', '#url': 'url' },
-            ExpressionAttributeValues: {
-              ':type': 'CampaignLink' satisfies EntityType,
-              ':url': clicks.url,
-              ':total': clicks.total,
-              ':unique': clicks.unique,
+        ...links.map(([linkId, clicks]) =>
+          this.items.links.updateTx(
+            keys.campaignLink(this.orgId, this.campaignId, linkId),
+            {
+              set: { url: clicks.url },
+              add: { clicksTotal: clicks.total, clicksUnique: clicks.unique },
             },
-          },
-        })),
+          ),
+        ),
       ]);
     } catch (error) {
       if (!failedConditions(error)?.includes(0)) throw error;
       // Its fate was settled meanwhile: by this very commit (a retry after
       // a lost answer), or voided by a redelivery that took its events.
-      const { Item } = await this.table.client.send(
-        new GetCommand({ TableName, Key: batchKey, ConsistentRead: true }),
-      );
-      if (Item && parseItem(BatchItem, Item, batchKey).state === 'counted') {
-        return;
-      }
+      const found = await this.items.batches.get(batchKey, {
+        consistent: true,
+      });
+      if (found?.state === 'counted') return;
       throw new ConflictError(
         'write.contended',
         `A batch of events of campaign ${this.campaignId} was taken over by a redelivery before it was counted; its messages come again`,
@@ -569,26 +557,18 @@ class DynamoCampaignTally implements CampaignEventTally {
     key: Key,
     seen: string,
   ): Promise<RecipientState> {
-    const { Item } = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: '#seen, #links, #openedAt, #clickedAt, #marker',
-        ExpressionAttributeNames: {
-          '#seen': 'seen',
-          '#links': 'links',
-          '#openedAt': 'openedAt',
-          '#clickedAt': 'clickedAt',
-          '#marker': countedBy(seen),
-        },
-      }),
+    const marker = countedBy(seen);
+    const found = await this.items.recipients.project(
+      key,
+      ['seen', 'links', 'openedAt', 'clickedAt', marker],
+      RecipientStateItem,
+      { consistent: true },
     );
-    if (!Item) return NOTHING_SEEN;
-    const marker = Item[countedBy(seen)];
+    if (!found) return NOTHING_SEEN;
+    const { [marker]: counted, ...state } = found;
     return {
-      ...parseItem(RecipientItem, Item, key),
-      ...(typeof marker === 'string' ? { marker } : {}),
+      ...state,
+      ...(typeof counted === 'string' ? { marker: counted } : {}),
     };
   }
 
@@ -598,63 +578,58 @@ class DynamoCampaignTally implements CampaignEventTally {
    * of its kind, the clicked link; on condition that the event is new and
    * each first is one.
    */
-  private recipientUpdate(
+  private recordOn(
     key: Key,
     { event, seen, link }: Recorded,
     firsts: Firsts,
     batch: string | undefined,
-  ) {
+  ): Promise<undefined> {
     const first = FIRST_AT[event.type];
-    const conditions = [
-      'NOT contains(#seen, :seen)',
-      ...(firsts.open ? ['attribute_not_exists(openedAt)'] : []),
-      ...(firsts.click ? ['attribute_not_exists(clickedAt)'] : []),
-      ...(firsts.link ? ['NOT contains(#links, :link)'] : []),
-    ];
-    return {
-      TableName: this.table.tableName,
-      Key: key,
-      UpdateExpression: [
-        'SET messageId = if_not_exists(messageId, :messageId)',
-        '#type = if_not_exists(#type, :type)',
-        'contactId = :contactId',
-        ...(first ? [`${first} = if_not_exists(${first}, :at)`] : []),
-        ...(batch ? ['#marker = :marker'] : []),
-      ]
-        .join(', ')
-        .concat(` ADD #seen :seenSet${link ? ', #links :linkSet' : ''}`),
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: {
-        '#type': '_type',
-        '#seen': 'seen',
-        ...(link ? { '#links': 'links' } : {}),
-        ...(batch ? { '#marker': countedBy(seen) } : {}),
+    return this.items.recipients.update(
+      key,
+      {
+        set: {
+          messageId: ifMissing(event.messageId),
+          contactId: event.contactId,
+          ...(first ? { [first]: ifMissing(event.at) } : {}),
+          ...(batch ? { [countedBy(seen)]: markerOf(batch, firsts) } : {}),
+        },
+        add: {
+          seen: new Set([seen]),
+          ...(link ? { links: new Set([link.id]) } : {}),
+        },
       },
-      ExpressionAttributeValues: {
-        ':messageId': event.messageId,
-        ':type': 'CampaignRecipient' satisfies EntityType,
-        ':contactId': event.contactId,
-        ':seen': seen,
-        ':seenSet': new Set([seen]),
-        ...(first ? { ':at': event.at } : {}),
-        ...(batch ? { ':marker': markerOf(batch, firsts) } : {}),
-        ...(link
-          ? {
-              ':linkSet': new Set([link.id]),
-              ...(firsts.link ? { ':link': link.id } : {}),
-            }
-          : {}),
+      {
+        if: (w) =>
+          w.and(
+            w.not(w.contains('seen', seen)),
+            firsts.open && w.missing('openedAt'),
+            firsts.click && w.missing('clickedAt'),
+            firsts.link && link && w.not(w.contains('links', link.id)),
+          ),
+        // The recipient changed since it was read (or never was): a
+        // duplicate, or a first that is not one. Read it, and write again.
+        otherwise: (cause) =>
+          new ConflictError(
+            'write.contended',
+            `The recipient ${event.contactId} of campaign ${event.campaignId} changed while its event was recorded`,
+            { cause },
+          ),
+        // The sender's claim typed it; an event before it types it too.
+        entityType: 'ifMissing',
       },
-    };
+    );
   }
 }
 
 /** Campaign statistics on DynamoDB. */
 export class DynamoCampaignStats implements CampaignStatsRepository {
-  private readonly recipients: CampaignRecipientKeys;
+  private readonly items: StatsEntities;
+  private readonly recipientKeys: CampaignRecipientKeys;
 
   constructor(private readonly table: DynamoTable) {
-    this.recipients = new CampaignRecipientKeys(table);
+    this.items = entitiesOf(table);
+    this.recipientKeys = new CampaignRecipientKeys(table);
   }
 
   tally(
@@ -664,7 +639,8 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
   ): CampaignEventTally {
     return new DynamoCampaignTally(
       this.table,
-      this.recipients,
+      this.items,
+      this.recipientKeys,
       orgId,
       campaignId,
       now,
@@ -690,18 +666,20 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
   ): Promise<boolean> {
     try {
       await transactWrite(this.table, [
-        {
-          Update: {
-            TableName: this.table.tableName,
-            Key: await this.recipients.of(orgId, campaignId, contactId),
-            UpdateExpression: 'SET unsubscribedAt = :at',
+        this.items.recipients.updateTx(
+          await this.recipientKeys.of(orgId, campaignId, contactId),
+          { set: { unsubscribedAt: at } },
+          {
             // Only a recipient of the campaign, and once.
-            ConditionExpression:
-              'attribute_exists(PK) AND attribute_not_exists(unsubscribedAt)',
-            ExpressionAttributeValues: { ':at': at },
+            if: (w) => w.and(w.exists(), w.missing('unsubscribedAt')),
+            entityType: 'keep',
           },
-        },
-        this.shardUpdate(orgId, campaignId, contactId, ['unsubscribes']),
+        ),
+        // Counted in the recipient's shard.
+        this.items.shards.updateTx(
+          keys.campaignStats(orgId, campaignId, shardOf(contactId)),
+          { add: { unsubscribes: 1 } },
+        ),
       ]);
       return true;
     } catch (error) {
@@ -714,75 +692,16 @@ export class DynamoCampaignStats implements CampaignStatsRepository {
     orgId: string,
     campaignId: string,
   ): Promise<{ counters: CampaignCounters; links: LinkClicks[] }> {
-    const shards = keys.campaignStatsShards(orgId, campaignId);
-    const [{ Items = [] }, links] = await Promise.all([
-      this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': shards.PK,
-            ':prefix': shards.skPrefix,
-          },
-        }),
-      ),
-      this.links(orgId, campaignId),
+    const [shards, links] = await Promise.all([
+      // One request: 8 shards of a few counters each.
+      this.items.shards.page(keys.campaignStatsShards(orgId, campaignId)),
+      this.items.links.all(keys.campaignLinks(orgId, campaignId)),
     ]);
     // No shard yet: every counter is 0.
-    const counters: CampaignCounters = parseItem(StatsItem, {});
-    for (const item of Items) {
-      const shard = parseItem(StatsItem, item);
+    const counters: CampaignCounters = this.items.shards.parse({});
+    for (const shard of shards.items) {
       for (const name of COUNTER_NAMES) counters[name] += shard[name];
     }
     return { counters, links };
-  }
-
-  private async links(orgId: string, campaignId: string) {
-    const query = keys.campaignLinks(orgId, campaignId);
-    const links: LinkClicks[] = [];
-    const pages = paginateQuery(
-      { client: this.table.client },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': query.PK,
-          ':prefix': query.skPrefix,
-        },
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? [])
-        links.push(parseItem(LinkItem, item));
-    }
-    return links;
-  }
-
-  /** Adds 1 to each of these counters in the recipient's shard. */
-  private shardUpdate(
-    orgId: string,
-    campaignId: string,
-    contactId: string,
-    counters: (keyof CampaignCounters)[],
-  ): TransactItem {
-    return {
-      Update: {
-        TableName: this.table.tableName,
-        Key: keys.campaignStats(orgId, campaignId, shardOf(contactId)),
-        UpdateExpression: `SET #type = :type ADD ${counters
-          .map((_, i) => `#c${i} :one`)
-          .join(', ')}`,
-        ExpressionAttributeNames: {
-          '#type': '_type',
-          ...Object.fromEntries(
-            counters.map((counter, i) => [`#c${i}`, counter]),
-          ),
-        },
-        ExpressionAttributeValues: {
-          ':type': 'CampaignStats' satisfies EntityType,
-          ':one': 1,
-        },
-      },
-    };
   }
 }

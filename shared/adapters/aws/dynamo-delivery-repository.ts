@@ -6,29 +6,27 @@
  * campaign statistics alone); suppressions in a partition of their own
  * per organization, keyed by email.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import {
-  type EntityType,
-  entityType,
-  itemSchema,
-  parseItem,
-} from '../../db/items.ts';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type {
   DeliveryEventRecord,
   DeliveryRepository,
   Suppression,
 } from '../../delivery/ports.ts';
-import type { SesEventType } from '../../delivery/ses-event.ts';
+import {
+  SES_EVENT_TYPES,
+  type SesEventType,
+} from '../../delivery/ses-event.ts';
 import type { ReadOptions } from '../../ports.ts';
+import { entity } from './dynamo-entity.ts';
 import {
   batchGet,
+  Counter,
   type DynamoTable,
   epochSeconds,
   failedConditions,
   isConditionFailure,
-  type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
 
@@ -43,37 +41,38 @@ const SuppressionItem = itemSchema('Suppression', {
   source: v.optional(v.picklist(['import', 'api'])),
 });
 
+const DeliveryEventItem = itemSchema('DeliveryEvent', {
+  messageId: v.string(),
+  type: v.picklist(SES_EVENT_TYPES),
+  recipient: v.string(),
+  at: v.string(),
+  kind: v.optional(v.string()),
+  contactId: v.optional(v.string()),
+  campaignId: v.optional(v.string()),
+  bounceType: v.optional(v.string()),
+});
+
 /** A counter attribute per event type: `Rendering Failure` → `renderingFailure`. */
-const counterOf = (type: string): string =>
+const counterOf = (type: SesEventType): string =>
   `${type.charAt(0).toLowerCase()}${type.slice(1).replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase())}Count`;
 
-/**
- * The transaction item that counts one event of a type in the
- * organization's delivery counters.
- */
-const deliveryCount = (
-  table: DynamoTable,
-  orgId: string,
-  type: SesEventType,
-): TransactItem => ({
-  Update: {
-    TableName: table.tableName,
-    Key: keys.deliveryStats(orgId),
-    UpdateExpression: 'ADD #count :one SET #type = :type',
-    ExpressionAttributeNames: {
-      '#count': counterOf(type),
-      '#type': '_type',
-    },
-    ExpressionAttributeValues: {
-      ':one': 1,
-      ':type': 'DeliveryStats' satisfies EntityType,
-    },
-  },
-});
+/** The organization's delivery counters, one per event type. */
+const DeliveryStatsItem = itemSchema(
+  'DeliveryStats',
+  Object.fromEntries(SES_EVENT_TYPES.map((type) => [counterOf(type), Counter])),
+);
 
 /** Delivery events and suppressions on DynamoDB. */
 export class DynamoDeliveryRepository implements DeliveryRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly events;
+  private readonly counters;
+  private readonly suppressed;
+
+  constructor(private readonly table: DynamoTable) {
+    this.events = entity(table, DeliveryEventItem);
+    this.counters = entity(table, DeliveryStatsItem);
+    this.suppressed = entity(table, SuppressionItem);
+  }
 
   async recordEvent(
     orgId: string,
@@ -89,19 +88,14 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     );
     try {
       await transactWrite(this.table, [
-        {
-          Put: {
-            TableName: this.table.tableName,
-            Item: {
-              ...key,
-              ...entityType('DeliveryEvent'),
-              ...event,
-              ttl: epochSeconds(expires),
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        deliveryCount(this.table, orgId, event.type),
+        this.events.putTx(key, event, {
+          if: (w) => w.missing(),
+          housekeeping: { ttl: epochSeconds(expires) },
+        }),
+        // Counted in the organization's counter of its type.
+        this.counters.updateTx(keys.deliveryStats(orgId), {
+          add: { [counterOf(event.type)]: 1 },
+        }),
       ]);
       return true;
     } catch (error) {
@@ -113,17 +107,11 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
 
   async suppress(orgId: string, suppression: Suppression): Promise<void> {
     try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.suppression(orgId, suppression.email),
-            ...entityType('Suppression'),
-            ...suppression,
-          },
-          // The first reason stays: suppressed is suppressed.
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
+      await this.suppressed.put(
+        keys.suppression(orgId, suppression.email),
+        suppression,
+        // The first reason stays: suppressed is suppressed.
+        { if: (w) => w.missing() },
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -144,7 +132,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     );
     return new Map(
       items.map((item) => {
-        const suppression = parseItem(SuppressionItem, item);
+        const suppression = this.suppressed.parse(item);
         return [suppression.email, suppression];
       }),
     );

@@ -23,6 +23,7 @@ import {
   compileCondition,
   compileProjection,
   compileUpdate,
+  ifMissing,
   type PathOf,
   Placeholders,
   type Update,
@@ -80,8 +81,18 @@ export interface SingleWriteOptions<A> extends WriteOptions<A> {
   returningOnFailure?: 'old';
 }
 
-/** An update's options: housekeeping attributes are set with it. */
-type UpdateOptions<A> = WriteOptions<A> & { housekeeping?: Housekeeping };
+/** What an update may add to its request. */
+export interface UpdateOptions<A> extends WriteOptions<A> {
+  /** Attributes set outside the schema (a TTL…), as a put's housekeeping. */
+  housekeeping?: Housekeeping;
+  /**
+   * How the update writes the entity type: `set` (the default) sets it, so
+   * an item the update creates is typed; `ifMissing` keeps a type already
+   * there; `keep` leaves it alone (attributes added to an item another
+   * writer owns and typed).
+   */
+  entityType?: 'set' | 'ifMissing' | 'keep';
+}
 
 /** What a query of one entity reads: its filter typed by the item. */
 export type QueryOptions<A> = Omit<QueryReadOptions, 'filter' | 'project'> & {
@@ -198,9 +209,9 @@ export class Entity<I, O> {
 
   /**
    * Updates the item (creating it unless a condition forbids): the entity
-   * type is set with every update, so an item an update creates is typed;
-   * `housekeeping` attributes are set too. With `returning: 'new'`, the
-   * item after the update, parsed.
+   * type is set with every update (unless `entityType` says otherwise), so
+   * an item an update creates is typed. With `returning: 'new'`, the item
+   * after the update, parsed.
    */
   update(
     key: Key,
@@ -377,12 +388,18 @@ export class Entity<I, O> {
 
   private updateInput(key: Key, update: Update<I>, options: UpdateOptions<I>) {
     const p = new Placeholders();
+    const { type } = this.item;
+    const entityType = options.entityType ?? 'set';
     const typed = {
       ...update,
       set: {
-        ...update.set,
         ...options.housekeeping,
-        [ENTITY_TYPE]: this.item.type,
+        ...update.set,
+        ...(entityType === 'keep'
+          ? {}
+          : {
+              [ENTITY_TYPE]: entityType === 'set' ? type : ifMissing(type),
+            }),
       },
     } as unknown as Update<I>;
     const UpdateExpression = compileUpdate(typed, p);

@@ -3,11 +3,11 @@
  * one counter item per hour (kept two days), so a rolling 24-hour sum is
  * one BatchGetItem of 25 keys.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { type EntityType, itemSchema, parseItem } from '../../db/items.ts';
+import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { SendWindowRepository } from '../../mail/ports.ts';
+import { entity } from './dynamo-entity.ts';
 import { batchGet, type DynamoTable, epochSeconds } from './dynamo-table.ts';
 
 const WindowItem = itemSchema('SendWindow', { recipients: v.number() });
@@ -17,24 +17,20 @@ const KEEP_HOURS = 48;
 
 /** Hourly recipient counters on DynamoDB. */
 export class DynamoSendWindowRepository implements SendWindowRepository {
-  constructor(private readonly table: DynamoTable) {}
+  private readonly windows;
+
+  constructor(private readonly table: DynamoTable) {
+    this.windows = entity(table, WindowItem);
+  }
 
   async add(orgId: string, hour: string, recipients: number): Promise<void> {
     const expires = new Date(
       Date.parse(`${hour}:00:00Z`) + KEEP_HOURS * 3_600_000,
     );
-    await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.sendWindow(orgId, hour),
-        UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD recipients :n',
-        ExpressionAttributeNames: { '#type': '_type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':type': 'SendWindow' satisfies EntityType,
-          ':ttl': epochSeconds(expires),
-          ':n': recipients,
-        },
-      }),
+    await this.windows.update(
+      keys.sendWindow(orgId, hour),
+      { add: { recipients } },
+      { housekeeping: { ttl: epochSeconds(expires) } },
     );
   }
 
@@ -44,7 +40,7 @@ export class DynamoSendWindowRepository implements SendWindowRepository {
       hours.map((hour) => keys.sendWindow(orgId, hour)),
     );
     return items.reduce(
-      (total, item) => total + parseItem(WindowItem, item).recipients,
+      (total, item) => total + this.windows.parse(item).recipients,
       0,
     );
   }

@@ -193,6 +193,38 @@ describe('typed entities', () => {
     expect(notes.failedItem(new Error('other'))).toBeUndefined();
   });
 
+  it("an update's housekeeping is set outside the schema; its entity type kept when there (set when not), or left alone", async () => {
+    // Arrange
+    const t = await table();
+    const notes = entity(t, Note);
+    const owned = key('owned');
+    const fresh = { PK: owned.PK, SK: 'NOTE#fresh' };
+    const untyped = { PK: owned.PK, SK: 'NOTE#untyped' };
+    // An item another writer owns and typed.
+    await entity(t, itemSchema('List', { title: v.string() })).put(owned, {
+      title: 'theirs',
+    });
+
+    // Act
+    await notes.update(
+      owned,
+      { add: { views: 1 } },
+      { entityType: 'ifMissing', housekeeping: { ttl: 7 } },
+    );
+    await transactWrite(t, [
+      notes.updateTx(fresh, { add: { views: 1 } }, { entityType: 'ifMissing' }),
+      notes.updateTx(untyped, { set: { title: 'x' } }, { entityType: 'keep' }),
+    ]);
+
+    // Assert
+    const stored = (await collect(queryPages(t, { PK: owned.PK }))).flat();
+    expect(stored).toEqual([
+      { ...fresh, _type: 'Template', views: 1 },
+      { ...owned, _type: 'List', title: 'theirs', views: 1, ttl: 7 },
+      { ...untyped, title: 'x' },
+    ]);
+  });
+
   it('a transaction throws the error of the item whose condition failed, and writes none of it', async () => {
     // Arrange
     const t = await table();
