@@ -16,6 +16,7 @@ import { contactBindings, contactRoutes } from './contacts/routes.ts';
 import { REDOC_BUNDLE } from './docs/assets.ts';
 import { createDocsRoutes, docsBindings } from './docs/routes.ts';
 import { domainBindings, domainRoutes } from './domains/routes.ts';
+import { fieldBindings, fieldRoutes } from './fields/routes.ts';
 import { listBindings, listRoutes } from './lists/routes.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { pageBindings, pageRoutes } from './pages/routes.ts';
@@ -117,6 +118,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/contacts/lambda.ts',
     bindings: contactBindings,
     routes: contactRoutes,
+    pipeline: createApiHandler,
+  }),
+  endpointGroup({
+    name: 'fields',
+    description:
+      'Custom fields: the values an organization keeps on its contacts.',
+    entry: 'functions/fields/lambda.ts',
+    bindings: fieldBindings,
+    routes: fieldRoutes,
     pipeline: createApiHandler,
   }),
   endpointGroup({

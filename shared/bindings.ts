@@ -42,6 +42,7 @@ export const STORE_NAMES = [
   'optinSettings',
   'templates',
   'topics',
+  'fields',
   'segments',
   'signupPages',
   'signupLimits',

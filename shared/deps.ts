@@ -10,6 +10,7 @@ import type { AudienceDeps } from './audience/ports.ts';
 import type { CampaignsDeps } from './campaigns/ports.ts';
 import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
+import type { FieldsDeps } from './fields/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
@@ -32,6 +33,7 @@ export interface Deps
     SendingDeps,
     SettingsDeps,
     TopicsDeps,
+    FieldsDeps,
     SegmentsDeps,
     AudienceDeps,
     TemplatesDeps,

@@ -137,6 +137,26 @@ export const ERROR_CODES = {
     'Another topic of the organization has this name',
   ),
   'topic.changed': entry(409, 'The topic changed while the request ran; retry'),
+  // Custom fields
+  'field.notFound': entry(404, 'No field of the organization has this id'),
+  'field.keyTaken': entry(
+    409,
+    'Another field of the organization has this key',
+  ),
+  'field.limitReached': entry(
+    400,
+    'The organization has the most fields it may have (50)',
+  ),
+  'field.optionsKept': entry(
+    400,
+    'Options may be added to an option field, never removed or renamed',
+  ),
+  'field.optionsRepeated': entry(400, 'An option is named more than once'),
+  'field.defaultInvalid': entry(
+    400,
+    "The default does not fit the field's type or options",
+  ),
+  'field.changed': entry(409, 'The field changed while the request ran; retry'),
   // Segments
   'segment.notFound': entry(404, 'No segment of the organization has this id'),
   'segment.inUse': entry(

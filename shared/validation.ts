@@ -274,6 +274,8 @@ const LEAP_YEAR =
 const CALENDAR_DAY = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?=${YEAR})${LEAP_YEAR}-02-29)`;
 const CLOCK = '(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?';
 const OFFSET = '(?:Z|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)';
+/** A real calendar date (`YYYY-MM-DD`), as the document says it. */
+export const REAL_DATE_PATTERN = `^${CALENDAR_DAY}$`;
 /** A real date or date-time (offset optional), as the document says it. */
 export const REAL_DATE_OR_INSTANT_PATTERN = `^${CALENDAR_DAY}(?:[T ]${CLOCK}${OFFSET}?)?$`;
 

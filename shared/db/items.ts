@@ -24,6 +24,8 @@ export const ENTITY_TYPES = [
   'DeliveryStats',
   'Domain',
   'DomainClaim',
+  'Field',
+  'FieldKey',
   'Identity',
   'IdentityBook',
   'List',

@@ -167,6 +167,21 @@ export const keys = {
     PK: org(orgId),
     skPrefix: 'TOPIC#',
   }),
+  /** One custom field of an organization. */
+  field: (orgId: string, fieldId: string): Key => ({
+    PK: org(orgId),
+    SK: `FIELD#${fieldId}`,
+  }),
+  /** All custom fields of an organization, in id (creation) order. */
+  fieldsOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'FIELD#',
+  }),
+  /** Reserves a field's key in an organization. */
+  fieldKey: (orgId: string, key: string): Key => ({
+    PK: org(orgId),
+    SK: `FIELDKEY#${key}`,
+  }),
   /** Reserves a topic name in an organization, case-insensitively. */
   topicName: (orgId: string, nameKey: string): Key => ({
     PK: org(orgId),

@@ -72,6 +72,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoTopicRepository(table);
   },
+  fields: async () => {
+    const { DynamoFieldRepository } = await import(
+      '../adapters/aws/dynamo-field-repository.ts'
+    );
+    return (table) => new DynamoFieldRepository(table);
+  },
   segments: async () => {
     const { DynamoSegmentRepository } = await import(
       '../adapters/aws/dynamo-segment-repository.ts'

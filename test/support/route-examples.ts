@@ -15,6 +15,8 @@ export interface Seeded extends TestOrganization {
   tagId: string;
   templateId: string;
   topicId: string;
+  /** An option field (`plan`: free, pro). */
+  fieldId: string;
   /** A segment over the list: its contacts carrying the tag. */
   segmentId: string;
   /** A draft campaign to the list, narrowed to the tag, with the topic. */
@@ -234,6 +236,21 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     body: { name: 'Renamed topic', description: 'News' },
   }),
   'DELETE /topics/{topicId}': (s) => ({ params: { topicId: s.topicId } }),
+  'POST /fields': () => ({
+    body: {
+      key: 'company',
+      label: 'Company',
+      type: 'text',
+      defaultValue: 'your company',
+    },
+  }),
+  'GET /fields': () => ({}),
+  'GET /fields/{fieldId}': (s) => ({ params: { fieldId: s.fieldId } }),
+  'PATCH /fields/{fieldId}': (s) => ({
+    params: { fieldId: s.fieldId },
+    body: { label: 'Plan', options: ['free', 'pro', 'team'] },
+  }),
+  'DELETE /fields/{fieldId}': (s) => ({ params: { fieldId: s.fieldId } }),
   'GET /topics/{topicId}/opt-outs': (s) => ({
     params: { topicId: s.topicId },
   }),
@@ -444,6 +461,17 @@ export const seedOrganization = async (
   const topicId = idOf(
     await client.post('/topics', { key, body: { name: `${label} topic` } }),
   );
+  const fieldId = idOf(
+    await client.post('/fields', {
+      key,
+      body: {
+        key: 'plan',
+        label: `${label} plan`,
+        type: 'option',
+        options: ['free', 'pro'],
+      },
+    }),
+  );
   await client.post(`/topics/${topicId}/opt-outs`, {
     key,
     body: { contactId },
@@ -543,6 +571,7 @@ export const seedOrganization = async (
     tagId,
     templateId,
     topicId,
+    fieldId,
     segmentId,
     campaignId,
     identityId,
@@ -623,6 +652,7 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   templateId: s.templateId,
   campaignId: s.campaignId,
   topicId: s.topicId,
+  fieldId: s.fieldId,
   segmentId: s.segmentId,
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,

@@ -69,6 +69,12 @@ const CONTRACT_ROUTES = [
   'GET /topics/{topicId}/opt-outs',
   'POST /topics/{topicId}/opt-outs',
   'DELETE /topics/{topicId}/opt-outs/{contactId}',
+  // Custom fields (issue 31): beyond the spec.
+  'POST /fields',
+  'GET /fields',
+  'GET /fields/{fieldId}',
+  'PATCH /fields/{fieldId}',
+  'DELETE /fields/{fieldId}',
   'POST /sequences',
   'GET /sequences',
   'GET /sequences/{sequenceId}',

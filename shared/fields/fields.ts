@@ -1,0 +1,208 @@
+/**
+ * Application logic of custom fields: defining, reading, changing and
+ * deleting the fields of an organization. Agnostic to how it is called and
+ * where data is stored.
+ */
+import * as v from 'valibot';
+import { NotFoundError, RuleViolationError } from '../errors.ts';
+import type { Page, PageRequest } from '../ports.ts';
+import { Timestamp, ViewId } from '../validation.ts';
+import {
+  type CreateFieldInput,
+  FieldKey,
+  type UpdateFieldInput,
+  valueIssue,
+} from './field.schema.ts';
+import { FIELD_TYPES, type Field } from './model.ts';
+import type { FieldsDeps as Deps } from './ports.ts';
+
+/** A field as the API shows it. */
+export const FieldView = v.pipe(
+  v.object({
+    id: ViewId,
+    key: FieldKey,
+    label: v.string(),
+    type: v.pipe(
+      v.picklist(FIELD_TYPES),
+      v.description(
+        'What its values are: `text` (up to 1,000 characters), `number`, `date` (`YYYY-MM-DD`), `boolean`, or `option` (one of `options`)',
+      ),
+    ),
+    options: v.pipe(
+      v.nullable(v.array(v.string())),
+      v.description('The choices of an `option` field; null for other types'),
+    ),
+    defaultValue: v.pipe(
+      v.nullable(v.union([v.string(), v.number(), v.boolean()])),
+      v.description(
+        'What a contact without a value shows in templates; null when none',
+      ),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+  v.title('Field'),
+);
+export type FieldView = v.InferOutput<typeof FieldView>;
+
+/** The answer of DELETE /fields/{fieldId}. */
+export const DeletedField = v.pipe(
+  v.object({
+    id: v.pipe(ViewId, v.description('The id of the field removed')),
+    key: v.pipe(FieldKey, v.description('Its key, free again')),
+  }),
+  v.title('DeletedField'),
+);
+export type DeletedField = v.InferOutput<typeof DeletedField>;
+
+const view = (field: Field): FieldView => ({
+  id: field.id,
+  key: field.key,
+  label: field.label,
+  type: field.type,
+  options: field.options ?? null,
+  defaultValue: field.defaultValue ?? null,
+  createdAt: field.createdAt,
+  updatedAt: field.updatedAt,
+});
+
+/** The stored field, or 404 for a missing one or another organization's. */
+export const requireField = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
+  fieldId: string,
+): Promise<Field> => {
+  const field = await deps.fields.get(orgId, fieldId);
+  if (!field) throw new NotFoundError('field.notFound', `No field ${fieldId}`);
+  return field;
+};
+
+/** Options named twice (compared as stored: trimmed) are refused. */
+const checkOptions = (key: string, options: readonly string[] = []): void => {
+  const repeated = options.filter((o, i) => options.indexOf(o) !== i);
+  if (repeated.length) {
+    throw new RuleViolationError(
+      'field.optionsRepeated',
+      `The options of ${key} name ${[...new Set(repeated)].map((o) => `"${o}"`).join(', ')} more than once`,
+    );
+  }
+};
+
+/** Defines a field; a key taken answers 409, past the limit 400. */
+export const createField = async (
+  deps: Pick<Deps, 'fields' | 'ids' | 'clock'>,
+  orgId: string,
+  input: CreateFieldInput,
+): Promise<FieldView> => {
+  const options = input.type === 'option' ? input.options : undefined;
+  checkOptions(input.key, options);
+  if (
+    input.type === 'option' &&
+    input.defaultValue !== undefined &&
+    !input.options.includes(input.defaultValue)
+  ) {
+    throw new RuleViolationError(
+      'field.defaultInvalid',
+      `The default of ${input.key} must be one of its options: ${input.options.join(', ')}`,
+    );
+  }
+  const now = deps.clock.now().toISOString();
+  const field: Field = {
+    id: deps.ids.id(),
+    key: input.key,
+    label: input.label,
+    type: input.type,
+    ...(options ? { options } : {}),
+    ...(input.defaultValue === undefined
+      ? {}
+      : { defaultValue: input.defaultValue }),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.fields.create(orgId, field);
+  return view(field);
+};
+
+/** One field. */
+export const getField = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
+  fieldId: string,
+): Promise<FieldView> => view(await requireField(deps, orgId, fieldId));
+
+/** The fields of the organization, newest first. */
+export const listFields = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
+  request: PageRequest,
+): Promise<Page<FieldView>> => {
+  const page = await deps.fields.page(orgId, request);
+  return { items: page.items.map(view), total: page.total };
+};
+
+/**
+ * Changes a field's label, adds options, sets or clears its default. An
+ * option is never removed or renamed (contacts hold it): 400
+ * `field.optionsKept`. A default must fit the field as it will be.
+ */
+export const updateField = async (
+  deps: Pick<Deps, 'fields' | 'clock'>,
+  orgId: string,
+  fieldId: string,
+  input: UpdateFieldInput,
+): Promise<FieldView> => {
+  const before = await requireField(deps, orgId, fieldId);
+  if (input.options !== undefined) {
+    checkOptions(before.key, input.options);
+    if (before.type !== 'option') {
+      throw new RuleViolationError(
+        'field.optionsKept',
+        `The field ${before.key} is of type ${before.type}: only an option field has options`,
+      );
+    }
+    const dropped = (before.options ?? []).filter(
+      (option) => !input.options?.includes(option),
+    );
+    if (dropped.length) {
+      throw new RuleViolationError(
+        'field.optionsKept',
+        `Options may be added, never removed or renamed (contacts hold them): keep ${dropped.map((o) => `"${o}"`).join(', ')}`,
+      );
+    }
+  }
+  const options = input.options ?? before.options;
+  const defaultValue =
+    input.defaultValue === undefined ? before.defaultValue : input.defaultValue;
+  if (defaultValue !== undefined && defaultValue !== null) {
+    const issue = valueIssue(before.type, defaultValue, options);
+    if (issue) {
+      throw new RuleViolationError(
+        'field.defaultInvalid',
+        `The default of ${before.key} ${issue}`,
+      );
+    }
+  }
+  const { defaultValue: _, ...rest } = before;
+  const after: Field = {
+    ...rest,
+    ...(input.label === undefined ? {} : { label: input.label }),
+    ...(options ? { options } : {}),
+    ...(defaultValue === undefined || defaultValue === null
+      ? {}
+      : { defaultValue }),
+    updatedAt: deps.clock.now().toISOString(),
+  };
+  await deps.fields.update(orgId, before, after);
+  return view(after);
+};
+
+/** Deletes a field and frees its key. */
+export const deleteField = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
+  fieldId: string,
+): Promise<DeletedField> => {
+  const field = await requireField(deps, orgId, fieldId);
+  await deps.fields.delete(orgId, field);
+  return { id: field.id, key: field.key };
+};

@@ -1,0 +1,260 @@
+/**
+ * Custom fields (issue 31, part 1: the definitions) through the pipeline:
+ * define, read, relabel, add options, delete; keys unique, a cap of 50,
+ * values of the field's type; another organization's field is unknown.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FIELDS } from '../../shared/fields/model.ts';
+import {
+  type ApiClient,
+  createApiClient,
+  createOrganizationWithKeys,
+  type TestOrganization,
+} from '../support/api-client.ts';
+
+describe('custom fields, through the pipeline', () => {
+  let client: ApiClient;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    client = await createApiClient();
+    org = await createOrganizationWithKeys(client, 'Fields');
+  });
+
+  const define = (body: object, key = org.ownerKey) =>
+    client.post('/fields', { key, body });
+
+  it('defines a field, shows it, lists it newest first, and frees its key when deleted', async () => {
+    // Arrange
+    const first = await define({
+      key: 'company',
+      label: 'Company',
+      type: 'text',
+    });
+    // Act
+    const plan = await define({
+      key: 'plan',
+      label: 'Plan',
+      type: 'option',
+      options: ['free', 'pro'],
+      defaultValue: 'free',
+    });
+    const read = await client.get(`/fields/${plan.json.data.id}`, {
+      key: org.memberKey,
+    });
+    const listed = await client.get('/fields', { key: org.memberKey });
+    const deleted = await client.delete(`/fields/${first.json.data.id}`, {
+      key: org.ownerKey,
+    });
+    const again = await define({
+      key: 'company',
+      label: 'Employer',
+      type: 'text',
+    });
+    // Assert
+    expect(first.status).toBe(201);
+    expect(first.json.data).toMatchObject({
+      key: 'company',
+      type: 'text',
+      options: null,
+      defaultValue: null,
+    });
+    expect(read.json.data).toEqual(plan.json.data);
+    expect(read.json.data).toMatchObject({
+      options: ['free', 'pro'],
+      defaultValue: 'free',
+    });
+    expect(listed.json.data.map((f: { key: string }) => f.key)).toEqual([
+      'plan',
+      'company',
+    ]);
+    expect(listed.json.pagination.total).toBe(2);
+    expect(deleted.json.data).toEqual({
+      id: first.json.data.id,
+      key: 'company',
+    });
+    expect(again.status).toBe(201);
+    await client.delete(`/fields/${again.json.data.id}`, { key: org.ownerKey });
+    await client.delete(`/fields/${plan.json.data.id}`, { key: org.ownerKey });
+  });
+
+  it('a key taken answers 409 field.keyTaken and writes nothing', async () => {
+    // Arrange
+    const kept = await define({ key: 'city', label: 'City', type: 'text' });
+    // Act
+    const taken = await define({ key: 'city', label: 'Town', type: 'number' });
+    const listed = await client.get('/fields', { key: org.ownerKey });
+    // Assert
+    expect(taken.status).toBe(409);
+    expect(taken.json.code).toBe('field.keyTaken');
+    expect(listed.json.pagination.total).toBe(1);
+    await client.delete(`/fields/${kept.json.data.id}`, { key: org.ownerKey });
+  });
+
+  it('a value must fit the type: 400 naming the field, and an option default among the options', async () => {
+    // Act
+    const noOptions = await define({
+      key: 'tier',
+      label: 'Tier',
+      type: 'option',
+    });
+    const badDate = await define({
+      key: 'birthday',
+      label: 'Birthday',
+      type: 'date',
+      defaultValue: '2026-02-30',
+    });
+    const badKey = await define({ key: 'Plan Name', label: 'x', type: 'text' });
+    const tooSmall = await define({
+      key: 'score',
+      label: 'Score',
+      type: 'number',
+      defaultValue: 1e-200,
+    });
+    const notAnOption = await define({
+      key: 'tier',
+      label: 'Tier',
+      type: 'option',
+      options: ['a', 'b'],
+      defaultValue: 'c',
+    });
+    const repeated = await define({
+      key: 'tier',
+      label: 'Tier',
+      type: 'option',
+      options: ['a', ' a'],
+    });
+    const listed = await client.get('/fields', { key: org.ownerKey });
+    // Assert
+    expect(noOptions.status).toBe(400);
+    const fields = (answer: { json: { details: { field: string }[] } }) =>
+      answer.json.details.map((d) => d.field);
+    expect(fields(noOptions)).toEqual(['options']);
+    expect(badDate.status).toBe(400);
+    expect(JSON.stringify(badDate.json.details)).toContain('defaultValue');
+    expect(badKey.status).toBe(400);
+    expect(fields(badKey)).toEqual(['key']);
+    expect(tooSmall.status).toBe(400);
+    expect(fields(tooSmall)).toEqual(['defaultValue']);
+    expect(notAnOption.json.code).toBe('field.defaultInvalid');
+    expect(repeated.json.code).toBe('field.optionsRepeated');
+    expect(listed.json.pagination.total).toBe(0);
+  });
+
+  it('PATCH relabels, adds options and clears the default; never drops an option nor changes the type', async () => {
+    // Arrange
+    const plan = await define({
+      key: 'plan',
+      label: 'Plan',
+      type: 'option',
+      options: ['free', 'pro'],
+      defaultValue: 'free',
+    });
+    const path = `/fields/${plan.json.data.id}`;
+    const score = await define({
+      key: 'score',
+      label: 'Score',
+      type: 'number',
+    });
+    // Act
+    const changed = await client.patch(path, {
+      key: org.ownerKey,
+      body: { label: 'Subscription plan', options: ['free', 'pro', 'team'] },
+    });
+    const dropped = await client.patch(path, {
+      key: org.ownerKey,
+      body: { options: ['pro', 'team'] },
+    });
+    const badDefault = await client.patch(path, {
+      key: org.ownerKey,
+      body: { defaultValue: 'enterprise' },
+    });
+    const cleared = await client.patch(path, {
+      key: org.ownerKey,
+      body: { defaultValue: null },
+    });
+    const optionsOfNumber = await client.patch(
+      `/fields/${score.json.data.id}`,
+      {
+        key: org.ownerKey,
+        body: { options: ['x'] },
+      },
+    );
+    const typeChange = await client.patch(path, {
+      key: org.ownerKey,
+      body: { type: 'text' },
+    });
+    const empty = await client.patch(path, { key: org.ownerKey, body: {} });
+    // Assert
+    expect(changed.json.data).toMatchObject({
+      key: 'plan',
+      label: 'Subscription plan',
+      options: ['free', 'pro', 'team'],
+      defaultValue: 'free',
+    });
+    expect(dropped.json.code).toBe('field.optionsKept');
+    expect(badDefault.json.code).toBe('field.defaultInvalid');
+    expect(cleared.json.data.defaultValue).toBeNull();
+    expect(optionsOfNumber.json.code).toBe('field.optionsKept');
+    expect(typeChange.status).toBe(400);
+    expect(empty.status).toBe(400);
+    const read = await client.get(path, { key: org.ownerKey });
+    expect(read.json.data).toEqual(cleared.json.data);
+    await client.delete(path, { key: org.ownerKey });
+    await client.delete(`/fields/${score.json.data.id}`, { key: org.ownerKey });
+  });
+
+  it(`an organization defines at most ${MAX_FIELDS} fields: the next is 400 field.limitReached`, async () => {
+    // Arrange
+    const other = await createOrganizationWithKeys(client, 'Many fields');
+    for (let i = 0; i < MAX_FIELDS; i++) {
+      const made = await define(
+        { key: `f${i}`, label: `Field ${i}`, type: 'boolean' },
+        other.ownerKey,
+      );
+      expect(made.status).toBe(201);
+    }
+    // Act
+    const over = await define(
+      { key: 'one_more', label: 'One more', type: 'text' },
+      other.ownerKey,
+    );
+    // Assert
+    expect(over.status).toBe(400);
+    expect(over.json.code).toBe('field.limitReached');
+    const listed = await client.get('/fields?limit=100', {
+      key: other.ownerKey,
+    });
+    expect(listed.json.pagination.total).toBe(MAX_FIELDS);
+    expect(
+      listed.json.data.some((f: { key: string }) => f.key === 'one_more'),
+    ).toBe(false);
+  });
+
+  it("another organization's field answers 404 and is left as it was; a member may read but not write (403)", async () => {
+    // Arrange
+    const mine = await define({ key: 'region', label: 'Region', type: 'text' });
+    const other = await createOrganizationWithKeys(client, 'Other fields');
+    const path = `/fields/${mine.json.data.id}`;
+    // Act
+    const read = await client.get(path, { key: other.ownerKey });
+    const patched = await client.patch(path, {
+      key: other.ownerKey,
+      body: { label: 'Theirs' },
+    });
+    const removed = await client.delete(path, { key: other.ownerKey });
+    const byMember = await client.patch(path, {
+      key: org.memberKey,
+      body: { label: 'Member' },
+    });
+    // Assert
+    expect([read.status, patched.status, removed.status]).toEqual([
+      404, 404, 404,
+    ]);
+    expect(read.json.code).toBe('field.notFound');
+    expect(byMember.status).toBe(403);
+    const still = await client.get(path, { key: org.ownerKey });
+    expect(still.json.data.label).toBe('Region');
+    await client.delete(path, { key: org.ownerKey });
+  });
+});
