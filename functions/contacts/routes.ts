@@ -63,6 +63,7 @@ export const contactBindings = [
       'delivery',
       'optinSettings',
       'topics',
+      'fields',
     ],
     actions: [
       ...PIPELINE_ACTIONS,
@@ -163,6 +164,7 @@ export const contactRoutes = [
     responses: { 200: json(ContactView, 'The contact, after the change') },
     errors: [
       'contact.notFound',
+      'fields.invalid',
       'contact.pendingIsSetByOptin',
       'contact.cannotResubscribe',
       'contact.awaitingConfirmation',
@@ -197,6 +199,7 @@ export const contactRoutes = [
     },
     errors: [
       'list.notFound',
+      'fields.invalid',
       'contact.changed',
       'audience.targetGone',
       'organization.notFound',

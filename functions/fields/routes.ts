@@ -126,9 +126,9 @@ export const fieldRoutes = [
     method: 'DELETE',
     path: '/fields/{fieldId}',
     role: 'admin',
-    summary: 'Delete a custom field; its key is free again',
+    summary: 'Delete a custom field; its key is retired',
     description:
-      'Deletes the field definition and frees its key for a new field.',
+      'Deletes the field definition. Contacts keep the values they hold under its key for now (removing them is a later step of this extension), so the key is retired: a new field cannot take it (409 `field.keyTaken`).',
     params: FieldParams,
     responses: { 200: json(DeletedField, 'The field removed') },
     errors: ['field.notFound', 'write.contended'],

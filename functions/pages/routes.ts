@@ -47,6 +47,8 @@ export const pageBindings = [
       'topics',
       'delivery',
       'signupLimits',
+      // The audience's deps: a hosted form sets no field value yet.
+      'fields',
     ],
     actions: [
       'dynamodb:GetItem',

@@ -5,6 +5,13 @@
  */
 import * as v from 'valibot';
 import { ConflictError, PayloadTooLargeError } from '../errors.ts';
+import type { Field } from '../fields/model.ts';
+import {
+  definitionsOf,
+  fieldValueIssues,
+  valuesSizeIssue,
+  withFieldValues,
+} from '../fields/values.ts';
 import { retryOnConflict } from '../retry.ts';
 import { Count, fieldIssues } from '../validation.ts';
 import {
@@ -111,7 +118,7 @@ export const MAX_TAGS_PER_IMPORT = 100;
 export const importContacts = async (
   deps: Pick<
     Deps,
-    'lists' | 'contacts' | 'tags' | 'ids' | 'clock' | 'delivery'
+    'lists' | 'contacts' | 'tags' | 'ids' | 'clock' | 'delivery' | 'fields'
   >,
   orgId: string,
   listId: string,
@@ -134,12 +141,16 @@ export const importContacts = async (
   // Read at once: the contacts, the tags they name, and which addresses
   // are suppressed (step 4).
   const emails = valid.map((entry) => entry.email);
-  const [existingTags, knownTags, suppressed] = await Promise.all([
+  const [existingTags, knownTags, suppressed, definitions] = await Promise.all([
     deps.contacts.getMany(orgId, listId, emails),
     deps.tags.findByNames(orgId, [
       ...new Set(valid.flatMap((entry) => entry.tags ?? [])),
     ]),
     suppressedStatuses(deps, orgId, emails),
+    // The field definitions, when a line sets values: one Query.
+    valid.some((entry) => entry.fields)
+      ? definitionsOf(deps, orgId)
+      : new Map<string, Field>(),
   ]);
   // A tag as the contact will carry it: its id, or its name while new.
   const tagIdentity = (name: string) =>
@@ -184,9 +195,25 @@ export const importContacts = async (
       });
       return;
     }
+    const previous = merged.get(entry.email);
+    // Values of the organization's fields, each of its type; the
+    // contact's values after this line within their size.
+    if (entry.fields) {
+      const [issue] = fieldValueIssues(definitions, entry.fields);
+      const size = issue
+        ? undefined
+        : valuesSizeIssue(existingTags.get(entry.email)?.fields, {
+            ...previous?.entry.fields,
+            ...entry.fields,
+          });
+      const refusal = issue ? `${issue.field}: ${issue.message}` : size;
+      if (refusal) {
+        errors.push({ index, email: entry.email, reason: refusal });
+        return;
+      }
+    }
     carried.set(entry.email, after);
     for (const key of newKeys) tagKeys.add(key);
-    const previous = merged.get(entry.email);
     merged.set(
       entry.email,
       previous
@@ -351,6 +378,7 @@ const mergeLines = (
   }
   const tags = [...(earlier.tags ?? []), ...(later.tags ?? [])];
   if (tags.length) merged.tags = tags;
+  if (later.fields) merged.fields = { ...earlier.fields, ...later.fields };
   // The status applies on creation only, i.e. from the first line.
   return merged;
 };
@@ -371,6 +399,7 @@ const newContact = (
     email: entry.email,
     ...(entry.firstName ? { firstName: entry.firstName } : {}),
     ...(entry.lastName ? { lastName: entry.lastName } : {}),
+    ...withFieldValues(undefined, entry.fields),
     status,
     tagIds: [...new Set(tagIds)].sort(),
     ...consentOf(entry),
@@ -396,6 +425,7 @@ const completeContact = (
   ),
   ...(entry.firstName ? { firstName: entry.firstName } : {}),
   ...(entry.lastName ? { lastName: entry.lastName } : {}),
+  ...withFieldValues(before.fields, entry.fields),
   ...consentOf(entry),
   tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
   updatedAt: now,

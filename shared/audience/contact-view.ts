@@ -102,6 +102,12 @@ export const ContactView = v.pipe(
         'Its sign-ups through hosted sign-up pages, oldest first (the last 10): the proof of its consent. Empty for a contact added by the API or imported.',
       ),
     ),
+    fields: v.pipe(
+      v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+      v.description(
+        'Its custom field values by field key (see /fields); empty when it holds none',
+      ),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   }),
@@ -140,6 +146,7 @@ export const contactView = (
     signedUpAt: consent.signedUpAt,
     confirmedAt: consent.confirmedAt ?? null,
   })),
+  fields: { ...contact.fields },
   createdAt: contact.createdAt,
   updatedAt: contact.updatedAt,
 });

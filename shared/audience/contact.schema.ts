@@ -2,6 +2,7 @@
  * Schemas of the audience endpoints: contacts, tags and the bulk import.
  */
 import * as v from 'valibot';
+import { FieldValuesInput } from '../fields/values.ts';
 import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   EmailAddress,
@@ -73,6 +74,7 @@ export const AddContactBody = v.object({
   doubleOptIn: v.optional(v.boolean('must be true or false')),
   /** The subscriber's IP address at sign-up, if the caller knows it. */
   optinIp: v.optional(Ip),
+  fields: v.optional(FieldValuesInput),
 });
 export type AddContactInput = v.InferOutput<typeof AddContactBody>;
 
@@ -82,10 +84,11 @@ export const UpdateContactBody = v.pipe(
     firstName: v.optional(v.nullable(Name)),
     lastName: v.optional(v.nullable(Name)),
     status: v.optional(Status),
+    fields: v.optional(FieldValuesInput),
   }),
   v.check(
     hasSomeField,
-    'must change at least one of firstName, lastName, status',
+    'must change at least one of firstName, lastName, status, fields',
   ),
 );
 export type UpdateContactInput = v.InferOutput<typeof UpdateContactBody>;
@@ -131,6 +134,7 @@ export const ImportEntry = v.object({
   optinIp: v.optional(Ip),
   confirmedAt: v.optional(IsoDate),
   confirmedIp: v.optional(Ip),
+  fields: v.optional(FieldValuesInput),
 });
 export type ImportEntryInput = v.InferOutput<typeof ImportEntry>;
 

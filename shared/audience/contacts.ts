@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
+import { checkFieldValues, withFieldValues } from '../fields/values.ts';
 import type { Page } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
@@ -86,6 +87,7 @@ export const addContact = async (
 ): Promise<AddContactResult> => {
   // 1. The list, the organization's opt-in rule, the tags (get-or-create).
   await requireList(deps, orgId, listId);
+  await checkFieldValues(deps, orgId, input.fields);
   const optin = await deps.optinSettings.get(orgId);
   const doubleOptIn = optin.required || input.doubleOptIn === true;
   // The tag cap before any write: no tag is created for a refused add.
@@ -126,6 +128,7 @@ export const addContact = async (
           email: input.email,
           ...(input.firstName ? { firstName: input.firstName } : {}),
           ...(input.lastName ? { lastName: input.lastName } : {}),
+          ...withFieldValues(undefined, input.fields),
           status: doubleOptIn ? 'pending' : 'subscribed',
           tagIds: [...new Set(tagIds)].sort(),
           optinAt: now,
@@ -182,6 +185,7 @@ const merge = (
     ...withNamesGiven(before, namesIn(input)),
     ...(input.firstName ? { firstName: input.firstName } : {}),
     ...(input.lastName ? { lastName: input.lastName } : {}),
+    ...withFieldValues(before.fields, input.fields),
     tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
     updatedAt: now,
   };
@@ -339,11 +343,15 @@ export const listingOfQuery = (query: {
  * the organization, as an SES report or an import saying so does.
  */
 export const updateContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'clock' | 'delivery' | 'lists'>,
+  deps: Pick<
+    Deps,
+    'contacts' | 'tags' | 'clock' | 'delivery' | 'lists' | 'fields'
+  >,
   orgId: string,
   contactId: string,
   input: UpdateContactInput,
 ): Promise<ContactView> => {
+  await checkFieldValues(deps, orgId, input.fields);
   const { after } = await changeContact(
     deps,
     orgId,
@@ -362,6 +370,10 @@ export const updateContact = async (
         const value = input[field];
         if (value === null || value === '') delete named[field];
         else if (value !== undefined) named[field] = value;
+      }
+      if (input.fields !== undefined) {
+        delete named.fields;
+        Object.assign(named, withFieldValues(contact.fields, input.fields));
       }
       return input.status ? requestStatus(named, input.status, now) : named;
     },

@@ -3,6 +3,7 @@
  * Mailchimp's audiences) and the organization's tags.
  */
 import * as v from 'valibot';
+import type { FieldValue } from '../fields/model.ts';
 import { ViewId } from '../validation.ts';
 
 /** Where a contact stands with its list. */
@@ -78,6 +79,8 @@ export interface Contact {
    * email never merges them (they are shown, and merged once confirmed).
    */
   signupNames?: ContactName[];
+  /** Custom field values by field key (see `shared/fields/`). */
+  fields?: Record<string, FieldValue>;
   createdAt: string;
   updatedAt: string;
   /** Optimistic-lock version; every write checks and bumps it. */

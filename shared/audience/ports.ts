@@ -4,6 +4,7 @@
  * confirmation also needs the settings (opt-in, sending setup); a topic
  * link needs the topics.
  */
+import type { FieldsDeps } from '../fields/ports.ts';
 import type { Page, PageRequest, ReadOptions } from '../ports.ts';
 import type { SettingsDeps } from '../settings/ports.ts';
 import type { TopicsDeps } from '../topics/ports.ts';
@@ -219,7 +220,7 @@ export interface CampaignUnsubscribeCounter {
 }
 
 /** What the audience needs. */
-export interface AudienceDeps extends SettingsDeps, TopicsDeps {
+export interface AudienceDeps extends SettingsDeps, TopicsDeps, FieldsDeps {
   lists: ListRepository;
   contacts: ContactRepository;
   tags: TagRepository;

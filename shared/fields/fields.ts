@@ -49,7 +49,12 @@ export type FieldView = v.InferOutput<typeof FieldView>;
 export const DeletedField = v.pipe(
   v.object({
     id: v.pipe(ViewId, v.description('The id of the field removed')),
-    key: v.pipe(FieldKey, v.description('Its key, free again')),
+    key: v.pipe(
+      FieldKey,
+      v.description(
+        'Its key: retired, not free: contacts may still hold values under it, so no new field takes it',
+      ),
+    ),
   }),
   v.title('DeletedField'),
 );
@@ -196,7 +201,7 @@ export const updateField = async (
   return view(after);
 };
 
-/** Deletes a field and frees its key. */
+/** Deletes a field; its key stays retired (values may remain under it). */
 export const deleteField = async (
   deps: Pick<Deps, 'fields'>,
   orgId: string,

@@ -16,7 +16,10 @@ export interface FieldRepository {
   page(orgId: string, request: PageRequest): Promise<Page<Field>>;
   /** Replaces the field; `ConflictError` `field.changed` when it changed meanwhile. */
   update(orgId: string, before: Field, after: Field): Promise<void>;
-  /** Deletes the field and frees its key; `NotFoundError` when missing. */
+  /**
+   * Deletes the field; its key stays reserved (retired): contacts may still
+   * hold values under it. `NotFoundError` when missing.
+   */
   delete(orgId: string, field: Field): Promise<void>;
 }
 

@@ -24,7 +24,7 @@ describe('custom fields, through the pipeline', () => {
   const define = (body: object, key = org.ownerKey) =>
     client.post('/fields', { key, body });
 
-  it('defines a field, shows it, lists it newest first, and frees its key when deleted', async () => {
+  it('defines a field, shows it, lists it newest first; a deleted field retires its key', async () => {
     // Arrange
     const first = await define({
       key: 'company',
@@ -33,7 +33,7 @@ describe('custom fields, through the pipeline', () => {
     });
     // Act
     const plan = await define({
-      key: 'plan',
+      key: 'level',
       label: 'Plan',
       type: 'option',
       options: ['free', 'pro'],
@@ -49,7 +49,7 @@ describe('custom fields, through the pipeline', () => {
     const again = await define({
       key: 'company',
       label: 'Employer',
-      type: 'text',
+      type: 'number',
     });
     // Assert
     expect(first.status).toBe(201);
@@ -65,7 +65,7 @@ describe('custom fields, through the pipeline', () => {
       defaultValue: 'free',
     });
     expect(listed.json.data.map((f: { key: string }) => f.key)).toEqual([
-      'plan',
+      'level',
       'company',
     ]);
     expect(listed.json.pagination.total).toBe(2);
@@ -73,8 +73,8 @@ describe('custom fields, through the pipeline', () => {
       id: first.json.data.id,
       key: 'company',
     });
-    expect(again.status).toBe(201);
-    await client.delete(`/fields/${again.json.data.id}`, { key: org.ownerKey });
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe('field.keyTaken');
     await client.delete(`/fields/${plan.json.data.id}`, { key: org.ownerKey });
   });
 
@@ -144,7 +144,7 @@ describe('custom fields, through the pipeline', () => {
   it('PATCH relabels, adds options and clears the default; never drops an option nor changes the type', async () => {
     // Arrange
     const plan = await define({
-      key: 'plan',
+      key: 'package',
       label: 'Plan',
       type: 'option',
       options: ['free', 'pro'],
@@ -187,7 +187,7 @@ describe('custom fields, through the pipeline', () => {
     const empty = await client.patch(path, { key: org.ownerKey, body: {} });
     // Assert
     expect(changed.json.data).toMatchObject({
-      key: 'plan',
+      key: 'package',
       label: 'Subscription plan',
       options: ['free', 'pro', 'team'],
       defaultValue: 'free',
@@ -256,5 +256,163 @@ describe('custom fields, through the pipeline', () => {
     const still = await client.get(path, { key: org.ownerKey });
     expect(still.json.data.label).toBe('Region');
     await client.delete(path, { key: org.ownerKey });
+  });
+
+  describe('values on contacts', () => {
+    let listId: string;
+    let planId: string;
+
+    beforeAll(async () => {
+      const list = await client.post('/lists', {
+        key: org.ownerKey,
+        body: { name: 'Field values' },
+      });
+      listId = list.json.data.id;
+      planId = (
+        await define({
+          key: 'plan',
+          label: 'Plan',
+          type: 'option',
+          options: ['free', 'pro'],
+        })
+      ).json.data.id;
+      await define({ key: 'seats', label: 'Seats', type: 'number' });
+      await define({ key: 'renews', label: 'Renews', type: 'date' });
+    });
+
+    const add = (body: object) =>
+      client.post(`/lists/${listId}/contacts`, {
+        key: org.ownerKey,
+        body: { doubleOptIn: false, ...body },
+      });
+
+    it('an add stores values of the fields, a PATCH changes and removes them; a contact without any shows {}', async () => {
+      // Act
+      const added = await add({
+        email: 'ada@values.example',
+        fields: { plan: 'pro', seats: 5 },
+      });
+      const patched = await client.patch(`/contacts/${added.json.data.id}`, {
+        key: org.ownerKey,
+        body: { fields: { seats: null, renews: '2027-01-31' } },
+      });
+      const read = await client.get(`/contacts/${added.json.data.id}`, {
+        key: org.memberKey,
+      });
+      const plain = await add({ email: 'bob@values.example' });
+      // Assert
+      expect(added.json.data.fields).toEqual({ plan: 'pro', seats: 5 });
+      expect(patched.json.data.fields).toEqual({
+        plan: 'pro',
+        renews: '2027-01-31',
+      });
+      expect(read.json.data.fields).toEqual(patched.json.data.fields);
+      expect(plain.json.data.fields).toEqual({});
+    });
+
+    it('an unknown key or a value of another type is 400 naming fields.<key>, and nothing is written', async () => {
+      // Act
+      const unknown = await add({
+        email: 'cy@values.example',
+        fields: { nope: 'x' },
+      });
+      const wrong = await add({
+        email: 'cy@values.example',
+        fields: { plan: 'enterprise', seats: 'many', renews: '2027-02-30' },
+      });
+      const listed = await client.get(
+        `/contacts?listId=${listId}&search=cy@values`,
+        { key: org.ownerKey },
+      );
+      // Assert
+      expect(unknown.status).toBe(400);
+      expect(unknown.json.code).toBe('fields.invalid');
+      expect(
+        unknown.json.details.map((d: { field: string }) => d.field),
+      ).toEqual(['fields.nope']);
+      expect(wrong.json.details.map((d: { field: string }) => d.field)).toEqual(
+        ['fields.plan', 'fields.seats', 'fields.renews'],
+      );
+      expect(listed.json.data).toEqual([]);
+    });
+
+    it("a contact's values are bounded (10,000 bytes): past it, 400 naming fields", async () => {
+      // Arrange: 11 text fields of 1,000 characters each.
+      const other = await createOrganizationWithKeys(client, 'Big values');
+      const list = await client.post('/lists', {
+        key: other.ownerKey,
+        body: { name: 'Big' },
+      });
+      const values: Record<string, string> = {};
+      for (let i = 0; i < 11; i++) {
+        await define(
+          { key: `note${i}`, label: `Note ${i}`, type: 'text' },
+          other.ownerKey,
+        );
+        values[`note${i}`] = 'x'.repeat(1_000);
+      }
+      // Act
+      const refused = await client.post(
+        `/lists/${list.json.data.id}/contacts`,
+        {
+          key: other.ownerKey,
+          body: {
+            email: 'big@values.example',
+            doubleOptIn: false,
+            fields: values,
+          },
+        },
+      );
+      // Assert
+      expect(refused.status).toBe(400);
+      expect(
+        refused.json.details.map((d: { field: string }) => d.field),
+      ).toEqual(['fields']);
+    });
+
+    it('a bulk line with a bad value is rejected in the report (fields.<key>: …); the others keep theirs', async () => {
+      // Act
+      const answer = await client.post(`/lists/${listId}/contacts/bulk`, {
+        key: org.ownerKey,
+        body: {
+          contacts: [
+            { email: 'dee@values.example', fields: { plan: 'free', seats: 2 } },
+            { email: 'eve@values.example', fields: { plan: 'gold' } },
+            { email: 'dee@values.example', fields: { seats: 3 } },
+          ],
+        },
+      });
+      const dee = await client.get(
+        `/contacts?listId=${listId}&search=dee@values`,
+        { key: org.ownerKey },
+      );
+      // Assert
+      expect(answer.json.data).toMatchObject({
+        created: 1,
+        updated: 1,
+        rejected: 1,
+      });
+      expect(answer.json.data.errors[0]).toMatchObject({
+        index: 1,
+        email: 'eve@values.example',
+      });
+      expect(answer.json.data.errors[0].reason).toMatch(/^fields\.plan: /);
+      expect(dee.json.data[0].fields).toEqual({ plan: 'free', seats: 3 });
+    });
+
+    it('a field option added later is accepted at once', async () => {
+      // Arrange
+      await client.patch(`/fields/${planId}`, {
+        key: org.ownerKey,
+        body: { options: ['free', 'pro', 'team'] },
+      });
+      // Act
+      const added = await add({
+        email: 'fay@values.example',
+        fields: { plan: 'team' },
+      });
+      // Assert
+      expect(added.json.data.fields).toEqual({ plan: 'team' });
+    });
   });
 });

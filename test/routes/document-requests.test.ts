@@ -246,10 +246,17 @@ describe('requests the OpenAPI document allows', () => {
             false,
           );
           // The bulk import answers 200 and refuses lines in its report:
-          // an entry the document allows is never one of them.
+          // an entry the document allows is never one of them, but for
+          // its custom field values, which the organization's fields (its
+          // data, not the document) judge: `fields.<key>: …`.
           if (operation.key === 'POST /lists/{listId}/contacts/bulk') {
             if (answer.status === 200) {
-              expect(answer.json.data.errors, seen).toEqual([]);
+              const errors: { reason: string }[] = answer.json.data.errors;
+              const unexplained = errors.filter(
+                (error) => !/^fields[.:]/.test(error.reason),
+              );
+              expect(unexplained, seen).toEqual([]);
+              knownRefusals += errors.length - unexplained.length;
             }
           }
           if (refusedAsInvalid) {

@@ -114,6 +114,9 @@ export const ContactItem = itemSchema('Contact', {
     ),
   ),
   signupNames: v.optional(v.array(v.picklist(['firstName', 'lastName']))),
+  fields: v.optional(
+    v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+  ),
   [WRITTEN_BY]: v.optional(v.literal('import')),
 });
 
@@ -139,6 +142,9 @@ const contactAttributes = (
   ),
   ...(contact.consents?.length ? { consents: contact.consents } : {}),
   ...(contact.signupNames?.length ? { signupNames: contact.signupNames } : {}),
+  ...(contact.fields && Object.keys(contact.fields).length
+    ? { fields: contact.fields }
+    : {}),
 });
 
 /** The search filter's haystack: housekeeping, never read back. */
@@ -171,6 +177,7 @@ const readStored = ({
   writtenBy,
   consents,
   signupNames,
+  fields,
   ...contact
 }: ItemOf<typeof ContactItem>) => {
   const origin: ContactWriteOrigin = writtenBy ?? 'change';
@@ -180,6 +187,7 @@ const readStored = ({
       tagIds: [...tagIds].sort(),
       ...(consents ? { consents } : {}),
       ...(signupNames?.length ? { signupNames } : {}),
+      ...(fields && Object.keys(fields).length ? { fields } : {}),
     },
     origin,
   };

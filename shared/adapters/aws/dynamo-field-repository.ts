@@ -1,7 +1,8 @@
 /**
  * Driven adapter: custom fields in their organization's partition, each
- * key reserved by an item of its own, counted (and capped) by their
- * collection's counter (`FIELD$count`).
+ * key reserved by an item of its own (kept, retired, when the field is
+ * deleted), counted (and capped) by their collection's counter
+ * (`FIELD$count`).
  */
 import * as v from 'valibot';
 import { itemSchema } from '../../db/items.ts';
@@ -36,8 +37,15 @@ const FieldItem = itemSchema('Field', {
   updatedAt: v.string(),
 });
 
-/** The reservation of a field's key. */
-const FieldKeyItem = itemSchema('FieldKey', { fieldId: v.string() });
+/**
+ * The reservation of a field's key. A deleted field leaves it `retired`:
+ * contacts may still hold values under the key, so no new field (perhaps
+ * of another type) may take it.
+ */
+const FieldKeyItem = itemSchema('FieldKey', {
+  fieldId: v.string(),
+  retired: v.optional(v.literal(true)),
+});
 
 const notFound = (fieldId: string) => (cause: unknown) =>
   new NotFoundError('field.notFound', `No field ${fieldId}`, { cause });
@@ -62,7 +70,7 @@ export class DynamoFieldRepository implements FieldRepository {
           otherwise: (cause) =>
             new ConflictError(
               'field.keyTaken',
-              `A field with the key "${field.key}" already exists`,
+              `A field with the key "${field.key}" exists, or existed and contacts may still hold its values`,
               { cause },
             ),
         },
@@ -119,7 +127,10 @@ export class DynamoFieldRepository implements FieldRepository {
         if: (w) => w.exists(),
         otherwise: notFound(field.id),
       }),
-      this.reservations.deleteTx(keys.fieldKey(orgId, field.key)),
+      // Kept, retired: values under the key may remain on contacts.
+      this.reservations.updateTx(keys.fieldKey(orgId, field.key), {
+        set: { retired: true },
+      }),
       moveCollectionCounter(this.table, keys.fieldsOfOrganization(orgId), -1),
     ]);
   }

@@ -473,6 +473,7 @@ describe('what the request schemas say (what the server enforces)', () => {
       'optinIp',
       'confirmedAt',
       'confirmedIp',
+      'fields',
       'doubleOptIn',
     ]);
     expect(at(entry, 'properties', 'doubleOptIn')).toBe(false);
