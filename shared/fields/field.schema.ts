@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
+  multilineText,
   parseIsoInstant,
   REAL_DATE_PATTERN,
   requiredName,
@@ -16,6 +17,11 @@ export const FieldKey = v.pipe(
   v.regex(
     /^[a-z][a-z0-9_]{0,39}$/,
     'must be 1 to 40 characters: lower-case letters, digits and "_", starting with a letter',
+  ),
+  // Names a JSON object cannot safely hold as its own keys.
+  v.notValues(
+    ['constructor', 'prototype'],
+    'must not be "constructor" or "prototype" (reserved)',
   ),
   v.description(
     'The stable identifier of the field: `{{ fields.<key> }}` in templates. Lower-case letters, digits and `_`, starting with a letter; 40 characters at most. It never changes.',
@@ -50,8 +56,9 @@ export const FieldDate = v.pipe(
   ),
 );
 
+/** A text value: line breaks allowed, other controls and lone surrogates not. */
 const TextValue = v.pipe(
-  v.string(),
+  multilineText(4_000),
   v.maxLength(1_000, 'must be at most 1,000 characters'),
 );
 
@@ -108,6 +115,9 @@ export const valueIssue = (
   }
 };
 
+/** Options belong to an option field: any other type refuses them. */
+const NoOptions = v.optional(v.never('only an option field takes options'));
+
 const common = { key: FieldKey, label: Label };
 
 /**
@@ -119,21 +129,25 @@ export const CreateFieldBody = v.variant('type', [
   v.object({
     ...common,
     type: v.literal('text'),
+    options: NoOptions,
     defaultValue: v.optional(TextValue),
   }),
   v.object({
     ...common,
     type: v.literal('number'),
+    options: NoOptions,
     defaultValue: v.optional(NumberValue),
   }),
   v.object({
     ...common,
     type: v.literal('date'),
+    options: NoOptions,
     defaultValue: v.optional(FieldDate),
   }),
   v.object({
     ...common,
     type: v.literal('boolean'),
+    options: NoOptions,
     defaultValue: v.optional(v.boolean()),
   }),
   v.object({

@@ -4,7 +4,7 @@
  * where data is stored.
  */
 import * as v from 'valibot';
-import { NotFoundError, RuleViolationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import {
@@ -86,9 +86,11 @@ export const requireField = async (
 const checkOptions = (key: string, options: readonly string[] = []): void => {
   const repeated = options.filter((o, i) => options.indexOf(o) !== i);
   if (repeated.length) {
-    throw new RuleViolationError(
-      'field.optionsRepeated',
-      `The options of ${key} name ${[...new Set(repeated)].map((o) => `"${o}"`).join(', ')} more than once`,
+    const message = `name ${[...new Set(repeated)].map((o) => `"${o}"`).join(', ')} more than once`;
+    throw new ValidationError(
+      `The options of ${key} ${message}`,
+      [{ field: 'options', message }],
+      { code: 'field.optionsRepeated' },
     );
   }
 };
@@ -106,9 +108,11 @@ export const createField = async (
     input.defaultValue !== undefined &&
     !input.options.includes(input.defaultValue)
   ) {
-    throw new RuleViolationError(
-      'field.defaultInvalid',
-      `The default of ${input.key} must be one of its options: ${input.options.join(', ')}`,
+    const message = `must be one of the options: ${input.options.join(', ')}`;
+    throw new ValidationError(
+      `The default of ${input.key} ${message}`,
+      [{ field: 'defaultValue', message }],
+      { code: 'field.defaultInvalid' },
     );
   }
   const now = deps.clock.now().toISOString();
@@ -160,18 +164,22 @@ export const updateField = async (
   if (input.options !== undefined) {
     checkOptions(before.key, input.options);
     if (before.type !== 'option') {
-      throw new RuleViolationError(
-        'field.optionsKept',
-        `The field ${before.key} is of type ${before.type}: only an option field has options`,
+      const message = `only an option field has options; ${before.key} is of type ${before.type}`;
+      throw new ValidationError(
+        `The field ${before.key}: ${message}`,
+        [{ field: 'options', message }],
+        { code: 'field.optionsKept' },
       );
     }
     const dropped = (before.options ?? []).filter(
       (option) => !input.options?.includes(option),
     );
     if (dropped.length) {
-      throw new RuleViolationError(
-        'field.optionsKept',
-        `Options may be added, never removed or renamed (contacts hold them): keep ${dropped.map((o) => `"${o}"`).join(', ')}`,
+      const message = `may be added, never removed or renamed (contacts hold them): keep ${dropped.map((o) => `"${o}"`).join(', ')}`;
+      throw new ValidationError(
+        `Options of ${before.key} ${message}`,
+        [{ field: 'options', message }],
+        { code: 'field.optionsKept' },
       );
     }
   }
@@ -181,9 +189,10 @@ export const updateField = async (
   if (defaultValue !== undefined && defaultValue !== null) {
     const issue = valueIssue(before.type, defaultValue, options);
     if (issue) {
-      throw new RuleViolationError(
-        'field.defaultInvalid',
+      throw new ValidationError(
         `The default of ${before.key} ${issue}`,
+        [{ field: 'defaultValue', message: issue }],
+        { code: 'field.defaultInvalid' },
       );
     }
   }

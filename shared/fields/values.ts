@@ -55,6 +55,8 @@ export const fieldValueIssues = (
   values: FieldValuesInput,
 ): FieldIssue[] =>
   Object.entries(values).flatMap(([key, value]) => {
+    // Removing a value is always allowed: one of a deleted field too.
+    if (value === null) return [];
     const field = definitions.get(key);
     if (!field) {
       return [
@@ -64,7 +66,6 @@ export const fieldValueIssues = (
         },
       ];
     }
-    if (value === null) return [];
     const issue = valueIssue(field.type, value, field.options);
     return issue ? [{ field: `fields.${key}`, message: issue }] : [];
   });

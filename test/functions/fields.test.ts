@@ -105,6 +105,23 @@ describe('custom fields, through the pipeline', () => {
       defaultValue: '2026-02-30',
     });
     const badKey = await define({ key: 'Plan Name', label: 'x', type: 'text' });
+    const optionsOfText = await define({
+      key: 'nickname',
+      label: 'Nickname',
+      type: 'text',
+      options: ['a'],
+    });
+    const reserved = await define({
+      key: 'constructor',
+      label: 'x',
+      type: 'text',
+    });
+    const control = await define({
+      key: 'note',
+      label: 'Note',
+      type: 'text',
+      defaultValue: 'a\u0000b',
+    });
     const tooSmall = await define({
       key: 'score',
       label: 'Score',
@@ -134,10 +151,15 @@ describe('custom fields, through the pipeline', () => {
     expect(JSON.stringify(badDate.json.details)).toContain('defaultValue');
     expect(badKey.status).toBe(400);
     expect(fields(badKey)).toEqual(['key']);
+    expect(fields(reserved)).toEqual(['key']);
+    expect(fields(optionsOfText)).toEqual(['options']);
+    expect(fields(control)).toEqual(['defaultValue']);
     expect(tooSmall.status).toBe(400);
     expect(fields(tooSmall)).toEqual(['defaultValue']);
     expect(notAnOption.json.code).toBe('field.defaultInvalid');
+    expect(fields(notAnOption)).toEqual(['defaultValue']);
     expect(repeated.json.code).toBe('field.optionsRepeated');
+    expect(fields(repeated)).toEqual(['options']);
     expect(listed.json.pagination.total).toBe(0);
   });
 
@@ -193,6 +215,9 @@ describe('custom fields, through the pipeline', () => {
       defaultValue: 'free',
     });
     expect(dropped.json.code).toBe('field.optionsKept');
+    expect(dropped.json.details).toEqual([
+      { field: 'options', message: expect.stringContaining('"free"') },
+    ]);
     expect(badDefault.json.code).toBe('field.defaultInvalid');
     expect(cleared.json.data.defaultValue).toBeNull();
     expect(optionsOfNumber.json.code).toBe('field.optionsKept');
@@ -413,6 +438,53 @@ describe('custom fields, through the pipeline', () => {
       });
       // Assert
       expect(added.json.data.fields).toEqual({ plan: 'team' });
+    });
+
+    it("a deleted field's values stay shown but can be removed with null; its key stays retired", async () => {
+      // Arrange
+      const note = await define({ key: 'memo', label: 'Memo', type: 'text' });
+      const added = await add({
+        email: 'gus@values.example',
+        fields: { memo: 'keep me', seats: 1 },
+      });
+      await client.delete(`/fields/${note.json.data.id}`, {
+        key: org.ownerKey,
+      });
+      // Act
+      const shown = await client.get(`/contacts/${added.json.data.id}`, {
+        key: org.ownerKey,
+      });
+      const set = await client.patch(`/contacts/${added.json.data.id}`, {
+        key: org.ownerKey,
+        body: { fields: { memo: 'again' } },
+      });
+      const cleared = await client.patch(`/contacts/${added.json.data.id}`, {
+        key: org.ownerKey,
+        body: { fields: { memo: null } },
+      });
+      // Assert
+      expect(shown.json.data.fields).toEqual({ memo: 'keep me', seats: 1 });
+      expect(set.json.code).toBe('fields.invalid');
+      expect(cleared.json.data.fields).toEqual({ seats: 1 });
+    });
+
+    it('a text value refuses control characters but keeps line breaks', async () => {
+      // Arrange
+      await define({ key: 'bio', label: 'Bio', type: 'text' });
+      // Act
+      const refused = await add({
+        email: 'hal@values.example',
+        fields: { bio: 'a\u0000b' },
+      });
+      const kept = await add({
+        email: 'hal@values.example',
+        fields: { bio: 'line one\nline two' },
+      });
+      // Assert
+      expect(
+        refused.json.details.map((d: { field: string }) => d.field),
+      ).toEqual(['fields.bio']);
+      expect(kept.json.data.fields).toEqual({ bio: 'line one\nline two' });
     });
   });
 });
