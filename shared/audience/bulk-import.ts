@@ -11,6 +11,7 @@ import {
   fieldValueIssues,
   valuesSizeIssue,
   withFieldValues,
+  withValuesApplied,
 } from '../fields/values.ts';
 import { retryOnConflict } from '../retry.ts';
 import { Count, fieldIssues } from '../validation.ts';
@@ -418,18 +419,22 @@ const completeContact = (
   entry: ImportEntryInput,
   tagIds: string[],
   now: string,
-): Contact => ({
-  ...withNamesGiven(
-    before,
-    (['firstName', 'lastName'] as const).filter((name) => entry[name]),
-  ),
-  ...(entry.firstName ? { firstName: entry.firstName } : {}),
-  ...(entry.lastName ? { lastName: entry.lastName } : {}),
-  ...withFieldValues(before.fields, entry.fields),
-  ...consentOf(entry),
-  tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
-  updatedAt: now,
-});
+): Contact =>
+  withValuesApplied(
+    {
+      ...withNamesGiven(
+        before,
+        (['firstName', 'lastName'] as const).filter((name) => entry[name]),
+      ),
+      ...(entry.firstName ? { firstName: entry.firstName } : {}),
+      ...(entry.lastName ? { lastName: entry.lastName } : {}),
+      ...consentOf(entry),
+      tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
+      updatedAt: now,
+    },
+    before.fields,
+    entry.fields,
+  );
 
 const consentOf = (entry: ImportEntryInput) =>
   Object.fromEntries(

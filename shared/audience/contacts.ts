@@ -5,7 +5,11 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import { checkFieldValues, withFieldValues } from '../fields/values.ts';
+import {
+  checkFieldValues,
+  withFieldValues,
+  withValuesApplied,
+} from '../fields/values.ts';
 import type { Page } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
@@ -181,14 +185,17 @@ const merge = (
   nonce: string,
   now: string,
 ): Contact => {
-  const merged: Contact = {
-    ...withNamesGiven(before, namesIn(input)),
-    ...(input.firstName ? { firstName: input.firstName } : {}),
-    ...(input.lastName ? { lastName: input.lastName } : {}),
-    ...withFieldValues(before.fields, input.fields),
-    tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
-    updatedAt: now,
-  };
+  const merged: Contact = withValuesApplied(
+    {
+      ...withNamesGiven(before, namesIn(input)),
+      ...(input.firstName ? { firstName: input.firstName } : {}),
+      ...(input.lastName ? { lastName: input.lastName } : {}),
+      tagIds: [...new Set([...before.tagIds, ...tagIds])].sort(),
+      updatedAt: now,
+    },
+    before.fields,
+    input.fields,
+  );
   if (before.status !== 'pending') return merged;
   return doubleOptIn
     ? { ...merged, confirmationNonce: nonce }
@@ -371,11 +378,8 @@ export const updateContact = async (
         if (value === null || value === '') delete named[field];
         else if (value !== undefined) named[field] = value;
       }
-      if (input.fields !== undefined) {
-        delete named.fields;
-        Object.assign(named, withFieldValues(contact.fields, input.fields));
-      }
-      return input.status ? requestStatus(named, input.status, now) : named;
+      const valued = withValuesApplied(named, contact.fields, input.fields);
+      return input.status ? requestStatus(valued, input.status, now) : valued;
     },
   );
   const reason = SUPPRESSION_OF_STATUS[after.status];

@@ -116,7 +116,23 @@ export const mergeFieldValues = (
   return Object.keys(merged).length ? merged : undefined;
 };
 
-/** The `fields` of a contact after a write: absent when none is left. */
+/**
+ * A contact with its values after a write (`input` over `before`): the
+ * attribute replaced, and absent when no value is left. Unchanged when the
+ * write names no values.
+ */
+export const withValuesApplied = <C extends { fields?: FieldValues }>(
+  contact: C,
+  before: FieldValues | undefined,
+  input: FieldValuesInput | undefined,
+): C => {
+  if (input === undefined) return contact;
+  const { fields: _, ...rest } = contact;
+  const fields = mergeFieldValues(before, input);
+  return (fields ? { ...rest, fields } : rest) as C;
+};
+
+/** The `fields` of a new contact: absent when none is given. */
 export const withFieldValues = (
   before: FieldValues | undefined,
   input: FieldValuesInput | undefined,

@@ -333,6 +333,12 @@ describe('custom fields, through the pipeline', () => {
       });
       expect(read.json.data.fields).toEqual(patched.json.data.fields);
       expect(plain.json.data.fields).toEqual({});
+      // An add of the same address removing its last value: none left.
+      const emptied = await add({
+        email: 'ada@values.example',
+        fields: { plan: null, renews: null },
+      });
+      expect(emptied.json.data.fields).toEqual({});
     });
 
     it('an unknown key or a value of another type is 400 naming fields.<key>, and nothing is written', async () => {
