@@ -23,6 +23,37 @@ export const fieldIssues = (
   });
 
 /**
+ * Names a JSON object may carry as its own keys but a schema never sees:
+ * valibot (rightly) skips them when it copies a record or an object, so a
+ * value under one would be dropped without a word.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first own key of `value`, at any depth, that is a reserved name, as
+ * an issue naming its dotted path (`fields.constructor`): a request naming
+ * one is refused rather than quietly losing it. Iterative, so no nesting
+ * depth can overflow the stack.
+ */
+export const reservedKeyIssue = (value: unknown): FieldIssue | undefined => {
+  const pending: { value: unknown; path: string }[] = [{ value, path: '' }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    for (const [key, inner] of Object.entries(next.value)) {
+      const path = next.path ? `${next.path}.${key}` : key;
+      if (!Array.isArray(next.value) && RESERVED_KEYS.has(key)) {
+        return {
+          field: path,
+          message: 'is a reserved name, not allowed as a key',
+        };
+      }
+      pending.push({ value: inner, path });
+    }
+  }
+  return undefined;
+};
+
+/**
  * Parses `input` with `schema`; throws a `ValidationError` naming every bad
  * field. `location` prefixes field names when it helps (`query`, `path`).
  */

@@ -25,7 +25,7 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { logger } from '../observability.ts';
-import { parse } from '../validation.ts';
+import { parse, reservedKeyIssue } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
 import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
@@ -192,7 +192,9 @@ const requireJsonMediaType = (value: string | undefined): string => {
  * ignores a body sent to it. A request without a body skips it (a body is
  * optional on some POSTs). The media type is decided first (415); the
  * body is then parsed by @middy/http-json-body-parser, given the media type
- * in the form it expects, so its only failure left is bad JSON (400).
+ * in the form it expects, so its only failure left is bad JSON (400). A
+ * body naming a reserved key (`__proto__`, `constructor`, `prototype`) at
+ * any depth is a 400 naming its path: validation would drop it unseen.
  */
 const jsonBody = (): Middleware => {
   const parser = httpJsonBodyParser();
@@ -223,6 +225,13 @@ const jsonBody = (): Middleware => {
           'The body is not valid JSON',
           [{ field: 'body', message: 'must be valid JSON' }],
           { cause: error },
+        );
+      }
+      const reserved = reservedKeyIssue(event.body);
+      if (reserved) {
+        throw new ValidationError(
+          `Invalid request: ${reserved.field}: ${reserved.message}`,
+          [reserved],
         );
       }
     },

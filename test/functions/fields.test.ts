@@ -367,6 +367,34 @@ describe('custom fields, through the pipeline', () => {
       expect(listed.json.data).toEqual([]);
     });
 
+    it('a key an object cannot safely hold (__proto__, constructor) is 400 naming it, never dropped unseen', async () => {
+      // Act: raw JSON, since an object literal's __proto__ sets a prototype.
+      const answers = await Promise.all(
+        ['__proto__', 'constructor', 'prototype'].map((key) =>
+          client.post(`/lists/${listId}/contacts`, {
+            key: org.ownerKey,
+            rawBody: `{"email":"proto@values.example","fields":{"${key}":"x"}}`,
+          }),
+        ),
+      );
+      const listed = await client.get(
+        `/contacts?listId=${listId}&search=proto@values`,
+        { key: org.ownerKey },
+      );
+      // Assert
+      expect(answers.map((a) => [a.status, a.json.code])).toEqual([
+        [400, 'request.invalid'],
+        [400, 'request.invalid'],
+        [400, 'request.invalid'],
+      ]);
+      expect(answers.map((a) => a.json.details[0].field)).toEqual([
+        'fields.__proto__',
+        'fields.constructor',
+        'fields.prototype',
+      ]);
+      expect(listed.json.data).toEqual([]);
+    });
+
     it("a contact's values are bounded (10,000 bytes): past it, 400 naming fields", async () => {
       // Arrange: 11 text fields of 1,000 characters each.
       const other = await createOrganizationWithKeys(client, 'Big values');

@@ -11,6 +11,7 @@ import {
   multilineText,
   parse,
   parseIsoInstant,
+  reservedKeyIssue,
   timeZoneName,
   utf8Bytes,
 } from '../../shared/validation.ts';
@@ -225,6 +226,28 @@ describe('dates: impossible fields are refused, never rolled over (issue 29, def
           expect(Date.parse(text)).toBe(date.getTime());
         },
       ),
+    );
+  });
+});
+
+describe('reserved keys in a JSON body', () => {
+  it('names the first reserved own key at any depth, arrays by index', () => {
+    expect(
+      reservedKeyIssue(JSON.parse('{"a":[{"b":{"__proto__":1}}]}')),
+    ).toEqual({
+      field: 'a.0.b.__proto__',
+      message: 'is a reserved name, not allowed as a key',
+    });
+    expect(
+      reservedKeyIssue({ fields: { plan: 'pro' }, tags: ['constructor'] }),
+    ).toBeUndefined();
+    expect(reservedKeyIssue('constructor')).toBeUndefined();
+  });
+
+  it('walks a body nested far past the stack without overflowing', () => {
+    const deep = `${'['.repeat(200_000)}{"prototype":1}${']'.repeat(200_000)}`;
+    expect(reservedKeyIssue(JSON.parse(deep))?.field).toBe(
+      `${'0.'.repeat(200_000)}prototype`,
     );
   });
 });
