@@ -71,7 +71,8 @@ const matchesFieldCondition = (
     case 'contains':
     case 'notContains': {
       const contains =
-        typeof held === 'string' && lower(held).includes(condition.value);
+        typeof held === 'string' &&
+        lower(held).includes(lower(condition.value));
       return condition.operator === 'contains' ? contains : !contains;
     }
     case 'greaterThan':

@@ -118,7 +118,6 @@ const notFound = (fieldId: string) => (cause: unknown) =>
 export class DynamoFieldRepository implements FieldRepository {
   private readonly fields;
   private readonly reservations;
-
   private readonly segmentNames;
 
   constructor(private readonly table: DynamoTable) {
@@ -222,12 +221,20 @@ export class DynamoFieldRepository implements FieldRepository {
     );
     const ids = [...(reservation?.segmentIds ?? [])];
     if (!ids.length) return [];
-    const found = await batchGet(
-      this.table,
-      ids.map((id) => keys.segment(orgId, id)),
+    const names = new Map(
+      (
+        await batchGet(
+          this.table,
+          ids.map((id) => keys.segment(orgId, id)),
+        )
+      )
+        .map((item) => this.segmentNames.parse(item))
+        .map((segment) => [segment.id, segment.name]),
     );
-    return found
-      .map((item) => this.segmentNames.parse(item))
+    // A hold always has its segment (they are written together): a
+    // missing one would still be named, by id, rather than hidden.
+    return ids
+      .map((id) => ({ id, name: names.get(id) ?? '(segment not found)' }))
       .sort((a, b) => a.id.localeCompare(b.id));
   }
 }

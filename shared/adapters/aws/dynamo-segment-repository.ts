@@ -141,18 +141,15 @@ export class DynamoSegmentRepository implements SegmentRepository {
     fieldKeys: readonly string[],
     fieldIds: ReadonlyMap<string, string>,
   ): TransactItem[] {
-    return fieldKeys.map((key) =>
-      holdField(
+    return fieldKeys.map((key) => {
+      const fieldId = fieldIds.get(key);
+      if (!fieldId) throw new Error(`The field ${key} was not checked`);
+      return holdField(
         this.table,
-        {
-          orgId,
-          key,
-          segmentId: segment.id,
-          fieldId: fieldIds.get(key) ?? '',
-        },
+        { orgId, key, segmentId: segment.id, fieldId },
         (cause) => fieldGone(segment.conditions, key, cause),
-      ),
-    );
+      );
+    });
   }
 
   /** Releases each field no longer named. */
