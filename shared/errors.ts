@@ -157,6 +157,10 @@ export const ERROR_CODES = {
     "The default does not fit the field's type or options",
   ),
   'field.changed': entry(409, 'The field changed while the request ran; retry'),
+  'field.inUse': entry(
+    409,
+    "A segment's conditions name this field; the error names each segment",
+  ),
   'fields.invalid': entry(
     400,
     "Custom field values name no field of the organization, don't fit their field, or take more than 10,000 bytes; `details` names each `fields.<key>`",

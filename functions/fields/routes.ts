@@ -127,11 +127,13 @@ export const fieldRoutes = [
     path: '/fields/{fieldId}',
     role: 'admin',
     summary: 'Delete a custom field; its key is retired',
-    description:
+    description: md(
       'Deletes the field definition. Contacts keep the values they hold under its key for now (removing them is a later step of this extension), so the key is retired: a new field cannot take it (409 `field.keyTaken`).',
+      'A field that the conditions of a segment name is kept, so that no segment silently widens its audience: 409 `field.inUse` naming each segment (name and id). Take the conditions out of them (or delete them) first.',
+    ),
     params: FieldParams,
     responses: { 200: json(DeletedField, 'The field removed') },
-    errors: ['field.notFound', 'write.contended'],
+    errors: ['field.notFound', 'field.inUse', 'write.contended'],
     handle: async (deps, { caller, params }) =>
       ok(await deleteField(deps, caller.orgId, params.fieldId)),
   }),

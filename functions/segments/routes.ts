@@ -30,7 +30,7 @@ import { idParams, PageQuery } from '../../shared/validation.ts';
 /** What the `segments` group's function may use. */
 export const segmentBindings = [
   table({
-    stores: [...PIPELINE_STORES, 'lists', 'tags', 'segments'],
+    stores: [...PIPELINE_STORES, 'lists', 'tags', 'fields', 'segments'],
     actions: [
       ...PIPELINE_ACTIONS,
       'dynamodb:BatchGetItem',
@@ -65,8 +65,9 @@ const CONDITIONS = [
     '- `emailDomain`: `is` / `isNot`, `value` a domain such as `example.com`: the part of the address after `@`, compared exactly and case-insensitively (a subdomain is another domain).',
     '- `email`, `name`: `contains` / `notContains`, `value` 1 to 100 characters, case-insensitive; `name` looks in the first name, the last name and both joined by a space.',
     '- `createdAt` (added to the list), `joinedAt` (first subscribed; none while never subscribed), `confirmedAt` (double opt-in confirmed): `before` / `after`, `value` an ISO 8601 instant with an explicit offset, strictly before or after it; a contact without the date matches neither. `joinedAt` and `confirmedAt` also take `exists` / `notExists`, without `value`.',
+    "- `fields.<key>`, a custom field of the organization (see `/fields`; 400 naming `conditions.<i>.field` otherwise), by its type: every type `is` / `isNot` (exact equality) and `exists` / `notExists` (without `value`); `text` also `contains` / `notContains` (case-insensitive); `number` `greaterThan` / `lessThan`; `date` `before` / `after` (strictly, by day). `value` must fit the field as a contact value does (a number, `YYYY-MM-DD`, `true` or `false`, one of the options): 400 naming `conditions.<i>.operator` or `conditions.<i>.value` otherwise. Only stored values count, never the field's default: a contact without a value matches `isNot`, `notContains` and `notExists`, and no other. A field a segment names cannot be deleted (409 `field.inUse`).",
   ].join('\n'),
-  'Texts and domains are stored lower-cased, instants in UTC. A bad condition answers 400 with `details` naming its path, e.g. `conditions.1.value`.',
+  "Texts and domains are stored lower-cased (a custom field's `contains` text too; its other values as sent), instants in UTC. A bad condition answers 400 with `details` naming its path, e.g. `conditions.1.value`.",
 ].join('\n\n');
 
 /** What a live count costs. */
@@ -133,7 +134,7 @@ export const segmentRoutes = [
     params: SegmentParams,
     body: UpdateSegmentBody,
     responses: { 200: json(SegmentView, 'The segment, after the change') },
-    errors: ['segment.notFound'],
+    errors: ['segment.notFound', 'write.contended'],
     handle: async (deps, { caller, params, body }) =>
       ok(await updateSegment(deps, caller.orgId, params.segmentId, body)),
   }),

@@ -4,7 +4,7 @@
  * where data is stored.
  */
 import * as v from 'valibot';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import {
@@ -210,13 +210,39 @@ export const updateField = async (
   return view(after);
 };
 
-/** Deletes a field; its key stays retired (values may remain under it). */
+/** 409 `field.inUse` naming each segment whose conditions name the field. */
+const inUse = (field: Field, segments: { id: string; name: string }[]) =>
+  new ConflictError(
+    'field.inUse',
+    `The field ${field.key} is named by the conditions of these segments: ${segments
+      .map((s) => `"${s.name}" (${s.id})`)
+      .join(
+        ', ',
+      )}. Take the conditions on fields.${field.key} out of them, or delete them, then delete the field.`,
+  );
+
+/**
+ * Deletes a field; its key stays retired (values may remain under it). A
+ * field a segment's conditions name is kept: 409 `field.inUse` naming each
+ * segment, so that no segment silently widens its audience.
+ */
 export const deleteField = async (
   deps: Pick<Deps, 'fields'>,
   orgId: string,
   fieldId: string,
 ): Promise<DeletedField> => {
-  const field = await requireField(deps, orgId, fieldId);
-  await deps.fields.delete(orgId, field);
-  return { id: field.id, key: field.key };
+  // Segments may take or let go of the field meanwhile: the delete is
+  // conditional, and a refusal is explained from a fresh read.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const field = await requireField(deps, orgId, fieldId);
+    if (await deps.fields.delete(orgId, field)) {
+      return { id: field.id, key: field.key };
+    }
+    const segments = await deps.fields.segmentsUsing(orgId, field);
+    if (segments.length) throw inUse(field, segments);
+  }
+  throw new ConflictError(
+    'write.contended',
+    `Field ${fieldId} kept changing while it was deleted; retry`,
+  );
 };

@@ -18,9 +18,19 @@ export interface FieldRepository {
   update(orgId: string, before: Field, after: Field): Promise<void>;
   /**
    * Deletes the field; its key stays reserved (retired): contacts may still
-   * hold values under it. `NotFoundError` when missing.
+   * hold values under it. False, with nothing written, while a segment's
+   * conditions name the key (see `segmentsUsing`); `NotFoundError` when
+   * missing.
    */
-  delete(orgId: string, field: Field): Promise<void>;
+  delete(orgId: string, field: Field): Promise<boolean>;
+  /**
+   * The segments whose conditions name the field's key (strongly
+   * consistent), by id.
+   */
+  segmentsUsing(
+    orgId: string,
+    field: Field,
+  ): Promise<{ id: string; name: string }[]>;
 }
 
 /** What fields need. */

@@ -4,7 +4,13 @@
  * series fan-out at fire time all decide membership the same way.
  */
 import type { Contact } from '../audience/model.ts';
-import type { Segment, SegmentCondition } from './model.ts';
+import {
+  type FieldCondition,
+  isFieldRef,
+  keyOfFieldRef,
+  type Segment,
+  type SegmentCondition,
+} from './model.ts';
 
 /** What the evaluator reads of a contact. */
 export type SegmentContact = Pick<
@@ -17,6 +23,7 @@ export type SegmentContact = Pick<
   | 'createdAt'
   | 'joinedAt'
   | 'confirmedAt'
+  | 'fields'
 >;
 
 const lower = (text: string | undefined) => (text ?? '').toLowerCase();
@@ -39,11 +46,54 @@ const namesOf = (contact: SegmentContact) =>
 const instant = (value: string | undefined) =>
   value === undefined ? undefined : Date.parse(value);
 
+/**
+ * Whether a contact meets a condition on a custom field, by the value it
+ * holds (never the field's default: a segment selects by stored data).
+ * Values are compared only with a value of the same JavaScript type (a
+ * date is a `YYYY-MM-DD` string, so days compare as strings); the negated
+ * operators are the exact complements of theirs, so a contact without a
+ * value is in `isNot`, `notContains` and `notExists`.
+ */
+const matchesFieldCondition = (
+  condition: FieldCondition,
+  contact: SegmentContact,
+): boolean => {
+  const held = contact.fields?.[keyOfFieldRef(condition.field)];
+  switch (condition.operator) {
+    case 'exists':
+      return held !== undefined;
+    case 'notExists':
+      return held === undefined;
+    case 'is':
+      return held === condition.value;
+    case 'isNot':
+      return held !== condition.value;
+    case 'contains':
+    case 'notContains': {
+      const contains =
+        typeof held === 'string' &&
+        lower(held).includes(lower(condition.value));
+      return condition.operator === 'contains' ? contains : !contains;
+    }
+    case 'greaterThan':
+      return typeof held === 'number' && held > condition.value;
+    case 'lessThan':
+      return typeof held === 'number' && held < condition.value;
+    case 'before':
+      return typeof held === 'string' && held < condition.value;
+    case 'after':
+      return typeof held === 'string' && held > condition.value;
+  }
+};
+
 /** Whether one contact meets one condition. */
 export const matchesCondition = (
   condition: SegmentCondition,
   contact: SegmentContact,
 ): boolean => {
+  if (isFieldRef(condition.field)) {
+    return matchesFieldCondition(condition as FieldCondition, contact);
+  }
   switch (condition.field) {
     case 'tag': {
       const has = contact.tagIds.includes(condition.value);

@@ -1,7 +1,10 @@
 /**
  * Schemas of the segment endpoints, and of a segment's conditions: one
  * schema per field, so a bad condition is refused naming its path
- * (`conditions.1.operator`, `conditions.1.value`).
+ * (`conditions.1.operator`, `conditions.1.value`). A condition on a custom
+ * field (`fields.<key>`) is checked here for its shape only: which
+ * operators and values fit depends on the field's type, checked against
+ * the organization's fields by the domain (`field-conditions.ts`).
  */
 import * as v from 'valibot';
 import { CONTACT_STATUSES } from '../audience/model.ts';
@@ -13,7 +16,9 @@ import {
   requiredName,
 } from '../validation.ts';
 import {
+  FIELD_OPERATORS,
   MAX_SEGMENT_CONDITIONS,
+  PRESENCE_OPERATORS,
   SEGMENT_FIELDS,
   SEGMENT_MATCHES,
   SEGMENT_OPERATORS,
@@ -66,27 +71,34 @@ const TextValue = v.pipe(
 const InstantValue = InstantWithOffsetAsUtc;
 
 /**
- * The check below in JSON Schema: `value` required with a comparison,
- * refused with a presence operator.
+ * The presence check in JSON Schema: `value` required with the operators
+ * that compare, refused with those that test presence.
  */
+const presenceRule = (
+  comparisons: readonly string[],
+  presences: readonly string[],
+) =>
+  presences.length === 0
+    ? { required: ['value'] }
+    : {
+        dependentSchemas: {
+          value: { properties: { operator: { enum: comparisons } } },
+        },
+        anyOf: [
+          { properties: { operator: { enum: presences } } },
+          { required: ['value'] },
+        ],
+      };
+
+/** The presence check of a date field, in JSON Schema. */
 const valueRule = (field: SegmentField) => {
   const operators = SEGMENT_OPERATORS[field] as readonly string[];
-  const comparisons = operators.filter((o) =>
-    (DATE_COMPARISONS as readonly string[]).includes(o),
+  return presenceRule(
+    operators.filter((o) =>
+      (DATE_COMPARISONS as readonly string[]).includes(o),
+    ),
+    operators.filter((o) => (DATE_PRESENCE as readonly string[]).includes(o)),
   );
-  const presences = operators.filter((o) =>
-    (DATE_PRESENCE as readonly string[]).includes(o),
-  );
-  if (presences.length === 0) return { required: ['value'] };
-  return {
-    dependentSchemas: {
-      value: { properties: { operator: { enum: comparisons } } },
-    },
-    anyOf: [
-      { properties: { operator: { enum: presences } } },
-      { required: ['value'] },
-    ],
-  };
 };
 
 /** A condition object: a key it does not take is refused, not dropped. */
@@ -122,6 +134,58 @@ const dateConditions = <const F extends SegmentField>(field: F) =>
     v.transform((c) => c as SegmentCondition),
   );
 
+/** The pattern of a condition's `field` naming a custom field. */
+export const FIELD_REF = /^fields\.[a-z][a-z0-9_]{0,39}$/;
+
+/** `fields.<key>`: a custom field of the organization, by its key. */
+const FieldRefBody = v.pipe(
+  v.string(),
+  v.regex(
+    FIELD_REF,
+    'must be fields.<key>, the key of a field of the organization',
+  ),
+);
+
+/** A value a custom field's condition compares with. */
+const FieldConditionValue = v.union(
+  [v.string(), v.number(), v.boolean()],
+  "must be a text, a number, true or false, as the field's type takes",
+);
+
+const FIELD_COMPARISONS = FIELD_OPERATORS.filter(
+  (o) => !(PRESENCE_OPERATORS as readonly string[]).includes(o),
+);
+
+/**
+ * A condition on a custom field, by its shape: the operator one of any
+ * type's, `value` present unless the operator tests presence. The field,
+ * and what fits its type, are the domain's to check.
+ */
+const FieldConditionBody = v.pipe(
+  condition({
+    field: FieldRefBody,
+    operator: v.picklist(
+      FIELD_OPERATORS,
+      `must be one of ${FIELD_OPERATORS.join(', ')} for a custom field (which ones depends on its type)`,
+    ),
+    value: v.optional(FieldConditionValue),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['operator'], ['value']],
+      (c) =>
+        (PRESENCE_OPERATORS as readonly string[]).includes(c.operator) ===
+        (c.value === undefined),
+      `is required, except with ${PRESENCE_OPERATORS.join(' and ')}, which take none`,
+    ),
+    ['value'],
+  ),
+  inJsonSchema(presenceRule(FIELD_COMPARISONS, PRESENCE_OPERATORS)),
+  // The check above ties the value to the operator; the domain, the
+  // operator and the value to the field's type: the model's type.
+  v.transform((c) => c as SegmentCondition),
+);
+
 /** One condition of a segment, checked by the schema of its field. */
 export const SegmentConditionBody = v.variant(
   'field',
@@ -154,8 +218,9 @@ export const SegmentConditionBody = v.variant(
     dateConditions('createdAt'),
     dateConditions('joinedAt'),
     dateConditions('confirmedAt'),
+    FieldConditionBody,
   ],
-  `must be a condition whose field is one of ${SEGMENT_FIELDS.join(', ')}`,
+  `must be a condition whose field is one of ${SEGMENT_FIELDS.join(', ')}, or fields.<key> (a custom field)`,
 );
 
 // The schema and the model's type must agree.

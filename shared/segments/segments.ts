@@ -13,7 +13,9 @@ import {
 import type { Page, PageRequest } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
 import { matchesSegment } from './evaluate.ts';
+import { checkFieldConditions } from './field-conditions.ts';
 import {
+  FIELD_OPERATORS,
   SEGMENT_FIELDS,
   SEGMENT_MATCHES,
   SEGMENT_OPERATORS,
@@ -21,25 +23,36 @@ import {
   type SegmentCondition,
 } from './model.ts';
 import type { SegmentsDeps as Deps } from './ports.ts';
-import type {
-  CreateSegmentInput,
-  UpdateSegmentInput,
+import {
+  type CreateSegmentInput,
+  FIELD_REF,
+  type UpdateSegmentInput,
 } from './segment.schema.ts';
 
 /** Contacts of its list a segment's live count reads at most. */
 export const SEGMENT_SAMPLE = 2000;
 
-const OPERATORS = [...new Set(Object.values(SEGMENT_OPERATORS).flat())];
+const OPERATORS = [
+  ...new Set([...Object.values(SEGMENT_OPERATORS).flat(), ...FIELD_OPERATORS]),
+];
 
 /** A condition as the API shows it (as stored: values normalized). */
 export const SegmentConditionView = v.pipe(
   v.object({
-    field: v.picklist(SEGMENT_FIELDS),
+    field: v.pipe(
+      v.union([
+        v.picklist(SEGMENT_FIELDS),
+        v.pipe(v.string(), v.regex(FIELD_REF)),
+      ]),
+      v.description(
+        "One of the contact's own attributes, or `fields.<key>`: a custom field",
+      ),
+    ),
     operator: v.picklist(OPERATORS),
     value: v.pipe(
-      v.optional(v.string()),
+      v.optional(v.union([v.string(), v.number(), v.boolean()])),
       v.description(
-        'A tag id, a status, a lower-cased domain or text, or a UTC instant; absent for exists and notExists',
+        'A tag id, a status, a lower-cased domain or text, or a UTC instant; for a custom field, a value of its type (a `contains` text lower-cased); absent for exists and notExists',
       ),
     ),
   }),
@@ -193,30 +206,37 @@ const checkTags = async (
 
 /**
  * Creates a segment over a list of the organization (404 otherwise);
- * every tag a condition names must be one of the organization (400 naming
- * the condition otherwise).
+ * every tag a condition names must be one of the organization, every
+ * custom field too, its operator and value fitting the field's type (400
+ * naming the condition otherwise).
  */
 export const createSegment = async (
-  deps: Pick<Deps, 'segments' | 'lists' | 'tags' | 'ids' | 'clock'>,
+  deps: Pick<Deps, 'segments' | 'lists' | 'tags' | 'fields' | 'ids' | 'clock'>,
   orgId: string,
   input: CreateSegmentInput,
 ): Promise<SegmentView> => {
-  // 1. The list and the tags exist in the organization.
+  // 1. The list, the tags and the fields exist in the organization.
   await requireList(deps, orgId, input.listId);
   await checkTags(deps, orgId, input.conditions);
-  // 2. The segment, counted on the organization (its list checked again).
+  const { conditions, fieldIds } = await checkFieldConditions(
+    deps,
+    orgId,
+    input.conditions,
+  );
+  // 2. The segment, counted on the organization (its list checked again),
+  // holding the fields it names (each checked again: not deleted).
   const now = deps.clock.now().toISOString();
   const segment: Segment = {
     id: deps.ids.id(),
     name: input.name,
     listId: input.listId,
     match: input.match,
-    conditions: input.conditions,
+    conditions,
     createdAt: now,
     updatedAt: now,
     usedBy: {},
   };
-  await deps.segments.create(orgId, segment);
+  await deps.segments.create(orgId, segment, fieldIds);
   return view(segment);
 };
 
@@ -291,26 +311,52 @@ export const getSegment = async (
 };
 
 /**
+ * The `updatedAt` of a write over a segment last written at `before`:
+ * now, and always later than `before` (a millisecond more when the clock
+ * says otherwise), so that two versions never share one and a write
+ * conditional on the version read cannot pass over another.
+ */
+const laterThan = (before: string, now: Date): string =>
+  new Date(Math.max(now.getTime(), Date.parse(before) + 1)).toISOString();
+
+/**
  * Renames a segment or changes its match or conditions (all of them at
- * once: the array sent replaces the stored one). The list never changes.
+ * once: the array sent replaces the stored one, checked as on creation).
+ * The list never changes.
  */
 export const updateSegment = async (
-  deps: Pick<Deps, 'segments' | 'tags' | 'clock'>,
+  deps: Pick<Deps, 'segments' | 'tags' | 'fields' | 'clock'>,
   orgId: string,
   segmentId: string,
   input: UpdateSegmentInput,
 ): Promise<SegmentView> => {
-  const before = await requireSegment(deps, orgId, segmentId);
-  if (input.conditions) await checkTags(deps, orgId, input.conditions);
-  const after: Segment = {
-    ...before,
-    name: input.name ?? before.name,
-    match: input.match ?? before.match,
-    conditions: input.conditions ?? before.conditions,
-    updatedAt: deps.clock.now().toISOString(),
-  };
-  await deps.segments.update(orgId, after);
-  return view(after);
+  await requireSegment(deps, orgId, segmentId);
+  let checked: Awaited<ReturnType<typeof checkFieldConditions>> | undefined;
+  if (input.conditions) {
+    await checkTags(deps, orgId, input.conditions);
+    checked = await checkFieldConditions(deps, orgId, input.conditions);
+  }
+  // The write is conditional on the segment as read (the fields it holds
+  // follow its conditions): another write meanwhile, and it applies the
+  // change again over that one.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const before = await requireSegment(deps, orgId, segmentId);
+    const after: Segment = {
+      ...before,
+      name: input.name ?? before.name,
+      match: input.match ?? before.match,
+      conditions: checked?.conditions ?? before.conditions,
+      updatedAt: laterThan(before.updatedAt, deps.clock.now()),
+    };
+    const fieldIds = checked?.fieldIds ?? new Map<string, string>();
+    if (await deps.segments.update(orgId, before, after, fieldIds)) {
+      return view(after);
+    }
+  }
+  throw new ConflictError(
+    'write.contended',
+    `Segment ${segmentId} kept changing while it was updated; retry`,
+  );
 };
 
 const inUse = (segment: Segment) => {
@@ -334,7 +380,7 @@ export const deleteSegment = async (
   for (let attempt = 0; attempt < 3; attempt++) {
     const segment = await requireSegment(deps, orgId, segmentId);
     if (Object.keys(segment.usedBy).length) throw inUse(segment);
-    if (await deps.segments.delete(orgId, segmentId)) return { id: segmentId };
+    if (await deps.segments.delete(orgId, segment)) return { id: segmentId };
   }
   throw new ConflictError(
     'write.contended',

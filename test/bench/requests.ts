@@ -242,6 +242,19 @@ const main = async () => {
       match: 'all',
       conditions: [{ field: 'tag', operator: 'has', value: vip }],
     });
+    // A custom field that a segment names (its deletion is refused).
+    const plan = await call('POST', '/fields', {
+      key: 'plan',
+      label: 'Plan',
+      type: 'option',
+      options: ['free', 'pro'],
+    });
+    await call('POST', '/segments', {
+      name: 'Pro plan',
+      listId: list.id,
+      match: 'all',
+      conditions: [{ field: 'fields.plan', operator: 'is', value: 'pro' }],
+    });
     const campaign = await call('POST', '/campaigns', {
       name: 'November',
       templateId: template.id,
@@ -408,6 +421,40 @@ const main = async () => {
             templateId: template.id,
             listId: list.id,
           }),
+      ],
+      [
+        'POST /segments (a tag)',
+        () =>
+          write('POST', '/segments', {
+            name: `S ${n++}`,
+            listId: list.id,
+            match: 'all',
+            conditions: [{ field: 'tag', operator: 'has', value: vip }],
+          }),
+      ],
+      [
+        'POST /segments (a custom field)',
+        () =>
+          write('POST', '/segments', {
+            name: `S ${n++}`,
+            listId: list.id,
+            match: 'all',
+            conditions: [
+              { field: 'fields.plan', operator: 'is', value: 'pro' },
+            ],
+          }),
+      ],
+      [
+        'DELETE /fields/{id} (named by segments: 409)',
+        () =>
+          write('DELETE', `/fields/${plan.id}`).then(
+            () => {
+              throw new Error('the field named by a segment was deleted');
+            },
+            (error: unknown) => {
+              if (!String(error).includes('field.inUse')) throw error;
+            },
+          ),
       ],
     ];
     for (const [what, act] of writes) {

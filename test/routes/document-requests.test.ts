@@ -57,8 +57,8 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
   },
   'POST /segments': {
-    fields: /^conditions\.\d+\.value$/,
-    why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404",
+    fields: /^conditions\.\d+\.(field|operator|value)$/,
+    why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404; a custom field's condition (`fields.<key>`) names a field of the organization, and which operators and values fit depends on the field's type: the organization's data, not the document",
   },
   'POST /signup-pages': {
     fields: /^html$/,
@@ -69,8 +69,8 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     why: 'pasted HTML must hold a <form> with an input named email once sanitized: a schema cannot read HTML',
   },
   'PATCH /segments/{segmentId}': {
-    fields: /^conditions\.\d+\.value$/,
-    why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404",
+    fields: /^conditions\.\d+\.(field|operator|value)$/,
+    why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404; a custom field's condition (`fields.<key>`) names a field of the organization, and which operators and values fit depends on the field's type: the organization's data, not the document",
   },
 };
 

@@ -185,6 +185,7 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
       match: 'all',
       conditions: [
         { field: 'emailDomain', operator: 'isNot', value: 'x.test' },
+        { field: 'fields.plan', operator: 'is', value: 'pro' },
       ],
     },
   }),

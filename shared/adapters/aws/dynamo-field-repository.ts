@@ -2,7 +2,10 @@
  * Driven adapter: custom fields in their organization's partition, each
  * key reserved by an item of its own (kept, retired, when the field is
  * deleted), counted (and capped) by their collection's counter
- * (`FIELD$count`).
+ * (`FIELD$count`). The reservation also holds the ids of the segments
+ * whose conditions name the key (`segmentIds`), written by the segments'
+ * own transactions through `holdField` and `releaseField`: a field held
+ * is never deleted.
  */
 import * as v from 'valibot';
 import { itemSchema } from '../../db/items.ts';
@@ -21,8 +24,11 @@ import {
 } from './dynamo-collections.ts';
 import { entity } from './dynamo-entity.ts';
 import {
+  batchGet,
   type DynamoTable,
+  failedConditions,
   onFailedCondition,
+  type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
 
@@ -40,12 +46,70 @@ const FieldItem = itemSchema('Field', {
 /**
  * The reservation of a field's key. A deleted field leaves it `retired`:
  * contacts may still hold values under the key, so no new field (perhaps
- * of another type) may take it.
+ * of another type) may take it. `segmentIds`: the segments whose
+ * conditions name the key (a string set, absent when none: DynamoDB drops
+ * a set emptied).
  */
 const FieldKeyItem = itemSchema('FieldKey', {
   fieldId: v.string(),
   retired: v.optional(v.literal(true)),
+  segmentIds: v.optional(v.set(v.string()), () => new Set<string>()),
 });
+
+const reservationsOf = (table: DynamoTable) => entity(table, FieldKeyItem);
+
+/** What a segment using a field shows in the refusal of its deletion. */
+const SegmentNameItem = itemSchema('Segment', {
+  id: v.string(),
+  name: v.string(),
+});
+
+/** A segment naming a field, by key, in its conditions. */
+export interface FieldHold {
+  orgId: string;
+  key: string;
+  segmentId: string;
+}
+
+/**
+ * The TransactWriteItems entry a segment write adds to its own
+ * transaction for each field key its conditions name (newly): adds the
+ * segment to the key's `segmentIds`, on the condition that the key still
+ * belongs to the field the conditions were checked against (`fieldId`) and
+ * that field was not deleted (not `retired`). When that condition fails,
+ * `otherwise` is thrown: the field was deleted meanwhile.
+ */
+export const holdField = (
+  table: DynamoTable,
+  hold: FieldHold & { fieldId: string },
+  otherwise: (cause: unknown) => Error,
+): TransactItem =>
+  reservationsOf(table).updateTx(
+    keys.fieldKey(hold.orgId, hold.key),
+    { add: { segmentIds: new Set([hold.segmentId]) } },
+    {
+      if: (w) => w.and(w.eq('fieldId', hold.fieldId), w.missing('retired')),
+      otherwise,
+    },
+  );
+
+/**
+ * The TransactWriteItems entry a segment write adds to its own transaction
+ * for each field key its conditions no longer name (or the segment
+ * deleted): removes the segment from the key's `segmentIds`; idempotent.
+ * Conditional on the reservation's existence only so that no write ever
+ * creates a stub: a held field is never deleted, so its reservation is
+ * there.
+ */
+export const releaseField = (
+  table: DynamoTable,
+  hold: FieldHold,
+): TransactItem =>
+  reservationsOf(table).updateTx(
+    keys.fieldKey(hold.orgId, hold.key),
+    { delete: { segmentIds: new Set([hold.segmentId]) } },
+    { if: (w) => w.exists() },
+  );
 
 const notFound = (fieldId: string) => (cause: unknown) =>
   new NotFoundError('field.notFound', `No field ${fieldId}`, { cause });
@@ -54,10 +118,12 @@ const notFound = (fieldId: string) => (cause: unknown) =>
 export class DynamoFieldRepository implements FieldRepository {
   private readonly fields;
   private readonly reservations;
+  private readonly segmentNames;
 
   constructor(private readonly table: DynamoTable) {
     this.fields = entity(table, FieldItem);
-    this.reservations = entity(table, FieldKeyItem);
+    this.reservations = reservationsOf(table);
+    this.segmentNames = entity(table, SegmentNameItem);
   }
 
   async create(orgId: string, field: Field): Promise<void> {
@@ -121,17 +187,54 @@ export class DynamoFieldRepository implements FieldRepository {
     });
   }
 
-  async delete(orgId: string, field: Field): Promise<void> {
-    await transactWrite(this.table, [
-      this.fields.deleteTx(keys.field(orgId, field.id), {
-        if: (w) => w.exists(),
-        otherwise: notFound(field.id),
-      }),
-      // Kept, retired: values under the key may remain on contacts.
-      this.reservations.updateTx(keys.fieldKey(orgId, field.key), {
-        set: { retired: true },
-      }),
-      moveCollectionCounter(this.table, keys.fieldsOfOrganization(orgId), -1),
-    ]);
+  async delete(orgId: string, field: Field): Promise<boolean> {
+    try {
+      await transactWrite(this.table, [
+        this.fields.deleteTx(keys.field(orgId, field.id), {
+          if: (w) => w.exists(),
+          otherwise: notFound(field.id),
+        }),
+        // Kept, retired: values under the key may remain on contacts. Only
+        // while no segment holds the key: a segment write that holds it
+        // meanwhile cancels this one, and one after it finds it retired.
+        this.reservations.updateTx(
+          keys.fieldKey(orgId, field.key),
+          { set: { retired: true } },
+          { if: (w) => w.missing('segmentIds') },
+        ),
+        moveCollectionCounter(this.table, keys.fieldsOfOrganization(orgId), -1),
+      ]);
+      return true;
+    } catch (error) {
+      if (failedConditions(error)?.includes(1)) return false;
+      throw error;
+    }
+  }
+
+  async segmentsUsing(
+    orgId: string,
+    field: Field,
+  ): Promise<{ id: string; name: string }[]> {
+    const reservation = await this.reservations.get(
+      keys.fieldKey(orgId, field.key),
+      { consistent: true },
+    );
+    const ids = [...(reservation?.segmentIds ?? [])];
+    if (!ids.length) return [];
+    const names = new Map(
+      (
+        await batchGet(
+          this.table,
+          ids.map((id) => keys.segment(orgId, id)),
+        )
+      )
+        .map((item) => this.segmentNames.parse(item))
+        .map((segment) => [segment.id, segment.name]),
+    );
+    // A hold always has its segment (they are written together): a
+    // missing one would still be named, by id, rather than hidden.
+    return ids
+      .map((id) => ({ id, name: names.get(id) ?? '(segment not found)' }))
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
 }

@@ -2,16 +2,22 @@
  * Driven adapter: segments in their organization's partition, counted on
  * the organization item; the series that use a segment kept on it as a map
  * (`usedBy`, series id → series name), written by the series' own
- * transactions through `useSegment` and `releaseSegment`.
+ * transactions through `useSegment` and `releaseSegment`. A segment's own
+ * writes hold the custom fields its conditions name (`holdField`,
+ * `releaseField` on each field key's reservation) in the same transaction,
+ * so that a field is never deleted while a segment names it.
  */
 
 import * as v from 'valibot';
 import type { Contact } from '../../audience/model.ts';
+import { whereOf } from '../../db/expressions.ts';
 import { type ItemOf, itemSchema } from '../../db/items.ts';
 import { type Key, keys } from '../../db/keys.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
+import { fieldGone, fieldKeysOf } from '../../segments/field-conditions.ts';
 import {
+  FIELD_OPERATORS,
   SEGMENT_FIELDS,
   SEGMENT_MATCHES,
   SEGMENT_OPERATORS,
@@ -19,16 +25,19 @@ import {
   type SegmentCondition,
 } from '../../segments/model.ts';
 import type { SegmentRepository } from '../../segments/ports.ts';
+import { FIELD_REF } from '../../segments/segment.schema.ts';
 import {
   moveCollectionCounter,
   pageOfCollection,
 } from './dynamo-collections.ts';
 import { contactFromItem } from './dynamo-contact-repository.ts';
 import { entity } from './dynamo-entity.ts';
+import { holdField, releaseField } from './dynamo-field-repository.ts';
 import { ListItem } from './dynamo-list-repository.ts';
 import {
   type DynamoTable,
   failedConditions,
+  isConditionFailure,
   queryOnce,
   type TransactItem,
   transactWrite,
@@ -37,11 +46,17 @@ import {
 // Stored conditions were checked on the way in; read them back loosely,
 // so that a rule tightened later never makes an old segment unreadable.
 const StoredCondition = v.object({
-  field: v.picklist(SEGMENT_FIELDS),
+  field: v.union([
+    v.picklist(SEGMENT_FIELDS),
+    v.pipe(v.string(), v.regex(FIELD_REF)),
+  ]),
   operator: v.picklist([
-    ...new Set(Object.values(SEGMENT_OPERATORS).flat()),
+    ...new Set([
+      ...Object.values(SEGMENT_OPERATORS).flat(),
+      ...FIELD_OPERATORS,
+    ]),
   ] as string[]),
-  value: v.optional(v.string()),
+  value: v.optional(v.union([v.string(), v.number(), v.boolean()])),
 });
 
 const SegmentItem = itemSchema('Segment', {
@@ -64,9 +79,6 @@ const fromItem = ({
   ...segment,
   conditions: conditions as SegmentCondition[],
 });
-
-const notFound = (segmentId: string) => (cause: unknown) =>
-  new NotFoundError('segment.notFound', `No segment ${segmentId}`, { cause });
 
 /** A series taking a segment: who, and over which list. */
 export interface SegmentUse {
@@ -122,7 +134,40 @@ export class DynamoSegmentRepository implements SegmentRepository {
     this.lists = entity(table, ListItem);
   }
 
-  async create(orgId: string, segment: Segment): Promise<void> {
+  /** Holds each field newly named, checked to be the field of `fieldIds`. */
+  private holds(
+    orgId: string,
+    segment: Segment,
+    fieldKeys: readonly string[],
+    fieldIds: ReadonlyMap<string, string>,
+  ): TransactItem[] {
+    return fieldKeys.map((key) => {
+      const fieldId = fieldIds.get(key);
+      if (!fieldId) throw new Error(`The field ${key} was not checked`);
+      return holdField(
+        this.table,
+        { orgId, key, segmentId: segment.id, fieldId },
+        (cause) => fieldGone(segment.conditions, key, cause),
+      );
+    });
+  }
+
+  /** Releases each field no longer named. */
+  private releases(
+    orgId: string,
+    segmentId: string,
+    fieldKeys: readonly string[],
+  ): TransactItem[] {
+    return fieldKeys.map((key) =>
+      releaseField(this.table, { orgId, key, segmentId }),
+    );
+  }
+
+  async create(
+    orgId: string,
+    segment: Segment,
+    fieldIds: ReadonlyMap<string, string>,
+  ): Promise<void> {
     await transactWrite(this.table, [
       this.lists.checkTx(keys.list(orgId, segment.listId), (w) => w.exists(), {
         otherwise: (cause) =>
@@ -135,6 +180,7 @@ export class DynamoSegmentRepository implements SegmentRepository {
         if: (w) => w.missing(),
       }),
       moveCollectionCounter(this.table, keys.segmentsOfOrganization(orgId), 1),
+      ...this.holds(orgId, segment, fieldKeysOf(segment.conditions), fieldIds),
     ]);
   }
 
@@ -157,23 +203,50 @@ export class DynamoSegmentRepository implements SegmentRepository {
     };
   }
 
-  async update(orgId: string, segment: Segment): Promise<void> {
-    // The series write `usedBy` meanwhile: write only what the API changes.
-    const { name, match, conditions, updatedAt } = segment;
-    await this.segments.update(
-      keys.segment(orgId, segment.id),
-      { set: { name, match, conditions, updatedAt } },
-      { if: (w) => w.exists(), otherwise: notFound(segment.id) },
-    );
+  async update(
+    orgId: string,
+    before: Segment,
+    after: Segment,
+    fieldIds: ReadonlyMap<string, string>,
+  ): Promise<boolean> {
+    // The series write `usedBy` meanwhile: write only what the API changes,
+    // on the version read, whose conditions say which fields are held.
+    const { name, match, conditions, updatedAt } = after;
+    const key = keys.segment(orgId, after.id);
+    const write = { set: { name, match, conditions, updatedAt } };
+    const asRead = { if: whereOf<Segment>().eq('updatedAt', before.updatedAt) };
+    const held = fieldKeysOf(before.conditions);
+    const named = fieldKeysOf(after.conditions);
+    const taken = named.filter((k) => !held.includes(k));
+    const dropped = held.filter((k) => !named.includes(k));
+    try {
+      if (!taken.length && !dropped.length) {
+        await this.segments.update(key, write, asRead);
+      } else {
+        await transactWrite(this.table, [
+          this.segments.updateTx(key, write, asRead),
+          ...this.holds(orgId, after, taken, fieldIds),
+          ...this.releases(orgId, after.id, dropped),
+        ]);
+      }
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error) || failedConditions(error)?.includes(0)) {
+        return false;
+      }
+      throw error;
+    }
   }
 
-  async delete(orgId: string, segmentId: string): Promise<boolean> {
+  async delete(orgId: string, segment: Segment): Promise<boolean> {
     try {
       await transactWrite(this.table, [
-        this.segments.deleteTx(keys.segment(orgId, segmentId), {
+        // As read (its conditions say which fields to release), and used
+        // by no series.
+        this.segments.deleteTx(keys.segment(orgId, segment.id), {
           if: (w) =>
             w.and(
-              w.exists(),
+              w.eq('updatedAt', segment.updatedAt),
               w.or(w.missing('usedBy'), w.size('usedBy', '=', 0)),
             ),
         }),
@@ -182,6 +255,7 @@ export class DynamoSegmentRepository implements SegmentRepository {
           keys.segmentsOfOrganization(orgId),
           -1,
         ),
+        ...this.releases(orgId, segment.id, fieldKeysOf(segment.conditions)),
       ]);
       return true;
     } catch (error) {

@@ -23,6 +23,7 @@ import {
 } from '../../../shared/campaigns/dispatch.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { Deps } from '../../../shared/deps.ts';
+import { createField } from '../../../shared/fields/fields.ts';
 import type { OutgoingMessage, QueueSender } from '../../../shared/ports.ts';
 import { CreateSegmentBody } from '../../../shared/segments/segment.schema.ts';
 import {
@@ -288,5 +289,72 @@ describe('a campaign narrowed to a segment of its list', () => {
       status: 'sent',
       progress: { total: 0, sent: 0 },
     });
+  });
+
+  it('a segment on a custom field narrows the count and the send by the values the contacts hold when each is read (no default counted)', async () => {
+    // Arrange
+    const s = await stack();
+    await createField(s.deps, s.orgId, {
+      key: 'seats',
+      label: 'Seats',
+      type: 'number',
+      defaultValue: 50,
+    });
+    const segment = await createSegment(
+      s.deps,
+      s.orgId,
+      parse(CreateSegmentBody, {
+        name: 'Big accounts',
+        listId: s.listId,
+        match: 'all',
+        conditions: [
+          { field: 'fields.seats', operator: 'greaterThan', value: 10 },
+        ],
+      }),
+    );
+    const holder = async (firstName: string, seats?: number) => {
+      const email = uniqueEmail(firstName.toLowerCase());
+      const { contact } = await addContact(s.deps, s.orgId, s.listId, {
+        email,
+        firstName,
+        doubleOptIn: false,
+        ...(seats === undefined ? {} : { fields: { seats } }),
+      });
+      return { id: contact.id, email };
+    };
+    const big = await holder('Big', 20);
+    const shrinking = await holder('Shrinking', 30);
+    await holder('Small', 5);
+    await holder('Unknown');
+    const campaign = await createCampaign(s.deps, s.orgId, {
+      name: 'Big only',
+      templateId: s.templateId,
+      listId: s.listId,
+      segmentId: segment.id,
+      tagId: null,
+      topicId: null,
+      sendingIdentityId: null,
+    });
+    const view = await s.client.get(`/campaigns/${campaign.id}`, {
+      key: s.key,
+    });
+    await requestSend(s.deps, s.orgId, campaign.id, {});
+    const start = s.dispatched.shift();
+    if (!start) throw new Error('no start message');
+    await dispatchCampaign(s.deps, start);
+    const handedOut = s.batches.flatMap((b) =>
+      b.recipients.map((r) => r.email),
+    );
+    await updateContact(s.deps, s.orgId, shrinking.id, {
+      fields: { seats: 2 },
+    });
+
+    // Act
+    await s.drain();
+
+    // Assert
+    expect(view.json.data.recipientCount).toBe(2);
+    expect(handedOut.sort()).toEqual([big.email, shrinking.email].sort());
+    expect(s.accepted.map((m) => m.to)).toEqual([big.email]);
   });
 });

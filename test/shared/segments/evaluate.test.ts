@@ -344,3 +344,141 @@ describe('matchesSegment', () => {
     ).toBe(true);
   });
 });
+
+describe('matchesCondition: custom fields (fields.<key>)', () => {
+  /** A contact holding a value of each type, and one holding none. */
+  const holder = contact({
+    fields: {
+      company: 'Analytical Engines Ltd',
+      seats: 12,
+      renewal: '2026-06-15',
+      trial: false,
+      plan: 'pro',
+    },
+  });
+  const none = contact();
+  const at = (
+    field: string,
+    operator: string,
+    value?: string | number | boolean,
+  ) =>
+    ({
+      field,
+      operator,
+      ...(value === undefined ? {} : { value }),
+    }) as SegmentCondition;
+  const both = (condition: SegmentCondition) => [
+    holds(condition, holder),
+    holds(condition, none),
+  ];
+
+  it('is and isNot compare the stored value exactly, for every type; a contact without one is in isNot only', () => {
+    expect(both(at('fields.plan', 'is', 'pro'))).toEqual([true, false]);
+    expect(both(at('fields.plan', 'isNot', 'pro'))).toEqual([false, true]);
+    expect(both(at('fields.plan', 'is', 'free'))).toEqual([false, false]);
+    expect(both(at('fields.plan', 'isNot', 'free'))).toEqual([true, true]);
+    // Text: exact, so case counts.
+    expect(both(at('fields.company', 'is', 'Analytical Engines Ltd'))).toEqual([
+      true,
+      false,
+    ]);
+    expect(both(at('fields.company', 'is', 'analytical engines ltd'))).toEqual([
+      false,
+      false,
+    ]);
+    expect(both(at('fields.seats', 'is', 12))).toEqual([true, false]);
+    expect(both(at('fields.seats', 'isNot', 12))).toEqual([false, true]);
+    expect(both(at('fields.renewal', 'is', '2026-06-15'))).toEqual([
+      true,
+      false,
+    ]);
+    expect(both(at('fields.trial', 'is', false))).toEqual([true, false]);
+    expect(both(at('fields.trial', 'is', true))).toEqual([false, false]);
+    expect(both(at('fields.trial', 'isNot', true))).toEqual([true, true]);
+  });
+
+  it('contains and notContains look in a text case-insensitively (the condition stores its text lower-cased)', () => {
+    expect(both(at('fields.company', 'contains', 'engines'))).toEqual([
+      true,
+      false,
+    ]);
+    expect(both(at('fields.company', 'contains', 'difference'))).toEqual([
+      false,
+      false,
+    ]);
+    expect(both(at('fields.company', 'notContains', 'engines'))).toEqual([
+      false,
+      true,
+    ]);
+    expect(both(at('fields.company', 'notContains', 'difference'))).toEqual([
+      true,
+      true,
+    ]);
+  });
+
+  it('greaterThan and lessThan compare numbers strictly; a contact without one matches neither', () => {
+    expect(both(at('fields.seats', 'greaterThan', 11))).toEqual([true, false]);
+    expect(both(at('fields.seats', 'greaterThan', 12))).toEqual([false, false]);
+    expect(both(at('fields.seats', 'lessThan', 13))).toEqual([true, false]);
+    expect(both(at('fields.seats', 'lessThan', 12))).toEqual([false, false]);
+    expect(both(at('fields.seats', 'lessThan', -0.5))).toEqual([false, false]);
+  });
+
+  it('before and after compare dates strictly, by day; a contact without one matches neither', () => {
+    expect(both(at('fields.renewal', 'before', '2026-06-16'))).toEqual([
+      true,
+      false,
+    ]);
+    expect(both(at('fields.renewal', 'before', '2026-06-15'))).toEqual([
+      false,
+      false,
+    ]);
+    expect(both(at('fields.renewal', 'after', '2026-06-14'))).toEqual([
+      true,
+      false,
+    ]);
+    expect(both(at('fields.renewal', 'after', '2026-06-15'))).toEqual([
+      false,
+      false,
+    ]);
+    // Across years and months: as days, not as texts of another shape.
+    expect(holds(at('fields.renewal', 'after', '2025-12-31'), holder)).toBe(
+      true,
+    );
+    expect(holds(at('fields.renewal', 'before', '2026-10-01'), holder)).toBe(
+      true,
+    );
+  });
+
+  it('exists and notExists tell whether the contact holds a value, whatever it is (false and 0 are values)', () => {
+    for (const key of ['company', 'seats', 'renewal', 'trial', 'plan']) {
+      expect(both(at(`fields.${key}`, 'exists'))).toEqual([true, false]);
+      expect(both(at(`fields.${key}`, 'notExists'))).toEqual([false, true]);
+    }
+    const zero = contact({ fields: { seats: 0 } });
+    expect(holds(at('fields.seats', 'exists'), zero)).toBe(true);
+    expect(holds(at('fields.seats', 'is', 0), zero)).toBe(true);
+  });
+
+  it('a value of another type than the condition’s never compares (nor matches is)', () => {
+    const odd = contact({ fields: { seats: '12', renewal: 20260615 } });
+    expect(holds(at('fields.seats', 'is', 12), odd)).toBe(false);
+    expect(holds(at('fields.seats', 'greaterThan', 1), odd)).toBe(false);
+    expect(holds(at('fields.renewal', 'after', '2000-01-01'), odd)).toBe(false);
+    expect(holds(at('fields.seats', 'contains', '1'), odd)).toBe(true);
+  });
+
+  it('combines with the contact’s own conditions under all and any', () => {
+    const vip: SegmentCondition = { field: 'tag', operator: 'has', value: VIP };
+    const pro = at('fields.plan', 'is', 'pro');
+    expect(
+      matchesSegment({ match: 'all', conditions: [vip, pro] }, holder),
+    ).toBe(true);
+    expect(matchesSegment({ match: 'all', conditions: [vip, pro] }, none)).toBe(
+      false,
+    );
+    expect(matchesSegment({ match: 'any', conditions: [pro, vip] }, none)).toBe(
+      true,
+    );
+  });
+});

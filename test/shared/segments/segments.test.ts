@@ -13,6 +13,7 @@ import {
   RuleViolationError,
   ValidationError,
 } from '../../../shared/errors.ts';
+import type { Segment } from '../../../shared/segments/model.ts';
 import { listContactsOf } from '../../../shared/segments/segment-contacts.ts';
 import {
   createSegment,
@@ -331,6 +332,7 @@ describe('segments in use by series', () => {
     // Arrange: the segment read free, then taken before the delete lands.
     const { deps, orgId, listId, tableName } = await setup();
     const segment = await create(deps, orgId, listId);
+    const read = await deps.segments.get(orgId, segment.id);
     await seriesWrite(
       tableName,
       useSegment(tableOf(tableName), {
@@ -343,7 +345,7 @@ describe('segments in use by series', () => {
     );
     const before = await scanTable(tableName);
     // Act
-    const deleted = await deps.segments.delete(orgId, segment.id);
+    const deleted = await deps.segments.delete(orgId, read as Segment);
     // Assert
     expect(deleted).toBe(false);
     expect(await scanTable(tableName)).toEqual(before);
