@@ -74,6 +74,8 @@ export const campaignBindings = [
       'audience',
       'campaignStats',
       'sendWindows',
+      // What a send's first render and a test send merge.
+      'fields',
     ],
     actions: [
       ...PIPELINE_ACTIONS,
@@ -265,7 +267,7 @@ export const campaignRoutes = [
     role: 'admin',
     summary: 'Send the campaign as a test to 1–5 addresses; writes nothing',
     description: md(
-      'Sends one test email of the campaign to each of `emails` (1 to 5 addresses), with "[Test] " before its subject; its links lead to a test page and change nothing. It writes nothing: no recipient, no stats, no quota. It works in any status.',
+      'Sends one test email of the campaign to each of `emails` (1 to 5 addresses), with "[Test] " before its subject; its links lead to a test page and change nothing. The reader is a stand-in: names empty, each custom field its `defaultValue` (or nothing). It writes nothing: no recipient, no stats, no quota. It works in any status.',
       'From and Reply-To are those of every send of the organization, outside its tenant: while the provider pauses the organization, the test still goes out, under the application address. Each address gets a `status`: `sent`, `blocked` (sending off application-wide), `not_allowed` (the organization is not on the sending allowlist) or `send_refused`.',
     ),
     params: CampaignParams,

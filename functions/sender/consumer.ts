@@ -37,6 +37,8 @@ export const sendBindings = [
       'sends',
       'pacer',
       'delivery',
+      // What the content merges: read once per batch, if it reads them.
+      'fields',
     ],
     actions: [
       ...PIPELINE_ACTIONS,

@@ -54,6 +54,8 @@ export const stepsBindings = [
       'pacer',
       'delivery',
       'tags',
+      // What a step merges (and a series step's first render).
+      'fields',
     ],
     actions: [
       ...PIPELINE_ACTIONS,

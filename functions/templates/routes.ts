@@ -43,6 +43,8 @@ export const templateBindings = [
       'templates',
       'identities',
       'domains',
+      // Which keys a template reads are unknown; what previews merge.
+      'fields',
     ],
     actions: [
       ...PIPELINE_ACTIONS,
@@ -73,11 +75,11 @@ const CONTENT_CHECKS =
 
 /** What the answer reports about the content. */
 const CONTENT_REPORT =
-  "`unsupportedTags` lists the constructs left raw in the output (other platforms' tags such as Mailchimp's `*|FNAME|*`, Handlebars blocks, AMPscript, and Liquid tags we do not run such as `include`); `unknownVariables` the variables no send fills (they render empty).";
+  "`unsupportedTags` lists the constructs left raw in the output (other platforms' tags such as Mailchimp's `*|FNAME|*`, Handlebars blocks, AMPscript, and Liquid tags we do not run such as `include`); `unknownVariables` the variables no send fills (they render empty), a custom field the organization does not define (or no longer does) as `fields.<key>`. A template reading an unknown variable is saved all the same.";
 
 /** How merge values of a preview or a test send are checked. */
 const MERGE_VALUES =
-  '`variables` (optional) holds at most 100 merge values, each a string (at most 10,000 bytes), a number or a boolean; a string the subject uses must be one line, otherwise 400 naming `variables.<name>` before anything is rendered. Links (`{{unsubscribeUrl}}`, `{{topicOptOutUrl}}`) cannot be overridden and lead to a test page that changes nothing (a template has no topic of its own: its opt-out link is a test link too). A merge value that makes the content fail to render (a loop past the render limit) is 400 `template.invalid`; one that makes the output too large is a 400 naming the field.';
+  '`variables` (optional) holds at most 100 merge values, each a string (at most 10,000 bytes), a number or a boolean; a string the subject uses must be one line, otherwise 400 naming `variables.<name>` before anything is rendered. Links (`{{unsubscribeUrl}}`, `{{topicOptOutUrl}}`) cannot be overridden and lead to a test page that changes nothing (a template has no topic of its own: its opt-out link is a test link too). A merge value that makes the content fail to render (a loop past the render limit) is 400 `template.invalid`; one that makes the output too large is a 400 naming the field. Custom fields (`{{ fields.<key> }}`) show what a contact without values gets, each field its `defaultValue` or nothing; a value named `fields.<key>` (`{"fields.plan": "pro"}`) fills one instead. `fields` alone is the namespace, not a value, and a `fields.` name must end with a field key: otherwise 400 naming `variables.<name>`.';
 
 /** Every route of the templates group. */
 export const templateRoutes = [

@@ -112,11 +112,18 @@ export const BATCH_LEASE_MS = 60_000;
  */
 export const RECIPIENT_LEASE_MS = 15 * 60_000;
 
-/** What a sender needs. */
+/** What a sender needs (the fields: what its content merges). */
 export type DeliverDeps = GuardDeps &
   Pick<
     Deps,
-    'sends' | 'topics' | 'delivery' | 'mailer' | 'pacer' | 'ids' | 'audience'
+    | 'sends'
+    | 'topics'
+    | 'delivery'
+    | 'mailer'
+    | 'pacer'
+    | 'ids'
+    | 'audience'
+    | 'fields'
   > &
   Pick<CoreDeps, 'links'> & { queues: Pick<Deps['queues'], 'dispatch'> };
 
@@ -287,7 +294,8 @@ export const deliverBatch = async (
   let stoppedBy: { reason: FailureReason; text: string } | undefined;
 
   // 3. Claim, compose, pace and send, a few recipients at a time.
-  // What is the same for every recipient is composed once per batch.
+  // What is the same for every recipient is composed once per batch (the
+  // organization's fields too, read once if the content reads them).
   let composeFor: ComposeFor | undefined;
   try {
     composeFor = await prepareMessage(deps, {

@@ -112,7 +112,7 @@ export const scheduleInstant = (
  * topic is a 400, a subject or content that does not render is a 400.
  */
 export const checkSendable = async (
-  deps: Pick<Deps, 'links' | 'endpoints' | 'clock'>,
+  deps: Pick<Deps, 'links' | 'endpoints' | 'clock' | 'fields'>,
   orgId: string,
   campaign: Campaign,
   html: string,
@@ -184,11 +184,19 @@ export type GuardDeps = ReadinessDeps &
     | 'sendWindows'
   > & { provider: Deps['provider'] };
 
-/** What POST /campaigns/{id}/send needs. */
+/**
+ * What POST /campaigns/{id}/send needs (the fields: its content is
+ * rendered first, as a send would render it).
+ */
 export type SendDeps = GuardDeps &
   Pick<
     Deps,
-    'sends' | 'links' | 'scheduler' | 'scheduleMinLeadSeconds' | 'ids'
+    | 'sends'
+    | 'links'
+    | 'scheduler'
+    | 'scheduleMinLeadSeconds'
+    | 'ids'
+    | 'fields'
   > & { queues: Pick<Deps['queues'], 'dispatch'> };
 
 /**

@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
-import { composeMessage } from '../mail/compose.ts';
+import { prepareMessage } from '../mail/compose.ts';
 import { asTestMail, sendNow } from '../mail/send-now.ts';
 import { testSenderOf } from '../sending/sender.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
@@ -45,7 +45,9 @@ export type CampaignTestSendResult = v.InferOutput<
 /**
  * Sends one test email of the campaign to each address: the campaign's
  * subject (with "[Test] " before it) and content as a recipient would get
- * them, the stand-in reader's name empty, every link a test link.
+ * them, the stand-in reader's name empty and each custom field its
+ * default, every link a test link. The content is prepared once for every
+ * address.
  */
 export const testSendCampaign = async (
   deps: Pick<
@@ -59,6 +61,7 @@ export const testSendCampaign = async (
     | 'links'
     | 'clock'
     | 'mailer'
+    | 'fields'
   >,
   orgId: string,
   campaignId: string,
@@ -78,19 +81,19 @@ export const testSendCampaign = async (
   const org = await deps.organizations.get(orgId);
   if (!org?.sendingAllowed) return all('not_allowed');
   const { from, replyTo } = await testSenderOf(deps, orgId);
+  const composeFor = await prepareMessage(deps, {
+    orgId,
+    subject: campaign.subject,
+    html: content.html,
+    from,
+    ...(replyTo ? { replyTo } : {}),
+    ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
+    topicId: campaign.topicId ?? 'test',
+    test: true,
+  });
   const results: CampaignTestSendResult['results'] = [];
   for (const to of emails) {
-    const message = await composeMessage(deps, {
-      orgId,
-      contact: { id: 'test', email: to },
-      subject: campaign.subject,
-      html: content.html,
-      from,
-      ...(replyTo ? { replyTo } : {}),
-      ...(org.postalAddress ? { postalAddress: org.postalAddress } : {}),
-      topicId: campaign.topicId ?? 'test',
-      test: true,
-    });
+    const message = await composeFor({ id: 'test', email: to });
     const status = await sendNow(deps, asTestMail(message, orgId), {
       refused: 'Campaign test send refused',
       orgId,

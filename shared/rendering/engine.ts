@@ -21,6 +21,7 @@ import type { Liquid, Template } from 'liquidjs';
 import { ValidationError } from '../errors.ts';
 import { utf8Bytes } from '../validation.ts';
 import type { TextPlan } from './text-part.ts';
+import { FIELDS } from './variables.ts';
 
 /** Patterns of constructs that stay raw, most specific first. */
 const FOREIGN_CONSTRUCTS: RegExp[] = [
@@ -239,9 +240,39 @@ const invalid = (field: string, what: string, error: unknown) =>
 export interface TemplateAnalysis {
   /** Root names of the variables it reads from the context. */
   variables: string[];
+  /**
+   * The custom field keys it reads by name (`{{ fields.<key> }}`,
+   * `fields["<key>"]`), sorted: what `unknownVariables` checks against the
+   * organization's fields.
+   */
+  fieldKeys: string[];
   /** Constructs that stay raw in the output. */
   unsupportedTags: string[];
 }
+
+/** The variables of a parsed template, as `TemplateAnalysis` lists them. */
+const variablesOf = (
+  liquid: Liquid,
+  templates: Template[],
+): Pick<TemplateAnalysis, 'variables' | 'fieldKeys'> => {
+  // One static analysis gives both: each variable read, as its path.
+  const paths = liquid.globalVariableSegmentsSync(templates);
+  const roots = new Set<string>();
+  const fieldKeys = new Set<string>();
+  for (const [root, key] of paths) {
+    if (typeof root !== 'string') continue;
+    roots.add(root);
+    // A key read through another variable (`fields[name]`) is not known
+    // before a send: nothing to report.
+    if (
+      root === FIELDS &&
+      (typeof key === 'string' || typeof key === 'number')
+    ) {
+      fieldKeys.add(String(key));
+    }
+  }
+  return { variables: [...roots].sort(), fieldKeys: [...fieldKeys].sort() };
+};
 
 /**
  * Largest rendered HTML, in UTF-8 bytes. The engine's limits bound memory
@@ -293,8 +324,13 @@ const renderParsed = async (
   return output;
 };
 
-/** A Liquid output of one variable as it is: `{{ name }}`, `{{- name -}}`. */
-const PLAIN_OUTPUT = /^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$/;
+/**
+ * A Liquid output of one variable as it is: `{{ name }}`, `{{- name -}}`,
+ * or of one custom field, `{{ fields.<key> }}` (a value, never an object:
+ * the plan puts it in as it puts a name).
+ */
+const PLAIN_OUTPUT =
+  /^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*|fields\.[a-z][a-z0-9_]*)\s*-?\}\}$/;
 
 /**
  * The variables of a template whose Liquid markup is only plain outputs
@@ -307,7 +343,57 @@ const plainOutputNames = (markup: readonly string[]) => {
     if (name === undefined) return undefined;
     names.add(name);
   }
+  // `{{ fields }}` beside `{{ fields.plan }}`: one name cannot be both a
+  // value and the object holding another.
+  if (names.has(FIELDS) && [...names].some((name) => name.includes('.'))) {
+    return undefined;
+  }
   return [...names];
+};
+
+/**
+ * The value a plain output's name reads: a variable, or a custom field
+ * (`fields.<key>`) in the `fields` object, own properties only (as the
+ * engine reads them).
+ */
+const plainValue = (values: Record<string, unknown>, name: string): unknown => {
+  const dot = name.indexOf('.');
+  if (dot === -1) return Object.hasOwn(values, name) ? values[name] : undefined;
+  const root = name.slice(0, dot);
+  const holder = Object.hasOwn(values, root) ? values[root] : undefined;
+  const key = name.slice(dot + 1);
+  return typeof holder === 'object' &&
+    holder !== null &&
+    Object.hasOwn(holder, key)
+    ? (holder as Record<string, unknown>)[key]
+    : undefined;
+};
+
+/**
+ * What a plain output prints of a value, before escaping: a number or a
+ * boolean as the engine prints it (`String`), anything else as it is (the
+ * plan refuses what is not a string).
+ */
+const printed = (value: unknown): unknown =>
+  typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : value;
+
+/** Values by plain output name, as the template reads them (nested). */
+const nested = (values: Record<string, string>): Record<string, unknown> => {
+  const context: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const dot = name.indexOf('.');
+    if (dot === -1) {
+      context[name] = value;
+      continue;
+    }
+    const root = name.slice(0, dot);
+    const holder = (context[root] ?? {}) as Record<string, string>;
+    holder[name.slice(dot + 1)] = value;
+    context[root] = holder;
+  }
+  return context;
 };
 
 /**
@@ -347,9 +433,9 @@ export const prepareTemplate = async (
   // start: analysing only the markup (the HTML between names no variable)
   // keeps that cost to the markup's length, not the whole content's.
   const markupOnly = parse(htmlEngine, scanned.markup.join(''), target);
-  let variables: string[];
+  let used: Pick<TemplateAnalysis, 'variables' | 'fieldKeys'>;
   try {
-    variables = [...new Set(htmlEngine.globalVariablesSync(markupOnly))].sort();
+    used = variablesOf(htmlEngine, markupOnly);
   } catch (error) {
     throw invalid(field, what, error);
   }
@@ -358,7 +444,7 @@ export const prepareTemplate = async (
   let texts = 0;
   let plan: TextPlan | undefined;
   return {
-    variables,
+    ...used,
     unsupportedTags: [...new Set(scanned.constructs)],
     render: (values) => renderParsed(htmlEngine, templates, values, target),
     textOf: (html, values) => {
@@ -366,12 +452,10 @@ export const prepareTemplate = async (
       // A plan costs a few conversions: made for a second message, not one.
       if (texts === 2 && names) {
         plan = planOrNone(loaded, names, (sample) =>
-          htmlEngine.renderSync(templates, sample),
+          htmlEngine.renderSync(templates, nested(sample)),
         );
       }
-      const planned = plan?.((name) =>
-        Object.hasOwn(values, name) ? values[name] : undefined,
-      );
+      const planned = plan?.((name) => printed(plainValue(values, name)));
       return planned ?? textPart(loaded, html, field, what);
     },
   };
@@ -400,12 +484,12 @@ export const analyzeTemplate = async (
   field = 'content',
   what = 'content',
 ): Promise<TemplateAnalysis> => {
-  const { variables, unsupportedTags } = await prepareTemplate(
+  const { variables, fieldKeys, unsupportedTags } = await prepareTemplate(
     source,
     field,
     what,
   );
-  return { variables, unsupportedTags };
+  return { variables, fieldKeys, unsupportedTags };
 };
 
 /**
@@ -440,7 +524,8 @@ export const foldToLine = (text: string): string =>
   text.replace(LINE_BREAKS_AND_CONTROLS, ' ');
 
 /** A one-line plain-text template (a subject) parsed once. */
-export interface PreparedText {
+export interface PreparedText
+  extends Pick<TemplateAnalysis, 'variables' | 'fieldKeys'> {
   /** Renders it, as `renderText` does. */
   render(variables: Record<string, unknown>): Promise<string>;
 }
@@ -458,14 +543,21 @@ export const prepareText = async (
   const target = { field, what, maxBytes: MAX_RENDERED_SUBJECT_BYTES };
   const { textEngine } = await loadEngines();
   let templates: Template[];
+  let used: Pick<TemplateAnalysis, 'variables' | 'fieldKeys'>;
   try {
     const scanned = protect(source);
     checkCost(scanned, field, what);
     templates = parse(textEngine, scanned.source, target);
+    used = variablesOf(textEngine, templates);
   } catch (error) {
-    return { render: () => Promise.reject(error) };
+    return {
+      variables: [],
+      fieldKeys: [],
+      render: () => Promise.reject(error),
+    };
   }
   return {
+    ...used,
     render: async (variables) =>
       foldToLine(await renderParsed(textEngine, templates, variables, target)),
   };

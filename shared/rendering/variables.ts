@@ -1,8 +1,12 @@
 /**
  * The variables each rendering context knows. A variable a template uses
  * outside its context's set is reported in `unknownVariables`: at send time
- * it would render empty.
+ * it would render empty. Custom fields are a namespace of their own,
+ * `fields.<key>`: known when the organization defines the key.
  */
+
+/** The namespace of custom field values: `{{ fields.<key> }}`. */
+export const FIELDS = 'fields';
 
 /** Merge values taken from the contact. */
 export const CONTACT_VARIABLES = ['firstName', 'lastName', 'email'] as const;
@@ -24,11 +28,25 @@ export const OPTIN_VARIABLES = [
   'currentYear',
 ] as const;
 
-/** The variables of `used` that `known` does not provide, sorted. */
+/**
+ * The variables of `used` that `known` does not provide, sorted. With
+ * `fields` (a message context: campaigns, steps, previews), the `fields`
+ * namespace is known, and each key it reads that the organization does not
+ * define is reported as `fields.<key>`.
+ */
 export const unknownVariables = (
   used: readonly string[],
   known: readonly string[],
-): string[] => used.filter((name) => !known.includes(name)).sort();
+  fields?: { used: readonly string[]; defined: ReadonlySet<string> },
+): string[] =>
+  [
+    ...used.filter(
+      (name) => !known.includes(name) && !(fields && name === FIELDS),
+    ),
+    ...(fields?.used ?? [])
+      .filter((key) => !fields?.defined.has(key))
+      .map((key) => `${FIELDS}.${key}`),
+  ].sort();
 
 /**
  * A value for every known variable: content is rendered with them when it

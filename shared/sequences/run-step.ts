@@ -61,10 +61,13 @@ export const STEP_LEASE_MS = 15 * 60_000;
 /** How long a step that cannot go out now waits before it is tried again. */
 export const HOLD_RETRY_MS = 60 * 60_000;
 
-/** What a step needs: the journey's stores and the campaign send path. */
+/**
+ * What a step needs: the journey's stores and the campaign send path (the
+ * fields: what its content merges, read once per step if it reads them).
+ */
 export type StepDeps = ScheduleStepDeps &
   Pick<SequencesDeps, 'enrolments' | 'ids' | 'topics'> &
-  Pick<AudienceDeps, 'contacts' | 'delivery'> &
+  Pick<AudienceDeps, 'contacts' | 'delivery' | 'fields'> &
   ReadinessDeps &
   MailDeps &
   Pick<CoreDeps, 'links' | 'endpoints'>;

@@ -1,7 +1,9 @@
 /**
  * Ports of templates: their store. A test send also needs the sending
- * setup (its From and guards).
+ * setup (its From and guards); a template reading custom fields, the
+ * organization's fields (which keys are unknown, which defaults show).
  */
+import type { FieldsDeps } from '../fields/ports.ts';
 import type { Page, PageRequest } from '../ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
 import type { Template, TemplateSummary } from './model.ts';
@@ -19,6 +21,6 @@ export interface TemplateRepository {
 }
 
 /** What templates need. */
-export interface TemplatesDeps extends SendingDeps {
+export interface TemplatesDeps extends SendingDeps, Pick<FieldsDeps, 'fields'> {
   templates: TemplateRepository;
 }

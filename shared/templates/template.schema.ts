@@ -46,13 +46,30 @@ export type UpdateTemplateInput = v.InferOutput<typeof UpdateTemplateBody>;
 export const MAX_MERGE_VALUE_BYTES = 10_000;
 
 /**
+ * The names no merge value may take: `fields` (the namespace of custom
+ * fields, which the organization's fields fill), and `fields.` followed by
+ * what no field key is (a field's value is named `fields.<key>`).
+ */
+const NOT_A_MERGE_NAME = /^fields(?:$|\.(?![a-z][a-z0-9_]{0,39}$))/;
+
+/** The name of a merge value: one line, never in the fields' namespace but as `fields.<key>`. */
+const MergeName = v.pipe(
+  lineText(100),
+  v.check(
+    (name) => !NOT_A_MERGE_NAME.test(name),
+    'must not be "fields" (the namespace of custom fields), and a name starting "fields." must end with a field key: lower-case letters, digits and "_", starting with a letter, 40 characters at most',
+  ),
+  inJsonSchema({ not: { pattern: NOT_A_MERGE_NAME.source } }),
+);
+
+/**
  * Merge values given for a preview or a test send: names one line, values
  * text without control characters (line breaks allowed: a value may fill
  * the HTML; one the subject uses is checked against it, see templates.ts).
  */
 export const MergeValues = v.pipe(
   v.record(
-    lineText(100),
+    MergeName,
     v.union(
       [multilineText(MAX_MERGE_VALUE_BYTES), v.number(), v.boolean()],
       'must be a string, a number or a boolean',

@@ -9,6 +9,8 @@ import {
   RuleViolationError,
   ValidationError,
 } from '../errors.ts';
+import type { Field } from '../fields/model.ts';
+import { definitionsOf } from '../fields/values.ts';
 import { composeMessage } from '../mail/compose.ts';
 import { asTestMail, sendNow } from '../mail/send-now.ts';
 import type { Page, PageRequest } from '../ports.ts';
@@ -17,7 +19,11 @@ import {
   type RenderCheckOptions,
 } from '../rendering/check-renders.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
-import { MESSAGE_VARIABLES, unknownVariables } from '../rendering/variables.ts';
+import {
+  FIELDS,
+  MESSAGE_VARIABLES,
+  unknownVariables,
+} from '../rendering/variables.ts';
 import { testSenderOf } from '../sending/sender.ts';
 import { Timestamp, ViewId } from '../validation.ts';
 import type { Template } from './model.ts';
@@ -40,7 +46,7 @@ const UnsupportedTags = v.pipe(
 const UnknownVariables = v.pipe(
   v.array(v.string()),
   v.description(
-    'Variables the subject or the content reads that no send fills (they render empty); a send fills `firstName`, `lastName`, `email`, `unsubscribeUrl`, `topicOptOutUrl`, `postalAddress` and `currentYear`',
+    'Variables the subject or the content reads that no send fills (they render empty); a send fills `firstName`, `lastName`, `email`, `unsubscribeUrl`, `topicOptOutUrl`, `postalAddress`, `currentYear`, and `fields.<key>` for each custom field of the organization (see /fields): a key it does not define is listed as `fields.<key>`',
   ),
 );
 
@@ -86,8 +92,14 @@ export const DeletedTemplate = v.pipe(
 );
 export type DeletedTemplate = v.InferOutput<typeof DeletedTemplate>;
 
-/** Checks both parts of a template and reports on the content. */
+/**
+ * Checks both parts of a template and reports on the content. The
+ * organization's fields are read (one Query) only when a part reads a
+ * field by its key: they say which keys are unknown.
+ */
 const analyze = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
   template: Pick<Template, 'content' | 'defaultSubject'>,
 ) => {
   const subject = await analyzeTemplate(
@@ -96,6 +108,9 @@ const analyze = async (
     'default subject',
   );
   const content = await analyzeTemplate(template.content);
+  const fieldKeys = [...new Set([...subject.fieldKeys, ...content.fieldKeys])];
+  const definitions =
+    fieldKeys.length > 0 ? await definitionsOf(deps, orgId) : undefined;
   return {
     unsupportedTags: [
       ...new Set([...subject.unsupportedTags, ...content.unsupportedTags]),
@@ -103,9 +118,14 @@ const analyze = async (
     unknownVariables: unknownVariables(
       [...new Set([...subject.variables, ...content.variables])],
       MESSAGE_VARIABLES,
+      { used: fieldKeys, defined: new Set(definitions?.keys()) },
     ),
     usesUnsubscribe: content.variables.includes('unsubscribeUrl'),
-    subjectVariables: subject.variables,
+    subjectVariables: [
+      ...subject.variables,
+      ...subject.fieldKeys.map((key) => `${FIELDS}.${key}`),
+    ],
+    definitions,
   };
 };
 
@@ -144,8 +164,16 @@ const ANALYSED_TEMPLATE: RenderCheckOptions = {
   analysed: true,
 };
 
-const view = async (template: Template): Promise<TemplateView> => {
-  const { unsupportedTags, unknownVariables } = await analyze(template);
+const view = async (
+  deps: Pick<Deps, 'fields'>,
+  orgId: string,
+  template: Template,
+): Promise<TemplateView> => {
+  const { unsupportedTags, unknownVariables } = await analyze(
+    deps,
+    orgId,
+    template,
+  );
   return { ...template, unsupportedTags, unknownVariables };
 };
 
@@ -166,7 +194,7 @@ const requireTemplate = async (
  * render with sample values, is a 400 naming it; nothing is stored then.
  */
 export const createTemplate = async (
-  deps: Pick<Deps, 'templates' | 'ids' | 'clock'>,
+  deps: Pick<Deps, 'templates' | 'ids' | 'clock' | 'fields'>,
   orgId: string,
   input: CreateTemplateInput,
 ): Promise<TemplateView> => {
@@ -177,7 +205,7 @@ export const createTemplate = async (
     createdAt: now,
     updatedAt: now,
   };
-  const result = await view(template);
+  const result = await view(deps, orgId, template);
   await checkRenders(
     { subject: template.defaultSubject, content: template.content },
     ANALYSED_TEMPLATE,
@@ -188,11 +216,11 @@ export const createTemplate = async (
 
 /** One template with its HTML. */
 export const getTemplate = async (
-  deps: Pick<Deps, 'templates'>,
+  deps: Pick<Deps, 'templates' | 'fields'>,
   orgId: string,
   templateId: string,
 ): Promise<TemplateView> =>
-  view(await requireTemplate(deps, orgId, templateId));
+  view(deps, orgId, await requireTemplate(deps, orgId, templateId));
 
 /** A page of templates, newest first, without HTML. */
 export const listTemplates = (
@@ -206,7 +234,7 @@ export const listTemplates = (
  * parse and render as on creation.
  */
 export const updateTemplate = async (
-  deps: Pick<Deps, 'templates' | 'clock'>,
+  deps: Pick<Deps, 'templates' | 'clock' | 'fields'>,
   orgId: string,
   templateId: string,
   input: UpdateTemplateInput,
@@ -219,7 +247,7 @@ export const updateTemplate = async (
     ),
     updatedAt: deps.clock.now().toISOString(),
   };
-  const result = await view(updated);
+  const result = await view(deps, orgId, updated);
   await checkRenders(
     { subject: input.defaultSubject, content: input.content },
     ANALYSED_TEMPLATE,
@@ -241,7 +269,15 @@ export const deleteTemplate = async (
   return { id: templateId };
 };
 
-/** The stand-in reader of previews and test sends. */
+/** The fields a preview read already, for the composer. */
+const fieldsRead = (definitions: ReadonlyMap<string, Field> | undefined) =>
+  definitions ? { fieldDefinitions: definitions } : {};
+
+/**
+ * The stand-in reader of previews and test sends: the names given, and no
+ * field values (each field shows its default, unless `fields.<key>` is
+ * given).
+ */
 const standIn = (email: string, variables: Record<string, unknown>) => ({
   id: 'test',
   email,
@@ -284,13 +320,13 @@ export type RenderedTemplate = v.InferOutput<typeof RenderedTemplate>;
 export const renderPreview = async (
   deps: Pick<
     Deps,
-    'templates' | 'links' | 'endpoints' | 'clock' | 'organizations'
+    'templates' | 'links' | 'endpoints' | 'clock' | 'organizations' | 'fields'
   >,
   orgId: string,
   input: { templateId: string; variables: Record<string, unknown> },
 ): Promise<RenderedTemplate> => {
   const template = await requireTemplate(deps, orgId, input.templateId);
-  const analysis = await analyze(template);
+  const analysis = await analyze(deps, orgId, template);
   checkSubjectValues(analysis.subjectVariables, input.variables);
   if (!analysis.usesUnsubscribe) {
     throw new RuleViolationError(
@@ -314,6 +350,7 @@ export const renderPreview = async (
     topicId: 'test',
     test: true,
     variables: input.variables,
+    ...fieldsRead(analysis.definitions),
   });
   return {
     subject: message.subject,
@@ -367,16 +404,15 @@ export const testSendTemplate = async (
     | 'organizations'
     | 'domains'
     | 'identities'
+    | 'fields'
   >,
   orgId: string,
   templateId: string,
   input: { email: string; variables: Record<string, unknown> },
 ): Promise<TestSendResult> => {
   const template = await requireTemplate(deps, orgId, templateId);
-  checkSubjectValues(
-    (await analyze(template)).subjectVariables,
-    input.variables,
-  );
+  const analysis = await analyze(deps, orgId, template);
+  checkSubjectValues(analysis.subjectVariables, input.variables);
   const to = input.email;
   if (!(await deps.appSettings.get()).sendingEnabled) {
     return { status: 'blocked', to };
@@ -399,6 +435,7 @@ export const testSendTemplate = async (
     topicId: 'test',
     test: true,
     variables: input.variables,
+    ...fieldsRead(analysis.definitions),
   });
   const status = await sendNow(deps, asTestMail(message, orgId), {
     refused: 'Test send refused by the provider',

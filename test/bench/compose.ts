@@ -1,6 +1,8 @@
 /**
  * `npm run bench:compose`: CPU per mail of the message composer, for a tiny
- * template and a 15 KB newsletter (`test/support/newsletter.ts`), each
+ * template, a 15 KB newsletter (`test/support/newsletter.ts`) and the same
+ * newsletter merging custom fields in its subject and body (the
+ * organization's 50 fields read once per batch), each
  * through the per-mail path (`composeMessage` for every mail) and the
  * prepared path (`prepareMessage` once per batch of `MAX_BATCH`
  * recipients, its cost shared by the batch's mails). Links are signed for real (jose, HS256).
@@ -20,6 +22,7 @@ import {
   prepareMessage,
 } from '../../shared/mail/compose.ts';
 import { fixedClock, TEST_LINK_SECRET } from '../support/dynamo.ts';
+import { aField, fieldsInMemory } from '../support/fields.ts';
 import { NEWSLETTER_HTML, TINY_HTML } from '../support/newsletter.ts';
 
 const MAILS = Number(process.env.BENCH_MAILS ?? 2_000);
@@ -28,6 +31,19 @@ const clock = fixedClock();
 const deps = {
   links: new JoseLinkSigner(async () => TEST_LINK_SECRET, clock),
   clock,
+  // An organization at the cap: 50 fields, two of which the newsletter reads.
+  fields: fieldsInMemory([
+    aField({ key: 'company', type: 'text' }),
+    aField({
+      key: 'plan',
+      type: 'option',
+      options: ['free', 'pro'],
+      defaultValue: 'free',
+    }),
+    ...Array.from({ length: 48 }, (_, i) =>
+      aField({ key: `extra_${i}`, type: 'number', defaultValue: i }),
+    ),
+  ]),
   endpoints: {
     publicApiUrl: 'https://mail.example.test/api/v1',
     appFromAddress: 'no-reply@example.test',
@@ -43,11 +59,22 @@ const recipient = (i: number): MailRecipient => ({
   email: `reader.${'x'.repeat(i % 11)}${i}@example.test`,
   firstName: FIRST_NAMES[i % FIRST_NAMES.length] ?? '',
   lastName: 'Reader',
+  fields: {
+    company: `Company ${i} & Sons`,
+    ...(i % 2 ? { plan: 'pro' } : {}),
+    extra_1: i,
+  },
 });
 
-const contentOf = (html: string): MessageContent => ({
+/** The newsletter, merging two custom fields in its body and subject. */
+const NEWSLETTER_WITH_FIELDS = NEWSLETTER_HTML.replace(
+  'Hi {{ firstName }},',
+  'Hi {{ firstName }} of {{ fields.company }}, on the {{ fields.plan }} plan,',
+);
+
+const contentOf = (html: string, subject: string): MessageContent => ({
   orgId: '01a20000-0000-7000-8000-00000000000a',
-  subject: 'News for {{ firstName }}: November',
+  subject,
   html,
   from: 'Acme <news@acme.test>',
   postalAddress: 'Acme Ltd, 1 Main Street, Springfield',
@@ -88,11 +115,17 @@ const prepared =
   };
 
 const rows: [string, number, number][] = [];
-for (const [name, html] of [
-  ['tiny template', TINY_HTML],
-  ['15 KB newsletter', NEWSLETTER_HTML],
+const SUBJECT = 'News for {{ firstName }}: November';
+for (const [name, html, subject] of [
+  ['tiny template', TINY_HTML, SUBJECT],
+  ['15 KB newsletter', NEWSLETTER_HTML, SUBJECT],
+  [
+    '15 KB newsletter, 2 custom fields',
+    NEWSLETTER_WITH_FIELDS,
+    'News for {{ fields.company }}: November',
+  ],
 ] as const) {
-  const content = contentOf(html);
+  const content = contentOf(html, subject);
   rows.push([
     `${name} (${(html.length / 1024).toFixed(1)} KB)`,
     await cpuPerMail(MAILS, perMail(content)),

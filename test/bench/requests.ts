@@ -1,8 +1,9 @@
 /**
  * `npm run bench:requests`: what each API call costs in DynamoDB, as AWS
  * would bill it. A local stack is seeded in process (an organization with a
- * 5,000-contact list, tags, templates, topics, identities, domains, a
- * segment, a campaign, a sequence and a sign-up page), then every GET and
+ * 5,000-contact list, tags, custom fields, templates (one merging fields),
+ * topics, identities, domains, a segment, a campaign, a sequence and a
+ * sign-up page), then every GET and
  * the main writes go through the same handlers as `npm start`, over HTTP,
  * each twice: with a cold key cache (a fresh container) and warm. Every
  * DynamoDB call goes through the benchmarks' meter (`dynamo-meter.ts`) on
@@ -219,6 +220,16 @@ const main = async () => {
       content:
         '<p>Hello {{firstName}}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
     });
+    // Three custom fields, and a template merging two of them.
+    for (const key of ['company', 'plan', 'seats']) {
+      await call('POST', '/fields', { key, label: key, type: 'text' });
+    }
+    const fieldsTemplate = await call('POST', '/templates', {
+      name: 'Fields',
+      defaultSubject: 'News for {{ fields.company }}',
+      content:
+        '<p>Hello {{firstName}} on {{ fields.plan }}</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+    });
     for (let i = 0; i < 4; i++) {
       await call('POST', '/templates', {
         name: `Template ${i}`,
@@ -311,6 +322,7 @@ const main = async () => {
       ['GET /tags', '/tags'],
       ['GET /templates', '/templates'],
       ['GET /templates/{id}', `/templates/${template.id}`],
+      ['GET /templates/{id} (reads fields)', `/templates/${fieldsTemplate.id}`],
       ['GET /topics', '/topics'],
       ['GET /topics/{id}', `/topics/${topic.id}`],
       ['GET /domains', '/domains'],
@@ -412,6 +424,14 @@ const main = async () => {
             defaultSubject: 'Hi',
             content: '<p>Hi</p><a href="{{unsubscribeUrl}}">x</a>',
           }),
+      ],
+      [
+        'POST /render',
+        () => write('POST', '/render', { templateId: template.id }),
+      ],
+      [
+        'POST /render (reads fields)',
+        () => write('POST', '/render', { templateId: fieldsTemplate.id }),
       ],
       [
         'POST /campaigns',

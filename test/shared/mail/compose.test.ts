@@ -21,6 +21,7 @@ import {
   renderText,
 } from '../../../shared/rendering/engine.ts';
 import { fixedClock, TEST_LINK_SECRET } from '../../support/dynamo.ts';
+import { aField, fieldsInMemory } from '../../support/fields.ts';
 import { NEWSLETTER_HTML, TINY_HTML } from '../../support/newsletter.ts';
 
 const clock = fixedClock();
@@ -28,6 +29,7 @@ const links = new JoseLinkSigner(async () => TEST_LINK_SECRET, clock);
 const deps = {
   links,
   clock,
+  fields: fieldsInMemory(),
   endpoints: {
     publicApiUrl: 'https://mail.example.test/api/v1',
     appFromAddress: 'no-reply@example.test',
@@ -409,5 +411,132 @@ describe('the prepared composer', () => {
     await expect(compose(contact)).rejects.toMatchObject({
       details: [{ field: 'subject' }],
     });
+  });
+});
+
+describe('custom fields in the composer', () => {
+  const FIELDS = [
+    aField({ key: 'company', type: 'text' }),
+    aField({
+      key: 'plan',
+      type: 'option',
+      options: ['free', 'pro'],
+      defaultValue: 'free',
+    }),
+    aField({ key: 'seats', type: 'number' }),
+    aField({ key: 'vip', type: 'boolean' }),
+  ];
+  const content: MessageContent = {
+    orgId: 'org-1',
+    subject: '{{ fields.company }}: your {{ fields.plan }} plan',
+    html: '<p>Hi {{ firstName }} of {{ fields.company }}, {{ fields.seats | default: "no" }} seats on {{ fields.plan }}{% if fields.vip %} (VIP){% endif %}.</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+    from: 'a@b.test',
+  };
+
+  it('merges a contact’s values, escaped in the HTML as names are, plain in the subject and the text part', async () => {
+    // Arrange
+    const store = fieldsInMemory(FIELDS);
+    const compose = await prepareMessage({ ...deps, fields: store }, content);
+    // Act
+    const message = await compose({
+      id: 'c-1',
+      email: 'ann@example.test',
+      firstName: '<b>&"',
+      fields: { company: '<b>&"', plan: 'pro', seats: 12, vip: true },
+    });
+    // Assert
+    expect(message.subject).toBe('<b>&": your pro plan');
+    expect(message.html).toContain(
+      '<p>Hi &lt;b&gt;&amp;&#34; of &lt;b&gt;&amp;&#34;, 12 seats on pro (VIP).</p>',
+    );
+    expect(message.text).toContain('Hi <b>&" of <b>&", 12 seats on pro (VIP).');
+  });
+
+  it('shows a field’s default to a contact without a value, else nothing (or Liquid’s default), and never a deleted field’s value', async () => {
+    // Arrange
+    const compose = await prepareMessage(
+      { ...deps, fields: fieldsInMemory(FIELDS) },
+      content,
+    );
+    // Act
+    const message = await compose({
+      id: 'c-2',
+      email: 'bo@example.test',
+      firstName: 'Bo',
+      // `old` belonged to a field deleted since; `seats` is of another type.
+      fields: { old: 'stale', seats: 'many' as unknown as number },
+    });
+    // Assert
+    expect(message.subject).toBe(': your free plan');
+    expect(message.html).toContain('<p>Hi Bo of , no seats on free.</p>');
+    expect(message.html).not.toContain('stale');
+  });
+
+  it('reads the organization’s fields once per batch, whatever its size, and not at all for content that reads none', async () => {
+    // Arrange
+    const store = fieldsInMemory(FIELDS);
+    const withFields = await prepareMessage(
+      { ...deps, fields: store },
+      content,
+    );
+    // Act
+    for (let i = 0; i < 25; i++) {
+      await withFields({
+        id: `c-${i}`,
+        email: `r${i}@example.test`,
+        fields: { company: `Co ${i}` },
+      });
+    }
+    const none = fieldsInMemory(FIELDS);
+    const without = await prepareMessage(
+      { ...deps, fields: none },
+      { ...content, subject: 'News', html },
+    );
+    await without({ ...contact, fields: { company: 'Acme' } });
+    // Assert
+    expect(store.reads()).toBe(1);
+    expect(none.reads()).toBe(0);
+  });
+
+  it('reads them not at all when the caller read them already, and merges a field the subject alone reads', async () => {
+    // Arrange
+    const store = fieldsInMemory(FIELDS);
+    const definitions = new Map(FIELDS.map((f) => [f.key, f]));
+    // Act
+    const message = await composeMessage(
+      { ...deps, fields: store },
+      {
+        ...content,
+        html,
+        subject: 'For {{ fields.company }}',
+        contact: { ...contact, fields: { company: 'Acme' } },
+        fieldDefinitions: definitions,
+      },
+    );
+    // Assert
+    expect(message.subject).toBe('For Acme');
+    expect(store.reads()).toBe(0);
+  });
+
+  it('lets a preview’s fields.<key> values fill fields over the contact’s, but never replace the fields namespace', async () => {
+    // Act
+    const message = await composeMessage(
+      { ...deps, fields: fieldsInMemory(FIELDS) },
+      {
+        ...content,
+        contact: { id: 'test', email: 'qa@example.test' },
+        variables: {
+          'fields.company': 'Preview Co',
+          'fields.seats': 3,
+          fields: 'not an object',
+          // Not a key: dropped, never the namespace's prototype.
+          'fields.__proto__': 'x',
+        },
+        test: true,
+      },
+    );
+    // Assert
+    expect(message.subject).toBe('Preview Co: your free plan');
+    expect(message.html).toContain('of Preview Co, 3 seats on free.');
   });
 });

@@ -89,6 +89,62 @@ describe('the rendering engine (Liquid)', () => {
     ]);
   });
 
+  it('lists the custom field keys a template reads by name, and reports as fields.<key> those the organization does not define', async () => {
+    // Arrange
+    const source =
+      '{{ fields.plan | default: "free" }} {{ fields["seats"] }} {% if fields.vip %}★{% endif %} {{ fields[name] }} {% for f in fields %}{{ f }}{% endfor %} {{ fields.gone }}';
+    // Act
+    const { variables, fieldKeys } = await analyzeTemplate(source);
+    // Assert
+    expect(variables).toEqual(['fields', 'name']);
+    expect(fieldKeys).toEqual(['gone', 'plan', 'seats', 'vip']);
+    expect(
+      unknownVariables(variables, MESSAGE_VARIABLES, {
+        used: fieldKeys,
+        defined: new Set(['plan', 'seats', 'vip', 'company']),
+      }),
+    ).toEqual(['fields.gone', 'name']);
+    // Without the organization's fields (no message context), the
+    // namespace itself is unknown, as any other name.
+    expect(unknownVariables(variables, MESSAGE_VARIABLES)).toEqual([
+      'fields',
+      'name',
+    ]);
+  });
+
+  it('analyses a subject’s custom fields as it prepares it', async () => {
+    const prepared = await prepareText('{{ fields.plan }} for {{ firstName }}');
+    expect(prepared.variables).toEqual(['fields', 'firstName']);
+    expect(prepared.fieldKeys).toEqual(['plan']);
+  });
+
+  it('escapes a custom field value in HTML exactly as a name, and leaves it as it is in a subject', async () => {
+    // Arrange
+    const values = { firstName: '<b>&"', fields: { company: '<b>&"' } };
+    // Act, Assert
+    expect(
+      await renderTemplate(
+        '<p>{{ firstName }}|{{ fields.company }}</p>',
+        values,
+      ),
+    ).toBe('<p>&lt;b&gt;&amp;&#34;|&lt;b&gt;&amp;&#34;</p>');
+    expect(
+      await renderText('{{ firstName }}|{{ fields.company }}', values),
+    ).toBe('<b>&"|<b>&"');
+  });
+
+  it('renders a field value by type, and a missing one empty or through Liquid’s default filter', async () => {
+    // Arrange
+    const fields = { seats: 12, vip: false, renewal: '2027-02-28' };
+    // Act
+    const html = await renderTemplate(
+      '{{ fields.seats }}|{{ fields.vip }}|{{ fields.renewal }}|{{ fields.plan }}|{{ fields.plan | default: "free" }}|{% if fields.seats > 10 %}big{% endif %}|{% if fields.vip %}vip{% else %}not vip{% endif %}',
+      { fields },
+    );
+    // Assert
+    expect(html).toBe('12|false|2027-02-28||free|big|not vip');
+  });
+
   it('keeps other platforms’ tags and unrun Liquid tags raw, and reports them in order', async () => {
     const source =
       '*|FNAME|* {{#if vip}}VIP{{/if}} {{{raw}}} %%=v(@x)=%% {% include "footer" %} {{ email }}';
@@ -227,6 +283,7 @@ describe('the rendering engine (Liquid)', () => {
     );
     expect(await analyzeTemplate(source)).toEqual({
       variables: ['y'],
+      fieldKeys: [],
       unsupportedTags: [
         '*|{% endraw %}|*',
         '%%[ {{ x }} {%raw%} ]%%',
@@ -245,6 +302,7 @@ describe('the rendering engine (Liquid)', () => {
     expect(html).toBe('*|FNAME|* *|X|* {{ y }}');
     expect(await analyzeTemplate(source)).toEqual({
       variables: ['firstName'],
+      fieldKeys: [],
       unsupportedTags: [],
     });
   });
@@ -396,6 +454,7 @@ describe('a prepared template', () => {
     // Act, Assert
     expect({
       variables: prepared.variables,
+      fieldKeys: prepared.fieldKeys,
       unsupportedTags: prepared.unsupportedTags,
     }).toEqual(await analyzeTemplate(source));
     for (const firstName of ['Ann', '<b>Bo</b> & Co', '', 'Ann\nLee']) {
@@ -404,6 +463,40 @@ describe('a prepared template', () => {
       expect(html).toBe(await renderTemplate(source, values));
       expect(prepared.textOf(html, values)).toBe(await htmlToText(html));
     }
+  });
+
+  it('makes the text part of plain custom field outputs from its plan as html-to-text would, whatever the values (numbers, booleans, HTML specials, missing)', async () => {
+    // Arrange
+    const source = `<p>Hi {{ firstName }} of {{ fields.company }}: ${'words to wrap '.repeat(8)}{{ fields.seats }} seats, VIP {{ fields.vip }}.</p><p><a href="https://x.test/{{ fields.plan }}">Your plan</a></p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>`;
+    const prepared = await prepareTemplate(source);
+    const recipients = [
+      { company: 'Acme', seats: 12, vip: true, plan: 'pro' },
+      { company: '<b>&"', seats: 0.5, vip: false, plan: 'free' },
+      { company: 'Marie-Christine Élodie de la Tour du Pin', plan: 'x' },
+      { company: 'a\nb', seats: 9007199254740991, plan: '' },
+      {},
+    ];
+    // Act, Assert
+    for (const fields of [...recipients, ...recipients]) {
+      const values = {
+        firstName: 'Ann',
+        fields,
+        unsubscribeUrl: 'https://a.test/u?t=1',
+      };
+      const html = await prepared.render(values);
+      expect(prepared.textOf(html, values), JSON.stringify(fields)).toBe(
+        await htmlToText(html),
+      );
+    }
+    // The plan made the text, not a conversion: it never reads the HTML.
+    const values = {
+      firstName: 'Bo',
+      fields: { company: 'Co & Co', seats: 3, vip: true, plan: 'pro' },
+      unsubscribeUrl: 'https://a.test/u?t=2',
+    };
+    expect(prepared.textOf('', values)).toBe(
+      await htmlToText(await prepared.render(values)),
+    );
   });
 
   it('refuses a subject that does not parse when it renders, not when it is prepared', async () => {
