@@ -188,6 +188,10 @@ export const ERROR_CODES = {
     400,
     'The organization has the most sign-up pages it may have (500)',
   ),
+  'signupPage.fieldsInvalid': entry(
+    400,
+    'The custom fields a page asks name no field of the organization, or one twice; `details` names each `customFields.<i>.key`',
+  ),
   'message.topicRequired': entry(
     400,
     'A message that uses {{topicUnsubscribeUrl}} needs a topic',

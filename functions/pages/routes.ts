@@ -47,7 +47,7 @@ export const pageBindings = [
       'topics',
       'delivery',
       'signupLimits',
-      // The audience's deps: a hosted form sets no field value yet.
+      // The custom fields a page asks: drawn and checked on its form.
       'fields',
     ],
     actions: [
@@ -167,7 +167,7 @@ export const pageRoutes = [
       "Takes the page's form: always double opt-in, always the same answer",
     description: [
       HOSTED,
-      'The body is the form as a browser sends it (`application/x-www-form-urlencoded`): `email`, and `firstName`/`lastName` when the page asks them; hidden inputs are sent back and ignored. A mistake a person can fix answers 400 with the form, the error in text beside its field. Anything else answers 200 with the success message, whatever happened: a new address is pending and gets the confirmation email, an address already on the list is left as it is, a bot or a limit reached changes nothing.',
+      'The body is the form as a browser sends it (`application/x-www-form-urlencoded`): `email`, `firstName`/`lastName` when the page asks them, and `fields.<key>` for each custom field it asks (a checkbox sends its value when ticked); hidden inputs and custom fields it does not ask are sent back and ignored. A mistake a person can fix (a custom field: a value that does not fit its type, a required one left empty, a text carrying a web or email address or a phone number) answers 400 with the form, the error in text beside its field. Anything else answers 200 with the success message, whatever happened: a new address is pending and gets the confirmation email, an address already on the list is left as it is, a bot or a limit reached changes nothing.',
     ].join('\n\n'),
     params: PageParams,
     body: FormBody,

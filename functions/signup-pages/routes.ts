@@ -15,6 +15,7 @@ import { created, ok, paginated } from '../../shared/http/responses.ts';
 import { json, page, routeFor } from '../../shared/http/route.ts';
 import {
   CreateSignupPageBody,
+  MAX_ASKED_FIELDS,
   RESERVED_SLUGS,
   SignupPageQuery,
   UpdateSignupPageBody,
@@ -37,8 +38,10 @@ import { idParams } from '../../shared/validation.ts';
 
 /** What the `signupPages` group's function may use. */
 export const signupPageBindings = [
+  // The organization's fields: the custom fields a page asks are checked
+  // against them (a Query, only when a write names some).
   table({
-    stores: [...PIPELINE_STORES, 'lists', 'signupPages'],
+    stores: [...PIPELINE_STORES, 'lists', 'signupPages', 'fields'],
     actions: [
       ...PIPELINE_ACTIONS,
       'dynamodb:Query',
@@ -71,6 +74,7 @@ const CONTENT = [
   [
     '- `headline` (1–200 characters; default "Subscribe to {organization name}"), `intro` (0–2,000; default none);',
     '- `fields`: `{firstName, lastName}`, the optional fields asked besides the email, which is always asked (default first name only);',
+    `- \`customFields\`: the custom fields (see /fields) the form asks after the names, in order, at most ${MAX_ASKED_FIELDS}: each \`{key, required, label}\` (\`required\` false by default; \`label\` the page's own, the field's when omitted). Each key must be a field of the organization, asked once (400 \`signupPage.fieldsInvalid\` naming \`customFields.<i>.key\`). The form draws a control fitting each field's type (a one-line text of at most 255 characters, a number, a date, a checkbox, a select of the options), named \`fields.<key>\`; a field deleted later is no longer drawn. A themed page only: a pasted page refuses it (400 naming \`customFields\`);`,
     '- `consentText` (1–1,000): shown above the button and kept, as shown, in the consent record of each sign-up;',
     '- `submitLabel` (1–40; default "Subscribe"), `successMessage` (1–500): shown after every submission, whatever it did.',
   ].join('\n'),
@@ -131,6 +135,7 @@ export const signupPageRoutes = [
       'list.notFound',
       'signupPage.slugTaken',
       'signupPage.limitReached',
+      'signupPage.fieldsInvalid',
     ],
     handle: async (deps, { caller, body }) =>
       created(await createSignupPage(deps, caller.orgId, body)),
@@ -169,6 +174,7 @@ export const signupPageRoutes = [
       'signupPage.notFound',
       'list.notFound',
       'signupPage.slugTaken',
+      'signupPage.fieldsInvalid',
       'write.contended',
     ],
     handle: async (deps, { caller, params, body }) =>

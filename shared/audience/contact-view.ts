@@ -47,6 +47,18 @@ export const ConsentView = v.pipe(
       v.nullable(v.string()),
       v.description('The Referer header the browser sent, if any'),
     ),
+    askedFields: v.pipe(
+      v.array(
+        v.object({
+          key: v.pipe(v.string(), v.description('The field key')),
+          label: v.pipe(v.string(), v.description('Its label, as shown')),
+          required: v.boolean(),
+        }),
+      ),
+      v.description(
+        'The custom fields the form asked (see /fields), in order; empty when it asked none',
+      ),
+    ),
     signedUpAt: Timestamp,
     confirmedAt: When(
       'When the confirmation link of this sign-up was followed',
@@ -143,6 +155,9 @@ export const contactView = (
     ip: consent.ip ?? null,
     userAgent: consent.userAgent ?? null,
     referrer: consent.referrer ?? null,
+    askedFields: (consent.askedFields ?? []).map(
+      ({ key, label, required }) => ({ key, label, required }),
+    ),
     signedUpAt: consent.signedUpAt,
     confirmedAt: consent.confirmedAt ?? null,
   })),

@@ -25,6 +25,11 @@ export interface ConsentRecord {
   ip?: string;
   userAgent?: string;
   referrer?: string;
+  /**
+   * The custom fields the form asked, as shown (label) and whether each
+   * was required; absent when it asked none.
+   */
+  askedFields?: { key: string; label: string; required: boolean }[];
   signedUpAt: string;
   /** Set when the confirmation link of this sign-up is followed. */
   confirmedAt?: string;

@@ -1,11 +1,12 @@
 /**
- * Names typed on a public sign-up form are a stranger's text. They are
- * never merged into the confirmation email (see `Contact.signupNames`), and
- * a name that carries a way to reach someone — a web address (linkify-it,
- * with the full list of top-level domains), `www.`, an `@`, a URL scheme,
- * an IP address, or a run of digits like a phone number — is refused on the
- * form: such a name is a message, not a name, and would reach the
- * organization's later mail once the address is confirmed.
+ * Names (and custom field texts) typed on a public sign-up form are a
+ * stranger's text. They are never merged into the confirmation email (see
+ * `Contact.signupNames`), and a name that carries a way to reach someone —
+ * a web address (linkify-it, with the full list of top-level domains),
+ * `www.`, an `@`, a URL scheme, an IP address, or a run of digits like a
+ * phone number — is refused on the form: such a name is a message, not a
+ * name, and would reach the organization's later mail once the address is
+ * confirmed. A custom text field's value is read the same way.
  *
  * The checks read the text as a reader's eye does: compatibility forms
  * folded (NFKC: full-width letters and digits, `․` and `．` become ASCII),
@@ -53,6 +54,14 @@ const contactIn = (typed: string): string | undefined => {
 /** Why a name typed on a form is refused, or undefined when it is a name. */
 export const contactInName = (name: string): string | undefined =>
   contactIn(name);
+
+/**
+ * Why a custom text field's value typed on a form is refused, or
+ * undefined: read as a name is, since the organization's later mail may
+ * merge it as it merges names (see decision 0048).
+ */
+export const contactInFieldText = (text: string): string | undefined =>
+  contactIn(text);
 
 /**
  * Why the names of one form are refused together: each alone, then both

@@ -106,25 +106,32 @@ export const honeypotHtml = (name: string): string =>
 export const errorIdOf = (field: SignupField): string =>
   `signup-${field}-error`;
 
+/** An error of a form's list: its message, and its field's id if any. */
+interface SummaryItem {
+  id: string | undefined;
+  message: string;
+}
+
 /**
  * The list of errors at the top of a form, announced when the page loads
  * (`role="alert"`). `fieldIdOf` gives the id of a field's input, when the
- * page has one, so each message links to its field.
+ * page has one, so each message links to its field; `more` are the errors
+ * of the form's custom fields, after those of its own fields.
  */
 export const errorSummaryHtml = (
   errors: FormState['errors'],
   fieldIdOf: (field: SignupField) => string | undefined,
+  more: readonly SummaryItem[] = [],
 ): string => {
-  const items = SIGNUP_FIELDS.flatMap((field) => {
+  const ours = SIGNUP_FIELDS.flatMap((field): SummaryItem[] => {
     const message = errors[field];
-    if (!message) return [];
-    const id = fieldIdOf(field);
-    return [
-      id
-        ? `<li><a href="#${escapeHtml(id)}">${escapeHtml(message)}</a></li>`
-        : `<li>${escapeHtml(message)}</li>`,
-    ];
+    return message ? [{ id: fieldIdOf(field), message }] : [];
   });
+  const items = [...ours, ...more].map(({ id, message }) =>
+    id
+      ? `<li><a href="#${escapeHtml(id)}">${escapeHtml(message)}</a></li>`
+      : `<li>${escapeHtml(message)}</li>`,
+  );
   if (items.length === 0) return '';
   return `<div class="signup-error-summary" role="alert"><h2 class="signup-error-summary-title">There is a problem</h2><ul>${items.join('')}</ul></div>`;
 };

@@ -2,9 +2,24 @@
  * What a hosted sign-up page shows and the state of its form: the shapes
  * both renderers (our themes and pasted HTML) take. Types only.
  */
+import type { FieldType } from '../fields/model.ts';
 
 /** The visible fields a sign-up form may ask, by their input names. */
 export type SignupField = 'email' | 'firstName' | 'lastName';
+
+/**
+ * A custom field (see `shared/fields/`) a page asks, as the page keeps it:
+ * by key, and by the id of the field it was given, so a field deleted
+ * later is never asked again even if another one takes its key.
+ */
+export interface AskedField {
+  fieldId: string;
+  key: string;
+  /** Whether a sign-up must give a value (a checkbox: must be ticked). */
+  required: boolean;
+  /** The page's own label for it; the field's label when absent. */
+  label?: string;
+}
 
 /** What a page says and asks (all plain text, never HTML; paragraphs of `intro` split on blank lines). */
 export interface PageContent {
@@ -12,11 +27,37 @@ export interface PageContent {
   intro: string;
   /** Email is always asked and required; first and last name are optional inputs. */
   fields: { firstName: boolean; lastName: boolean };
+  /**
+   * The custom fields it asks after the names, in order (a themed page
+   * only); absent when none.
+   */
+  customFields?: AskedField[];
   /** Shown above the submit button. */
   consentText: string;
   submitLabel: string;
   /** Shown after a valid submission, in place of the form. */
   successMessage: string;
+}
+
+/** A custom field as the form draws it: its definition, the page's wording. */
+export interface CustomInput {
+  key: string;
+  /** As shown: the page's label, else the field's. */
+  label: string;
+  type: FieldType;
+  /** An option field's options, in order. */
+  options?: readonly string[];
+  required: boolean;
+}
+
+/** The custom fields of a form being rendered (by field key). */
+export interface CustomFormState {
+  /** What the form asks, in order: the page's fields that still exist. */
+  inputs: CustomInput[];
+  /** Values to put back (after an invalid submission), as typed. */
+  values: Record<string, string>;
+  /** A message per invalid field. */
+  errors: Record<string, string>;
 }
 
 /** The state of the form being rendered. */
@@ -25,6 +66,8 @@ export interface FormState {
   values: Partial<Record<SignupField, string>>;
   /** A message per invalid field; empty when none. */
   errors: Partial<Record<SignupField, string>>;
+  /** The custom fields the form asks; absent when it asks none. */
+  custom?: CustomFormState;
   /** Our hidden inputs (name → value), e.g. a signed fill-time token: rendered as <input type="hidden">. */
   hidden: Record<string, string>;
   /** The name of the honeypot input: a text input real people never see nor fill. */

@@ -7,12 +7,19 @@ import * as v from 'valibot';
 import { requireList } from '../audience/lists.ts';
 import type { ListRepository } from '../audience/ports.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import type { FieldsDeps } from '../fields/ports.ts';
+import { definitionsOf } from '../fields/values.ts';
 import { slugFrom } from '../organizations/model.ts';
 import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { CoreDeps, Page } from '../ports.ts';
 import { Count, Timestamp, ViewId } from '../validation.ts';
+import {
+  AskedFieldView,
+  askedFieldsOf,
+  askedFieldsView,
+} from './custom-fields.ts';
 import type { SignupPage } from './model.ts';
-import { type PageContent, THEMES } from './page-model.ts';
+import { type AskedField, type PageContent, THEMES } from './page-model.ts';
 import type { SignupPageRepository } from './ports.ts';
 import {
   type CreateSignupPageInput,
@@ -24,7 +31,8 @@ import {
 
 /** What sign-up pages need. */
 export interface SignupPagesDeps
-  extends Pick<CoreDeps, 'clock' | 'ids' | 'endpoints'> {
+  extends Pick<CoreDeps, 'clock' | 'ids' | 'endpoints'>,
+    Pick<FieldsDeps, 'fields'> {
   signupPages: SignupPageRepository;
   lists: ListRepository;
   organizations: OrganizationRepository;
@@ -65,6 +73,12 @@ export const SignupPageContentView = v.pipe(
       v.object({ firstName: v.boolean(), lastName: v.boolean() }),
       v.description(
         "The optional fields asked besides the email (always asked). A pasted page's are its form's inputs, read from its HTML (not given)",
+      ),
+    ),
+    customFields: v.pipe(
+      v.array(AskedFieldView),
+      v.description(
+        "The custom fields (see /fields) the form asks after the names, in order; empty when none (a pasted page asks none). A field deleted since is no longer drawn, and its sign-ups' consent records say what was asked",
       ),
     ),
     consentText: v.pipe(
@@ -157,7 +171,15 @@ const viewOf = (
   publicUrl: publicUrlOf(deps.endpoints.pagesUrl, orgSlug, page.slug),
   version: page.version,
   publishedAt: page.publishedAt ?? null,
-  content: page.content,
+  content: {
+    headline: page.content.headline,
+    intro: page.content.intro,
+    fields: page.content.fields,
+    customFields: askedFieldsView(page.content.customFields),
+    consentText: page.content.consentText,
+    submitLabel: page.content.submitLabel,
+    successMessage: page.content.successMessage,
+  },
   html: page.theme === null ? (html ?? '') : null,
 });
 
@@ -212,29 +234,48 @@ const safeHtml = async (html: string): Promise<SafeHtml> => {
   return { html: result.html, ...readPastedForm(result.html) };
 };
 
+/** Why a pasted page takes none of these from the call. */
+const FROM_THE_HTML = {
+  consentText:
+    "is read from a pasted page's form (its text, as a visitor reads it): write the wording in the HTML",
+  fields:
+    "are read from a pasted page's form (its firstName and lastName inputs): add or remove them in the HTML",
+  customFields:
+    'are asked by a themed page only: a pasted page asks what its HTML does, and custom fields are not read from it',
+} as const;
+
 /**
  * A pasted page says and asks what its HTML does: the consent wording
  * recorded is its form's text and the names asked are its form's inputs,
- * so neither is taken from the call (400 naming them).
+ * so neither is taken from the call (400 naming them); it asks no custom
+ * field (decision 0048).
  */
 const refuseWordingOfPasted = (input: {
   consentText?: string | undefined;
   fields?: unknown;
+  customFields?: unknown;
 }): void => {
-  const given = (['consentText', 'fields'] as const).filter(
+  const given = (['consentText', 'fields', 'customFields'] as const).filter(
     (field) => input[field] !== undefined,
   );
   if (given.length === 0) return;
   throw new ValidationError(
     'A pasted page says and asks what its HTML does',
-    given.map((field) => ({
-      field,
-      message:
-        field === 'consentText'
-          ? "is read from a pasted page's form (its text, as a visitor reads it): write the wording in the HTML"
-          : "are read from a pasted page's form (its firstName and lastName inputs): add or remove them in the HTML",
-    })),
+    given.map((field) => ({ field, message: FROM_THE_HTML[field] })),
   );
+};
+
+/**
+ * The custom fields a page will ask, checked against the organization's
+ * fields (one Query, only when the call names some); undefined for none.
+ */
+const askedFields = async (
+  deps: Pick<SignupPagesDeps, 'fields'>,
+  orgId: string,
+  input: CreateSignupPageInput['customFields'],
+): Promise<AskedField[] | undefined> => {
+  if (!input?.length) return undefined;
+  return askedFieldsOf(await definitionsOf(deps, orgId), input);
 };
 
 /** The consent wording of a themed page when none is given. */
@@ -249,6 +290,7 @@ const contentOf = (
   input: CreateSignupPageInput,
   organizationName: string,
   pasted: SafeHtml | undefined,
+  customFields: AskedField[] | undefined,
 ): PageContent => ({
   headline: input.headline ?? `Subscribe to ${organizationName}`,
   intro: input.intro ?? '',
@@ -256,6 +298,7 @@ const contentOf = (
     firstName: input.fields?.firstName ?? true,
     lastName: input.fields?.lastName ?? false,
   },
+  ...(customFields ? { customFields } : {}),
   consentText:
     pasted?.wording ??
     input.consentText ??
@@ -299,6 +342,7 @@ export const createSignupPage = async (
   if (input.html !== undefined) refuseWordingOfPasted(input);
   const list = await requireList(deps, orgId, input.listId);
   const org = await requireOrganization(deps, orgId);
+  const customFields = await askedFields(deps, orgId, input.customFields);
   const pasted =
     input.html === undefined ? undefined : await safeHtml(input.html);
   const html = pasted?.html;
@@ -311,7 +355,7 @@ export const createSignupPage = async (
     listId: list.id,
     listName: list.name,
     theme: input.theme ?? null,
-    content: contentOf(input, org.name, pasted),
+    content: contentOf(input, org.name, pasted, customFields),
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -413,6 +457,15 @@ export const updateSignupPage = async (
     input.listId !== undefined && input.listId !== before.listId
       ? await requireList(deps, orgId, input.listId)
       : undefined;
+  // The custom fields given, checked; else the page's own (a field
+  // deleted since stays named: the form no longer draws it). A pasted
+  // page asks none.
+  const customFields =
+    theme === null
+      ? undefined
+      : input.customFields !== undefined
+        ? await askedFields(deps, orgId, input.customFields)
+        : before.content.customFields;
   const pasted =
     input.html === undefined ? undefined : await safeHtml(input.html);
   const html = pasted?.html;
@@ -425,6 +478,7 @@ export const updateSignupPage = async (
       firstName: input.fields?.firstName ?? before.content.fields.firstName,
       lastName: input.fields?.lastName ?? before.content.fields.lastName,
     },
+    ...(customFields ? { customFields } : {}),
     consentText:
       pasted?.wording ??
       input.consentText ??

@@ -2,6 +2,7 @@
  * Schemas of the sign-up page endpoints: creation, change, the list's query.
  */
 import * as v from 'valibot';
+import { FieldKey } from '../fields/field.schema.ts';
 import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
 import {
   Id,
@@ -107,13 +108,61 @@ const Fields = v.strictObject(
 );
 
 /**
+ * Most custom fields one page asks: a form stays short, and the values of
+ * one sign-up stay far below a contact's 10,000 bytes (10 text values of
+ * 255 characters take at most about 8 KB as JSON).
+ */
+export const MAX_ASKED_FIELDS = 10;
+
+/** One custom field a page asks, as a client gives it. */
+const AskedFieldInput = v.strictObject(
+  {
+    key: v.pipe(
+      FieldKey,
+      v.description('The key of a field of the organization (see /fields)'),
+    ),
+    required: v.optional(
+      v.pipe(
+        v.boolean('must be true or false'),
+        v.description(
+          'Whether a sign-up must give a value (a boolean field: must tick its box); default false',
+        ),
+      ),
+      false,
+    ),
+    label: v.optional(
+      v.pipe(
+        requiredName(100),
+        v.description(
+          "The page's own label for it; the field's label if omitted",
+        ),
+      ),
+    ),
+  },
+  'takes key, required and label only',
+);
+
+/** `customFields` of a page write: what the form asks after the names. */
+export const AskedFieldsInput = v.pipe(
+  v.array(AskedFieldInput, 'must be an array of {key, required, label}'),
+  v.maxLength(MAX_ASKED_FIELDS, `must name at most ${MAX_ASKED_FIELDS} fields`),
+  v.description(
+    `The custom fields the form asks after the names, in order (at most ${MAX_ASKED_FIELDS}, each once): each the key of a field of the organization (400 naming \`customFields.<i>.key\` otherwise). A themed page only. Given in a PATCH, it replaces the list; \`[]\` asks none.`,
+  ),
+);
+export type AskedFieldsInput = v.InferOutput<typeof AskedFieldsInput>;
+
+/**
  * The rules between a page's sources, in JSON Schema: a theme or pasted
  * HTML, not both; and a pasted page says and asks what its HTML does, so
- * it takes no `consentText` or `fields` (refused by signup-pages.ts).
+ * it takes no `consentText`, `fields` or `customFields` (refused by
+ * signup-pages.ts).
  */
 const ONE_SOURCE = {
   theme: { properties: { html: false } },
-  html: { properties: { consentText: false, fields: false } },
+  html: {
+    properties: { consentText: false, fields: false, customFields: false },
+  },
 };
 
 /** What a page says and asks; every part optional (defaults apply). */
@@ -121,6 +170,7 @@ const ContentEntries = {
   headline: v.optional(Headline),
   intro: v.optional(Intro),
   fields: v.optional(Fields),
+  customFields: v.optional(AskedFieldsInput),
   consentText: v.optional(ConsentText),
   submitLabel: v.optional(SubmitLabel),
   successMessage: v.optional(SuccessMessage),

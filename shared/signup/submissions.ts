@@ -8,8 +8,8 @@
  * a new, pending, subscribed, unsubscribed or suppressed address, a bot
  * caught by a defence, or a limit reached — all get the same success
  * message. Only mistakes a person can fix (a malformed email, a name too
- * long, a name carrying a web address or a phone number) are answered, on
- * the form, naming the field.
+ * long, a name carrying a web address or a phone number, a custom field's
+ * value that does not fit it) are answered, on the form, naming the field.
  */
 import * as v from 'valibot';
 import { sendConfirmation } from '../audience/confirmation.ts';
@@ -25,14 +25,23 @@ import {
   InvalidLinkError,
   NotFoundError,
 } from '../errors.ts';
+import type { FieldValue } from '../fields/model.ts';
+import { definitionsOf } from '../fields/values.ts';
 import { Claim, type LinkCodec, readLink, signLink } from '../links/claims.ts';
 import { logger } from '../observability.ts';
 import { retryOnConflict } from '../retry.ts';
 import type { ReadinessDeps } from '../sending/readiness.ts';
 import { EmailAddress, lineText } from '../validation.ts';
+import {
+  type AskedRecord,
+  askedRecordsOf,
+  customInputsOf,
+} from './custom-fields.ts';
+import { readCustomFields } from './custom-values.ts';
 import { contactInEmail, contactInName, contactInNames } from './form-names.ts';
 import { CAPTCHA_RESPONSE_FIELDS } from './markup.ts';
 import type { SignupPage } from './model.ts';
+import type { CustomFormState, CustomInput } from './page-model.ts';
 import type {
   PublishedPage,
   SignupFormSettings,
@@ -182,9 +191,11 @@ const freshState = async (
   },
   values: FormState['values'] = {},
   errors: FormState['errors'] = {},
+  custom?: CustomFormState,
 ): Promise<FormState> => ({
   values,
   errors,
+  ...(custom?.inputs.length ? { custom } : {}),
   hidden: {
     [FORM_TOKEN_FIELD]: await signLink(deps.links, FORM_TOKEN, {
       pageId: page.id,
@@ -204,6 +215,23 @@ const freshState = async (
 });
 
 /**
+ * The custom fields a page's form asks: those of its fields that still
+ * exist (one Query of the organization's fields, only when the page asks
+ * some). A pasted page asks none.
+ */
+const customInputs = async (
+  deps: Pick<SubmissionDeps, 'fields'>,
+  orgId: string,
+  page: SignupPage,
+): Promise<CustomInput[]> =>
+  page.theme !== null && page.content.customFields?.length
+    ? customInputsOf(
+        page.content.customFields,
+        await definitionsOf(deps, orgId),
+      )
+    : [];
+
+/**
  * The published page at `/p/{orgSlug}/{pageSlug}`, with an empty form
  * remembering the page that sent the visitor (`referrer`, the GET's
  * `Referer` header) for the consent record.
@@ -211,7 +239,13 @@ const freshState = async (
 export const showSignupPage = async (
   deps: Pick<
     SubmissionDeps,
-    'signupPages' | 'organizations' | 'links' | 'clock' | 'signupForms' | 'ids'
+    | 'signupPages'
+    | 'organizations'
+    | 'links'
+    | 'clock'
+    | 'signupForms'
+    | 'ids'
+    | 'fields'
   >,
   orgSlug: string,
   pageSlug: string,
@@ -219,14 +253,22 @@ export const showSignupPage = async (
 ): Promise<ShownPage> => {
   const { published, org } = await findPage(deps, orgSlug, pageSlug);
   const from = referrerOf(referrer);
+  const inputs = await customInputs(deps, published.orgId, published.page);
   return {
     published,
     organizationName: org.name,
-    state: await freshState(deps, published.page, {
-      shownAt: deps.clock.now().getTime(),
-      view: deps.ids.id(),
-      ...(from ? { referrer: from } : {}),
-    }),
+    state: await freshState(
+      deps,
+      published.page,
+      {
+        shownAt: deps.clock.now().getTime(),
+        view: deps.ids.id(),
+        ...(from ? { referrer: from } : {}),
+      },
+      {},
+      {},
+      { inputs, values: {}, errors: {} },
+    ),
     statusCode: 200,
   };
 };
@@ -380,15 +422,15 @@ export const submitSignup = async (
 
   // 2. What a person can fix is said, on the form.
   const checked = checkFields(page, form);
-  if (token === 'expired' && Object.keys(checked.errors).length === 0) {
+  const custom = readCustomFields(await customInputs(deps, orgId, page), form);
+  const mistaken =
+    Object.keys(checked.errors).length > 0 ||
+    Object.keys(custom.state.errors).length > 0;
+  if (token === 'expired' && !mistaken) {
     checked.errors.email =
       'This form was open for more than a day: please send it again.';
   }
-  if (
-    token === 'expired' ||
-    Object.keys(checked.errors).length > 0 ||
-    !checked.email
-  ) {
+  if (token === 'expired' || mistaken || !checked.email) {
     // The form shown again keeps the time it was first shown (a person
     // fixing a typo quickly is not taken for a bot) and where from.
     const origin =
@@ -396,7 +438,14 @@ export const submitSignup = async (
         ? { shownAt: deps.clock.now().getTime(), view: deps.ids.id() }
         : token;
     return shown(
-      await freshState(deps, page, origin, checked.values, checked.errors),
+      await freshState(
+        deps,
+        page,
+        origin,
+        checked.values,
+        checked.errors,
+        custom.state,
+      ),
       400,
     );
   }
@@ -459,6 +508,8 @@ export const submitSignup = async (
     email,
     ...(checked.firstName ? { firstName: checked.firstName } : {}),
     ...(checked.lastName ? { lastName: checked.lastName } : {}),
+    fields: custom.values,
+    asked: askedRecordsOf(custom.state.inputs),
     visitor: {
       ...visitor,
       ...(token.referrer ? { referrer: token.referrer } : {}),
@@ -479,8 +530,9 @@ const signsUp = (contact: Contact | undefined) =>
  * - a subscribed, bounced or complained one, or a suppressed address, is
  *   left as it is, and nothing is sent.
  * At most one confirmation email per address per page in 24 hours: a
- * sign-up within that time changes nothing. Names are taken from the form
- * for a new contact only (an unconfirmed form never overwrites a contact);
+ * sign-up within that time changes nothing. Names and custom field values
+ * are taken from the form for a new contact only (an unconfirmed form
+ * never overwrites a contact); the consent record keeps what was asked;
  * a pending or unsubscribed one takes the new sign-up's `optinAt` and
  * `optinIp`, since its new link confirms this opt-in.
  */
@@ -492,6 +544,10 @@ const signUp = async (
     email: string;
     firstName?: string;
     lastName?: string;
+    /** The custom field values given, by key (checked). */
+    fields: Record<string, FieldValue>;
+    /** The custom fields the form asked. */
+    asked: AskedRecord[];
     visitor: Visitor;
   },
 ): Promise<void> => {
@@ -521,6 +577,7 @@ const signUp = async (
       ? { userAgent: visitor.userAgent.slice(0, 512) }
       : {}),
     ...(visitor.referrer ? { referrer: visitor.referrer } : {}),
+    ...(input.asked.length ? { askedFields: input.asked } : {}),
     signedUpAt: at,
   };
   const after = await retryOnConflict(async (retryable) => {
@@ -546,6 +603,7 @@ const signUp = async (
           ...(input.firstName ? { firstName: input.firstName } : {}),
           ...(input.lastName ? { lastName: input.lastName } : {}),
           ...signupNamesOf(input),
+          ...(Object.keys(input.fields).length ? { fields: input.fields } : {}),
           status: 'pending',
           tagIds: [],
           optinAt: at,

@@ -9,6 +9,7 @@
  * shares one markup and differs by its stylesheet; each was checked for
  * WCAG 2.2 AA contrast (text 4.5:1, borders and focus rings 3:1).
  */
+import { inputNameOf, MAX_FORM_TEXT_CHARS } from './custom-fields.ts';
 import {
   captchaScriptHtml,
   captchaSources,
@@ -25,6 +26,8 @@ import {
   successHtml,
 } from './markup.ts';
 import type {
+  CustomFormState,
+  CustomInput,
   FormState,
   PageContent,
   PageMeta,
@@ -83,6 +86,21 @@ a:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .visually-hidden{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 @media (max-width:30rem){body{font-size:1rem}.page{padding:.5rem .5rem 2rem}.site-header{padding:1rem .5rem 0}}
 ${HONEYPOT_CSS}
+`;
+
+/**
+ * The styles of custom fields' controls (a select, a checkbox), added only
+ * to a form that asks some: a page without them is drawn as before.
+ */
+const CUSTOM_CSS = `
+.field select{display:block;width:100%;min-height:2.875rem;margin:0;padding:.65rem .85rem;font:inherit;color:var(--text);background:var(--input-bg);border:2px solid var(--input-border);border-radius:var(--input-radius)}
+.field select:focus{outline:3px solid var(--focus);outline-offset:2px;border-color:var(--text)}
+.field-invalid select{border-color:var(--error)}
+.theme-minimal .field select{border-width:0 0 2px;padding-left:0;padding-right:0}
+.field-checkbox{display:flex;flex-wrap:wrap;align-items:flex-start;gap:.375rem .75rem}
+.field-checkbox .field-error{flex-basis:100%;margin:0}
+.field .field-checkbox-input,.field .field-checkbox-input:focus{flex:none;width:1.5rem;height:1.5rem;min-height:0;margin:.1rem 0 0;padding:0;accent-color:var(--button-bg)}
+.field-checkbox label{flex:1 1 0;margin:0;font-weight:400}
 `;
 
 const SANS =
@@ -179,20 +197,111 @@ const fieldHtml = (
   ].join('');
 };
 
+/** The id of a custom field's input, and of its error message. */
+const customIdOf = (key: string): string => `signup-field-${key}`;
+const customErrorIdOf = (key: string): string => `signup-field-${key}-error`;
+
+/** A custom field's error, between its label and its control. */
+const customErrorHtml = (key: string, error: string | undefined): string =>
+  error
+    ? `<p class="field-error" id="${escapeHtml(customErrorIdOf(key))}"><span class="visually-hidden">Error: </span>${escapeHtml(error)}</p>`
+    : '';
+
+/** The attributes of a text-like input, by the field's type. */
+const INPUT_TYPES: Record<
+  Exclude<CustomInput['type'], 'boolean' | 'option'>,
+  string[]
+> = {
+  // One line, as Mailchimp's text merge fields: a stranger's text is short.
+  text: ['type="text"', `maxlength="${MAX_FORM_TEXT_CHARS}"`],
+  number: ['type="number"', 'step="any"'],
+  date: ['type="date"', 'min="1000-01-01"', 'max="9999-12-31"'],
+};
+
+/**
+ * One custom field, labelled (the organization's label, escaped), its
+ * control fitting its type: a one-line text input, a number or date
+ * input, a select of its options, or a checkbox (its label after it).
+ */
+const customFieldHtml = (
+  input: CustomInput,
+  custom: CustomFormState,
+  autofocus: boolean,
+): string => {
+  const id = escapeHtml(customIdOf(input.key));
+  const error = custom.errors[input.key];
+  const value = custom.values[input.key] ?? '';
+  const attributes = [
+    `id="${id}"`,
+    `name="${escapeHtml(inputNameOf(input.key))}"`,
+    ...(input.required ? ['required'] : []),
+    ...(error
+      ? [
+          'aria-invalid="true"',
+          `aria-describedby="${escapeHtml(customErrorIdOf(input.key))}"`,
+        ]
+      : []),
+    ...(autofocus ? ['autofocus'] : []),
+  ];
+  const label = escapeHtml(input.label);
+  const invalid = error ? ' field-invalid' : '';
+  if (input.type === 'boolean') {
+    return [
+      `<div class="field field-checkbox${invalid}">`,
+      customErrorHtml(input.key, error),
+      `<input type="checkbox" class="field-checkbox-input" ${attributes.join(' ')} value="true"${value ? ' checked' : ''}>`,
+      `<label for="${id}">${label}</label>`,
+      '</div>',
+    ].join('');
+  }
+  const control =
+    input.type === 'option'
+      ? [
+          `<select ${attributes.join(' ')}>`,
+          '<option value="">Choose one</option>',
+          ...(input.options ?? []).map(
+            (option) =>
+              `<option value="${escapeHtml(option)}"${option === value ? ' selected' : ''}>${escapeHtml(option)}</option>`,
+          ),
+          '</select>',
+        ].join('')
+      : `<input ${[...INPUT_TYPES[input.type], ...attributes, `value="${escapeHtml(value)}"`].join(' ')}>`;
+  const optional = input.required
+    ? ''
+    : ' <span class="optional">(optional)</span>';
+  return [
+    `<div class="field${invalid}">`,
+    `<label for="${id}">${label}${optional}</label>`,
+    customErrorHtml(input.key, error),
+    control,
+    '</div>',
+  ].join('');
+};
+
 /** The form: error summary, our hidden inputs, honeypot, fields, CAPTCHA, consent, submit. */
 const formHtml = (content: PageContent, state: FormState): string => {
   const shown = SIGNUP_FIELDS.filter(
     (field) => field === 'email' || content.fields[field],
   );
+  const custom = state.custom;
   // No script on the page: the first invalid field takes focus on load.
   const firstInvalid = shown.find((field) => state.errors[field]);
+  const firstInvalidCustom = firstInvalid
+    ? undefined
+    : custom?.inputs.find((input) => custom.errors[input.key])?.key;
   const field = (name: SignupField) =>
     fieldHtml(name, state, name === firstInvalid);
   const names = shown.filter((name) => name !== 'email');
+  const customErrors = (custom?.inputs ?? []).flatMap((input) => {
+    const message = custom?.errors[input.key];
+    return message ? [{ id: customIdOf(input.key), message }] : [];
+  });
   return [
     '<form class="signup-form" method="post" novalidate>',
-    errorSummaryHtml(state.errors, (name) =>
-      shown.includes(name) ? inputIdOf(name) : undefined,
+    errorSummaryHtml(
+      state.errors,
+      (name) => (shown.includes(name) ? inputIdOf(name) : undefined),
+      customErrors,
     ),
     hiddenInputsHtml(state.hidden),
     honeypotHtml(state.honeypot),
@@ -200,6 +309,11 @@ const formHtml = (content: PageContent, state: FormState): string => {
     names.length > 0
       ? `<div class="names">${names.map(field).join('')}</div>`
       : '',
+    ...(custom
+      ? custom.inputs.map((input) =>
+          customFieldHtml(input, custom, input.key === firstInvalidCustom),
+        )
+      : []),
     state.captcha
       ? `<div class="captcha">${captchaWidgetHtml(state.captcha)}</div>`
       : '',
@@ -219,7 +333,7 @@ export const renderThemePage = async (
   documentHtml({
     lang: meta.lang,
     title: meta.title,
-    head: `<style>${BASE_CSS}${THEME_CSS[theme]}</style>`,
+    head: `<style>${BASE_CSS}${THEME_CSS[theme]}${state.custom?.inputs.length ? CUSTOM_CSS : ''}</style>`,
     bodyClass: `theme-${theme}`,
     body: [
       `<header class="site-header"><p class="org">${escapeHtml(meta.organizationName)}</p></header>`,

@@ -5,7 +5,9 @@
  * topics, identities, domains, a segment, a campaign, a sequence and a
  * sign-up page), then every GET and
  * the main writes go through the same handlers as `npm start`, over HTTP,
- * each twice: with a cold key cache (a fresh container) and warm. Every
+ * each twice: with a cold key cache (a fresh container) and warm. Then a
+ * hosted sign-up page, asking no custom field and asking five: its view
+ * and a sign-up through its form. Every
  * DynamoDB call goes through the benchmarks' meter (`dynamo-meter.ts`) on
  * the real document client; the table prints requests, operations, items
  * read and capacity per call.
@@ -15,7 +17,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endpointGroups } from '../../functions/groups.ts';
+import { endpointGroups, pageGroups } from '../../functions/groups.ts';
 import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
 import { localEngines, startEngines } from '../../infra/local/engines.ts';
@@ -71,7 +73,10 @@ const caller =
 
 /** A gateway over the deps: a fresh one has cold key caches. */
 const serve = async (deps: Deps) => {
-  const server: Server = createGateway(endpointGroups, deps);
+  const server: Server = createGateway(
+    [...endpointGroups, ...pageGroups],
+    deps,
+  );
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { origin, close: () => new Promise((done) => server.close(done)) };
@@ -157,6 +162,8 @@ const main = async () => {
         linkSecret: 'bench-link-secret-bench-link-secret-0123',
         apiKeyCacheTtlSeconds: 600,
         queues: { steps: { send: async () => {} } },
+        // The hosted form's sign-ups are measured without waiting.
+        signupForms: { minFillSeconds: 0 },
       });
     const deps = await containerDeps();
     const admin = {
@@ -480,6 +487,74 @@ const main = async () => {
     for (const [what, act] of writes) {
       const warm = await measure(act);
       rows.push({ what, cold: warm, warm });
+    }
+
+    // A hosted page: its view (cold, then warm) and a sign-up, asking no
+    // custom field and asking five (one of each type).
+    const fields = [
+      { key: 'company', label: 'Company', type: 'text' },
+      { key: 'seats', label: 'Seats', type: 'number' },
+      { key: 'birthday', label: 'Birthday', type: 'date' },
+      { key: 'vip', label: 'VIP', type: 'boolean' },
+      { key: 'plan', label: 'Plan', type: 'option', options: ['free', 'pro'] },
+    ];
+    for (const field of fields) await write('POST', '/fields', field);
+    const hosted: [string, Record<string, string>][] = [];
+    for (const [what, customFields, values] of [
+      ['no custom field', [], {}],
+      [
+        '5 custom fields',
+        fields.map(({ key }) => ({ key })),
+        {
+          'fields.company': 'Bench Ltd',
+          'fields.seats': '12',
+          'fields.birthday': '1990-01-31',
+          'fields.vip': 'true',
+          'fields.plan': 'pro',
+        },
+      ],
+    ] as const) {
+      const page = await write('POST', '/signup-pages', {
+        name: `Hosted, ${what}`,
+        listId: list.id,
+        theme: 'classic',
+        customFields,
+      });
+      await write('POST', `/signup-pages/${page.id}/publish`);
+      hosted.push([
+        `${new URL(String(page.publicUrl)).pathname}`,
+        { what, ...values },
+      ]);
+    }
+    for (const [path, { what, ...values }] of hosted) {
+      const fresh = await serve(await containerDeps());
+      const view = () => fetch(`${fresh.origin}${path}`);
+      const cold = await measure(view);
+      const warm = await measure(view);
+      rows.push({ what: `GET /p/{org}/{page} (${what})`, cold, warm });
+      const shown = await (await view()).text();
+      const token = /name="form_token" value="([^"]+)"/.exec(shown)?.[1] ?? '';
+      const signUp = await measure(async () => {
+        const answer = await fetch(`${fresh.origin}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            form_token: token.replaceAll('&amp;', '&'),
+            website: '',
+            email: `hosted${n++}@bench.example`,
+            ...values,
+          }).toString(),
+        });
+        if (answer.status !== 200) {
+          throw new Error(`sign-up (${what}): ${answer.status}`);
+        }
+      });
+      rows.push({
+        what: `POST /p/{org}/{page}: a sign-up (${what})`,
+        cold: signUp,
+        warm: signUp,
+      });
+      await fresh.close();
     }
     await warmGateway.close();
 

@@ -11,7 +11,8 @@
  * the fresh form (wide and narrow), the form with two errors, the success
  * message and the confirmation page; nothing is requested from elsewhere
  * and the CSP refuses nothing; Tab never reaches the honeypot, which is
- * posted empty. A pasted page gets the same checks.
+ * posted empty. A pasted page gets the same checks, and so does each theme
+ * asking a custom field of every type (issue 31).
  * Screenshots: test/e2e/__screenshots__/signup-<theme>.png (committed),
  * written again only with UPDATE_SCREENSHOTS=1.
  */
@@ -62,6 +63,15 @@ const CONTENT = {
   successMessage:
     'Almost done: check your inbox and click the link to confirm.',
 };
+
+/** One custom field of each type (issue 31). */
+const CUSTOM_FIELDS = [
+  { key: 'company', label: 'Company', type: 'text' },
+  { key: 'seats', label: 'Seats', type: 'number' },
+  { key: 'birthday', label: 'Birthday', type: 'date' },
+  { key: 'plan', label: 'Plan', type: 'option', options: ['Free', 'Pro'] },
+  { key: 'vip', label: 'VIP', type: 'boolean' },
+];
 
 const PASTED = `<main style="max-width:32rem;margin:2rem auto;font-family:system-ui,sans-serif">
 <h1>Join the Tuesday Letter</h1><p>One short email a week.</p>
@@ -139,6 +149,8 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
   let org: TestOrganization;
   let listId: string;
   let browser: Browser;
+  /** Whether the organization's custom fields are defined yet. */
+  let fieldsDefined = false;
 
   /** A keyed JSON call to the API over HTTP. */
   const api = async (method: string, path: string, body?: unknown) => {
@@ -362,6 +374,138 @@ describe('hosted sign-up pages in Chromium, over HTTP', () => {
       });
       expect(confirmed.consents[0].confirmedAt).toEqual(expect.any(String));
       expect(confirmed.consents[0].confirmedAt).toBe(confirmed.confirmedAt);
+      expect(elsewhere).toEqual([]);
+      expect(refusals).toEqual([]);
+      await page.context().close();
+    },
+    120_000,
+  );
+
+  it.each(THEMES.map((theme) => theme.name))(
+    'the %s theme asking custom fields (issue 31): a keyboard user fills a text, a number, a date, a select and a checkbox, past a mistake; no WCAG 2.2 AA violation',
+    async (theme) => {
+      // Arrange: one field of each type (defined once for the organization).
+      if (!fieldsDefined) {
+        for (const field of CUSTOM_FIELDS) await api('POST', '/fields', field);
+        fieldsDefined = true;
+      }
+      const created = await publishedPage({
+        name: `Newsletter with fields (${theme})`,
+        theme,
+        slug: `tuesday-fields-${theme}`,
+        fields: { firstName: false, lastName: false },
+        customFields: [
+          { key: 'company', required: true },
+          { key: 'seats' },
+          { key: 'birthday' },
+          { key: 'plan', required: true },
+          { key: 'vip', label: 'Send me the VIP letter too' },
+        ],
+      });
+      const email = uniqueEmail(`e2e-fields-${theme}`);
+      const { page, elsewhere, refusals } = await openTab();
+
+      // Act: the fresh page, wide and narrow.
+      await page.goto(created.publicUrl);
+      await expectAccessible(page, `${theme} with fields, fresh`);
+      await page.setViewportSize(NARROW);
+      await expectAccessible(page, `${theme} with fields, ${NARROW.width}px`);
+      await page.setViewportSize(WIDE);
+
+      // Act: every field by keyboard but the required company, left empty.
+      const shownAt = Date.now();
+      const visited: string[] = [];
+      /** Tabs on to the next control (a date input's parts are one). */
+      const tab = async () => {
+        const from = await focused(page);
+        for (let press = 0; press < 5; press++) {
+          await page.keyboard.press('Tab');
+          if ((await focused(page)) !== from) break;
+        }
+        visited.push(await focused(page));
+      };
+      await tab();
+      await page.keyboard.type(email);
+      await tab();
+      await tab();
+      await page.keyboard.type('12');
+      await tab();
+      // A date input takes its parts as typed digits (month, day, year here).
+      await page.keyboard.type('12101815');
+      await tab();
+      // A closed select picks the option its typed letter starts.
+      await page.keyboard.type('P');
+      await tab();
+      await page.keyboard.press('Space');
+      await tab();
+      await page.waitForTimeout(
+        Math.max(0, FILL_WAIT_MS - (Date.now() - shownAt)),
+      );
+      const invalid = await submitWithEnter(page);
+      const errorFocus = await focused(page);
+      const companyError = await page
+        .locator('#signup-field-company-error')
+        .innerText();
+      const kept = await page.evaluate<Record<string, string>>(
+        'Object.fromEntries(new FormData(document.forms[0]))',
+      );
+      if (UPDATE_SCREENSHOTS && theme === 'classic') {
+        await page.screenshot({
+          path: `${SCREENSHOTS}signup-${theme}-fields-error.png`,
+          fullPage: true,
+        });
+      }
+      await expectAccessible(page, `${theme} with fields, with an error`);
+
+      // Act: the company typed (focus is on it), sent with Enter.
+      await page.keyboard.type('Analytical Engines');
+      const valid = await submitWithEnter(page);
+      const pending = await contactOf(email);
+
+      // Assert
+      expect(visited).toEqual([
+        'email',
+        'fields.company',
+        'fields.seats',
+        'fields.birthday',
+        'fields.plan',
+        'fields.vip',
+        'BUTTON',
+      ]);
+      expect(invalid.status).toBe(400);
+      expect(errorFocus).toBe('fields.company');
+      expect(companyError).toContain('Company: this is required.');
+      // The form shown again keeps every value given.
+      expect(kept).toMatchObject({
+        email,
+        'fields.seats': '12',
+        'fields.birthday': '1815-12-10',
+        'fields.plan': 'Pro',
+        'fields.vip': 'true',
+      });
+      expect(valid.status).toBe(200);
+      expect(valid.sent).toMatchObject({
+        email,
+        'fields.company': 'Analytical Engines',
+        'fields.seats': '12',
+        'fields.birthday': '1815-12-10',
+        'fields.plan': 'Pro',
+        'fields.vip': 'true',
+      });
+      expect(pending.fields).toEqual({
+        company: 'Analytical Engines',
+        seats: 12,
+        birthday: '1815-12-10',
+        plan: 'Pro',
+        vip: true,
+      });
+      expect(pending.consents[0].askedFields).toEqual([
+        { key: 'company', label: 'Company', required: true },
+        { key: 'seats', label: 'Seats', required: false },
+        { key: 'birthday', label: 'Birthday', required: false },
+        { key: 'plan', label: 'Plan', required: true },
+        { key: 'vip', label: 'Send me the VIP letter too', required: false },
+      ]);
       expect(elsewhere).toEqual([]);
       expect(refusals).toEqual([]);
       await page.context().close();

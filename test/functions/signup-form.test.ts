@@ -207,6 +207,8 @@ describe('the hosted sign-up form', () => {
         ip: '198.51.100.20',
         userAgent: 'Mozilla/5.0 (test)',
         referrer: 'https://blog.example.test/post',
+        // The page asks no custom field.
+        askedFields: [],
         signedUpAt: '2036-11-23T10:00:08.000Z',
         confirmedAt: null,
       },

@@ -161,6 +161,8 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
       theme: 'bold',
       headline: 'Join the matrix',
       fields: { lastName: true },
+      // The seeded organization's option field.
+      customFields: [{ key: 'plan', required: true, label: 'Your plan' }],
     },
   }),
   'GET /signup-pages/{pageId}': (s) => ({ params: { pageId: s.pageId } }),

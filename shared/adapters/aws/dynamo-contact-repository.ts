@@ -108,6 +108,15 @@ export const ContactItem = itemSchema('Contact', {
         ip: optionalText,
         userAgent: optionalText,
         referrer: optionalText,
+        askedFields: v.optional(
+          v.array(
+            v.object({
+              key: v.string(),
+              label: v.string(),
+              required: v.boolean(),
+            }),
+          ),
+        ),
         signedUpAt: v.string(),
         confirmedAt: optionalText,
       }),

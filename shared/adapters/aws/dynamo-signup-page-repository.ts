@@ -49,6 +49,17 @@ const SignupPageItem = itemSchema('SignupPage', {
     headline: v.string(),
     intro: v.string(),
     fields: v.object({ firstName: v.boolean(), lastName: v.boolean() }),
+    // Absent when the page asks none (every page before them).
+    customFields: v.optional(
+      v.array(
+        v.object({
+          fieldId: v.string(),
+          key: v.string(),
+          required: v.boolean(),
+          label: v.optional(v.string()),
+        }),
+      ),
+    ),
     consentText: v.string(),
     submitLabel: v.string(),
     successMessage: v.string(),

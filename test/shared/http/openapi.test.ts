@@ -604,7 +604,7 @@ describe('what the request schemas say (what the server enforces)', () => {
       properties: { html: false },
     });
     expect(at(page, 'dependentSchemas', 'html')).toEqual({
-      properties: { consentText: false, fields: false },
+      properties: { consentText: false, fields: false, customFields: false },
     });
     expect(page.allOf).toContainEqual({
       anyOf: [{ required: ['theme'] }, { required: ['html'] }],

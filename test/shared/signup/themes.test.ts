@@ -423,3 +423,207 @@ describe.each(THEMES.map((theme) => theme.name))('the %s theme', (theme) => {
     expect(css).not.toMatch(/url\(|@import|@font-face|https?:/i);
   });
 });
+
+/** A form asking one custom field of each type (issue 31). */
+const CUSTOM: NonNullable<FormState['custom']> = {
+  inputs: [
+    { key: 'company', label: 'Company', type: 'text', required: true },
+    { key: 'seats', label: 'Seats', type: 'number', required: false },
+    { key: 'birthday', label: 'Birthday', type: 'date', required: false },
+    {
+      key: 'plan',
+      label: 'Plan',
+      type: 'option',
+      options: ['Free', 'Pro'],
+      required: true,
+    },
+    { key: 'vip', label: 'I am a VIP', type: 'boolean', required: false },
+  ],
+  values: {},
+  errors: {},
+};
+
+describe.each(THEMES.map((theme) => theme.name))(
+  'the %s theme: custom fields (issue 31)',
+  (theme) => {
+    const render = (state: FormState, content = CONTENT) =>
+      renderThemePage(theme, content, state, META);
+
+    it('draws one control per asked field, after the names, fitting its type, each labelled (label for=) and required when the page says so', async () => {
+      // Act
+      const page = parse(await render({ ...STATE, custom: CUSTOM }));
+
+      // Assert
+      const controls = elements(page).filter(
+        (e) =>
+          (e.name === 'input' || e.name === 'select') &&
+          (e.attribs.name ?? '').startsWith('fields.'),
+      );
+      expect(
+        controls.map(({ name, attribs }) => [
+          attribs.name,
+          name === 'select' ? 'select' : attribs.type,
+          'required' in attribs,
+        ]),
+      ).toEqual([
+        ['fields.company', 'text', true],
+        ['fields.seats', 'number', false],
+        ['fields.birthday', 'date', false],
+        ['fields.plan', 'select', true],
+        ['fields.vip', 'checkbox', false],
+      ]);
+      expect(
+        named(page, 'input')
+          .filter(isVisibleInput)
+          .map((input) => input.attribs.name)
+          .slice(0, 4),
+      ).toEqual(['website', 'email', 'firstName', 'lastName']);
+      const labels = named(page, 'label');
+      for (const control of controls) {
+        const label = labels.find((l) => l.attribs.for === control.attribs.id);
+        expect(label, `label of ${control.attribs.name}`).toBeDefined();
+      }
+      const byName = (name: string) =>
+        only(page, (e) => e.attribs.name === name).attribs;
+      expect(byName('fields.company').maxlength).toBe('255');
+      expect(byName('fields.seats').step).toBe('any');
+      expect(byName('fields.birthday')).toMatchObject({
+        min: '1000-01-01',
+        max: '9999-12-31',
+      });
+      expect(byName('fields.vip').value).toBe('true');
+      expect(
+        named(page, 'option').map((o) => [o.attribs.value, textOf(o)]),
+      ).toEqual([
+        ['', 'Choose one'],
+        ['Free', 'Free'],
+        ['Pro', 'Pro'],
+      ]);
+      const labelOf = (name: string) =>
+        textOf(labels.find((l) => l.attribs.for === byName(name).id) as never);
+      expect(labelOf('fields.company')).toBe('Company');
+      expect(labelOf('fields.seats')).toBe('Seats (optional)');
+      expect(labelOf('fields.vip')).toBe('I am a VIP');
+    });
+
+    it('escapes the organization’s labels and options, and what was typed', async () => {
+      // Arrange
+      const custom: NonNullable<FormState['custom']> = {
+        inputs: [
+          { key: 'company', label: HOSTILE, type: 'text', required: false },
+          {
+            key: 'plan',
+            label: HOSTILE,
+            type: 'option',
+            options: [HOSTILE, 'Pro'],
+            required: false,
+          },
+          { key: 'vip', label: HOSTILE, type: 'boolean', required: false },
+        ],
+        values: { company: HOSTILE, plan: HOSTILE },
+        errors: { company: HOSTILE },
+      };
+
+      // Act
+      const page = parse(await render({ ...STATE, custom }));
+
+      // Assert
+      expect(named(page, 'script')).toEqual([]);
+      expect(named(page, 'img')).toEqual([]);
+      for (const element of elements(page)) {
+        expect(
+          Object.keys(element.attribs).filter((name) => name.startsWith('on')),
+        ).toEqual([]);
+      }
+      expect(
+        named(page, 'label')
+          .map(textOf)
+          .filter((text) => text.startsWith('<')),
+      ).toEqual([`${HOSTILE} (optional)`, `${HOSTILE} (optional)`, HOSTILE]);
+      const company = only(page, (e) => e.attribs.name === 'fields.company');
+      expect(company.attribs.value).toBe(HOSTILE);
+      const [, hostile] = named(page, 'option');
+      expect(hostile?.attribs).toMatchObject({ value: HOSTILE, selected: '' });
+      expect(textOf(hostile as never)).toBe(HOSTILE);
+      expect(textOf(byId(page, 'signup-field-company-error') as never)).toBe(
+        `Error: ${HOSTILE}`,
+      );
+    });
+
+    it('ties each custom field’s error to it, lists it after the names’ and focuses it when no earlier field is invalid; keeps a ticked box and a choice', async () => {
+      // Arrange
+      const custom = {
+        ...CUSTOM,
+        values: { seats: 'ten', plan: 'Pro', vip: 'true' },
+        errors: {
+          seats: 'Seats: enter a number, like 42 or 3.5.',
+          company: 'Company: this is required.',
+        },
+      };
+
+      // Act
+      const alone = parse(await render({ ...STATE, custom }));
+      const withEmail = parse(
+        await render({
+          ...STATE,
+          errors: { email: 'Enter your email address.' },
+          custom,
+        }),
+      );
+
+      // Assert
+      const control = (name: string) =>
+        only(alone, (e) => e.attribs.name === name).attribs;
+      for (const [name, message] of [
+        ['fields.company', 'Company: this is required.'],
+        ['fields.seats', 'Seats: enter a number, like 42 or 3.5.'],
+      ] as const) {
+        const attribs = control(name);
+        expect(attribs['aria-invalid']).toBe('true');
+        expect(
+          textOf(byId(alone, attribs['aria-describedby'] ?? '') as never),
+        ).toBe(`Error: ${message}`);
+      }
+      expect(
+        elements(alone)
+          .filter((e) => 'autofocus' in e.attribs)
+          .map((e) => e.attribs.name),
+      ).toEqual(['fields.company']);
+      expect(control('fields.seats').value).toBe('ten');
+      expect(control('fields.vip').checked).toBe('');
+      expect(
+        named(alone, 'option')
+          .filter((o) => 'selected' in o.attribs)
+          .map((o) => o.attribs.value),
+      ).toEqual(['Pro']);
+      const summary = only(withEmail, (e) => e.attribs.role === 'alert');
+      expect(
+        named(summary, 'a').map((a) => [a.attribs.href, textOf(a)]),
+      ).toEqual([
+        ['#signup-email', 'Enter your email address.'],
+        ['#signup-field-company', 'Company: this is required.'],
+        ['#signup-field-seats', 'Seats: enter a number, like 42 or 3.5.'],
+      ]);
+      expect(
+        elements(withEmail)
+          .filter((e) => 'autofocus' in e.attribs)
+          .map((e) => e.attribs.name),
+      ).toEqual(['email']);
+    });
+
+    it('draws a form asking no custom field exactly as before: no control, no style of theirs', async () => {
+      // Act
+      const before = await render(STATE);
+      const none = await render({
+        ...STATE,
+        custom: { inputs: [], values: {}, errors: {} },
+      });
+      const asked = await render({ ...STATE, custom: CUSTOM });
+
+      // Assert
+      expect(none).toBe(before);
+      expect(before).not.toMatch(/select|field-checkbox|fields\./);
+      expect(asked).toMatch(/\.field select\{/);
+    });
+  },
+);
