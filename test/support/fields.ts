@@ -36,5 +36,6 @@ export const fieldsInMemory = (
     create: refuse,
     update: refuse,
     delete: refuse,
+    segmentsUsing: refuse,
   };
 };
