@@ -20,6 +20,7 @@ import { fieldBindings, fieldRoutes } from './fields/routes.ts';
 import { listBindings, listRoutes } from './lists/routes.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { pageBindings, pageRoutes } from './pages/routes.ts';
+import { privacyBindings, privacyRoutes } from './privacy/routes.ts';
 import { publicBindings, publicRoutes } from './public/routes.ts';
 import { segmentBindings, segmentRoutes } from './segments/routes.ts';
 import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
@@ -127,6 +128,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/fields/lambda.ts',
     bindings: fieldBindings,
     routes: fieldRoutes,
+    pipeline: createApiHandler,
+  }),
+  endpointGroup({
+    name: 'privacy',
+    description:
+      'A person’s data on request: the export of everything the organization holds about one address.',
+    entry: 'functions/privacy/lambda.ts',
+    bindings: privacyBindings,
+    routes: privacyRoutes,
     pipeline: createApiHandler,
   }),
   endpointGroup({

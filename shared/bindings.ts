@@ -58,6 +58,7 @@ export const STORE_NAMES = [
   'delivery',
   'sequences',
   'enrolments',
+  'exportReader',
 ] as const satisfies readonly (keyof Deps)[];
 
 /** One store of the table. */

@@ -13,6 +13,7 @@ import type { DeliveryDeps } from './delivery/ports.ts';
 import type { FieldsDeps } from './fields/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
+import type { ExportDeps } from './privacy/export-ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { SegmentsDeps } from './segments/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
@@ -45,7 +46,8 @@ export interface Deps
       CampaignsDeps,
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
     >,
-    Pick<SequencesDeps, 'sequences' | 'enrolments'> {
+    Pick<SequencesDeps, 'sequences' | 'enrolments'>,
+    Pick<ExportDeps, 'exportReader'> {
   signupPages: SignupPageRepository;
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */

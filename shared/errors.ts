@@ -165,6 +165,15 @@ export const ERROR_CODES = {
     400,
     "Custom field values name no field of the organization, don't fit their field, or take more than 10,000 bytes; `details` names each `fields.<key>`",
   ),
+  // Privacy (issue 31): what is held about a person
+  'person.notFound': entry(
+    404,
+    'The organization holds nothing about this address (answered alike for an address another organization holds)',
+  ),
+  'export.tooLarge': entry(
+    413,
+    'The export is over 5 MB, the most one answer carries (a Lambda answer is at most 6 MB)',
+  ),
   // Segments
   'segment.notFound': entry(404, 'No segment of the organization has this id'),
   'segment.inUse': entry(

@@ -168,6 +168,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoEnrolmentRepository(table);
   },
+  exportReader: async () => {
+    const { DynamoExportReader } = await import(
+      '../adapters/aws/dynamo-export-reader.ts'
+    );
+    return (table) => new DynamoExportReader(table);
+  },
 };
 
 /** The named stores over the table, their adapters loaded at once. */

@@ -24,8 +24,11 @@ import { localEngines, startEngines } from '../../infra/local/engines.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
 import { encodeCursor } from '../../shared/audience/contact-cursor.ts';
+import { addContact } from '../../shared/audience/contacts.ts';
+import { createList } from '../../shared/audience/lists.ts';
 import { createTag } from '../../shared/audience/tags.ts';
 import { nextBatch } from '../../shared/campaigns/dispatch.ts';
+import { type Campaign, NEW_DRAFT } from '../../shared/campaigns/model.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
 import {
@@ -38,6 +41,7 @@ import {
   localDynamo,
   noEdgeKeyRegistry,
 } from '../../shared/runtime/local.ts';
+import { createSequence } from '../../shared/sequences/heads.ts';
 import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
 import { seedList } from './seed-list.ts';
 
@@ -47,6 +51,8 @@ const DIGITS = Math.max(5, String(CONTACTS - 1).length);
 const emailOf = (i: number) =>
   `reader${String(i).padStart(DIGITS, '0')}@bench.example`;
 const TAGS = ['vip', 'beta', 'press', 'partner', 'staff'];
+/** Campaigns sent to the exported address (`BENCH_EXPORT_CAMPAIGNS`). */
+const EXPORT_CAMPAIGNS = Number(process.env.BENCH_EXPORT_CAMPAIGNS ?? 100);
 
 const calls: DynamoCall[] = [];
 
@@ -132,6 +138,9 @@ const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
     ms,
   };
 };
+
+/** One measure as both columns (a call made warm only). */
+const twice = (figures: Figures) => ({ cold: figures, warm: figures });
 
 const round = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
@@ -326,6 +335,7 @@ const main = async () => {
         `/contacts?listId=${list.id}&search=${emailOf(42).split('@')[0]}`,
       ],
       ['GET /contacts/{id}', `/contacts/${contactId}`],
+      ['GET /contacts/{id}/export', `/contacts/${contactId}/export`],
       ['GET /tags', '/tags'],
       ['GET /templates', '/templates'],
       ['GET /templates/{id}', `/templates/${template.id}`],
@@ -556,6 +566,76 @@ const main = async () => {
       });
       await fresh.close();
     }
+    // An export as its organization grows: the address of contact 0 in
+    // 20 lists, 5 sequences (each reads the enrolment of each of its 20
+    // contacts), 100 campaigns (`BENCH_EXPORT_CAMPAIGNS`) sent to its
+    // lists, each to it (its recipient item claimed and given SES's
+    // message id).
+    const person = emailOf(0);
+    const exportOf = () => write('POST', '/exports', { email: person });
+    rows.push({
+      what: 'POST /exports (1 list)',
+      ...twice(await measure(exportOf)),
+    });
+    const personLists = [list.id];
+    const personIn = new Map([[list.id, contactId]]);
+    for (let i = 1; i < 20; i++) {
+      const made = await createList(deps, org.id, { name: `Export ${i}` });
+      const { contact } = await addContact(deps, org.id, made.id, {
+        email: person,
+        doubleOptIn: false,
+      });
+      personLists.push(made.id);
+      personIn.set(made.id, contact.id);
+    }
+    for (let i = 1; i < 5; i++) {
+      await createSequence(deps, org.id, {
+        name: `Journey ${i}`,
+        triggerType: 'list_joined',
+        triggerTargetId: personLists[i] ?? list.id,
+      });
+    }
+    const now = new Date().toISOString();
+    for (let i = 0; i < EXPORT_CAMPAIGNS; i++) {
+      const draft: Campaign = {
+        id: deps.ids.id(),
+        name: `Sent ${i}`,
+        subject: 'News for {{firstName}}',
+        templateId: template.id,
+        listId: personLists[i % personLists.length] ?? list.id,
+        segmentId: null,
+        tagId: null,
+        sendingIdentityId: null,
+        topicId: null,
+        origin: null,
+        ...NEW_DRAFT,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await deps.campaigns.create(org.id, draft, { html: '<p>Hi</p>' });
+      await deps.campaigns.update(org.id, draft, {
+        ...draft,
+        status: 'sent',
+        startedAt: now,
+        completedAt: now,
+      });
+      const recipient = personIn.get(draft.listId) ?? contactId;
+      await deps.sends.claim(
+        org.id,
+        draft.id,
+        { contactId: recipient, email: person, batch: 0 },
+        'bench',
+        new Date(Date.now() + 60_000),
+        new Date(),
+      );
+      await deps.sends.recordOutcomes(org.id, draft.id, [
+        { contactId: recipient, messageId: `ses-${draft.id}` },
+      ]);
+    }
+    rows.push({
+      what: `POST /exports (20 lists, 5 sequences, ${EXPORT_CAMPAIGNS} sent campaigns)`,
+      ...twice(await measure(exportOf)),
+    });
     await warmGateway.close();
 
     // BENCH_DETAIL=1: every call of every row, to see where requests go.

@@ -17,6 +17,7 @@ import {
   pathOf,
   ROUTE_EXAMPLES,
   type Seeded,
+  seededAddresses,
   seededIds,
   seedOrganization,
 } from '../support/route-examples.ts';
@@ -178,11 +179,17 @@ describe('the route matrix (every declared route)', () => {
     async (_, route) => {
       const example = ROUTE_EXAMPLES[route.key]?.(b);
       if (!example) throw new Error(`no example for ${route.key}`);
-      const ownIds = new Set(Object.values(seededIds(b)));
+      // Ids, and addresses (a person named in a body), alike.
+      const seeded = (s: Seeded) => ({
+        ...seededIds(s),
+        ...seededAddresses(s),
+      });
+      const addresses = new Set(Object.values(seededAddresses(b)));
+      const ownIds = new Set(Object.values(seeded(b)));
       const foreignOf = Object.fromEntries(
-        Object.entries(seededIds(b)).map(([name, id]) => [
+        Object.entries(seeded(b)).map(([name, id]) => [
           id,
-          seededIds(a)[name] ?? '',
+          seeded(a)[name] ?? '',
         ]),
       );
       for (const field of idFieldsOf(example, ownIds)) {
@@ -192,7 +199,9 @@ describe('the route matrix (every declared route)', () => {
         });
         const own = String(example[field.in]?.[field.name]);
         const foreign = foreignOf[own] ?? '';
-        const unknown = randomUUID();
+        const unknown = addresses.has(own)
+          ? `${randomUUID()}@unknown.example`
+          : randomUUID();
         const before = await client.snapshot();
         // Act
         const answerForeign = await send(route, swap(foreign), b.ownerKey);

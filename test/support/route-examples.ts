@@ -12,6 +12,8 @@ import type { ApiClient, TestOrganization } from './api-client.ts';
 export interface Seeded extends TestOrganization {
   listId: string;
   contactId: string;
+  /** The address of that contact (`ada@<label>.example`). */
+  contactEmail: string;
   tagId: string;
   templateId: string;
   topicId: string;
@@ -254,6 +256,10 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     body: { label: 'Plan', options: ['free', 'pro', 'team'] },
   }),
   'DELETE /fields/{fieldId}': (s) => ({ params: { fieldId: s.fieldId } }),
+  'POST /exports': (s) => ({ body: { email: s.contactEmail } }),
+  'GET /contacts/{contactId}/export': (s) => ({
+    params: { contactId: s.contactId },
+  }),
   'GET /topics/{topicId}/opt-outs': (s) => ({
     params: { topicId: s.topicId },
   }),
@@ -439,9 +445,10 @@ export const seedOrganization = async (
   const listId = idOf(
     await client.post('/lists', { key, body: { name: `${label} list` } }),
   );
+  const contactEmail = `ada@${label}.example`;
   const added = await client.post(`/lists/${listId}/contacts`, {
     key,
-    body: { email: `ada@${label}.example`, tags: ['seed'], doubleOptIn: false },
+    body: { email: contactEmail, tags: ['seed'], doubleOptIn: false },
   });
   const contactId = idOf(added);
   const tagId = idOf(
@@ -571,6 +578,7 @@ export const seedOrganization = async (
     tokens,
     listId,
     contactId,
+    contactEmail,
     tagId,
     templateId,
     topicId,
@@ -645,6 +653,15 @@ const seedJourneys = async (
     seriesNodeId,
   };
 };
+
+/**
+ * The addresses of a seeded organization, by the name of their field: an
+ * address in a body names a person as an id names a resource (another
+ * organization's answers as an unknown one).
+ */
+export const seededAddresses = (s: Seeded): Record<string, string> => ({
+  contactEmail: s.contactEmail,
+});
 
 /** The ids of a seeded organization, by the name of their field. */
 export const seededIds = (s: Seeded): Record<string, string> => ({

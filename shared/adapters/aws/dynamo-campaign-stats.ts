@@ -116,7 +116,8 @@ const COUNTER_NAMES = Object.keys(COUNTERS) as (keyof CampaignCounters)[];
 
 const StatsItem = itemSchema('CampaignStats', COUNTERS);
 
-const LinkItem = itemSchema('CampaignLink', {
+/** A clicked link of a campaign: its URL and clicks. */
+export const LinkItem = itemSchema('CampaignLink', {
   url: v.string(),
   clicksTotal: Counter,
   clicksUnique: Counter,

@@ -175,7 +175,7 @@ export const toItem = (
 });
 
 /** Where a contact id points: its list and its email. */
-const ContactPointerItem = itemSchema('ContactPointer', {
+export const ContactPointerItem = itemSchema('ContactPointer', {
   listId: v.string(),
   email: v.string(),
 });

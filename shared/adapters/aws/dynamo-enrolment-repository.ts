@@ -26,7 +26,8 @@ import {
   isConditionFailure,
 } from './dynamo-table.ts';
 
-const EnrolmentItem = itemSchema('SequenceEnrolment', {
+/** One contact's journey through one sequence. */
+export const EnrolmentItem = itemSchema('SequenceEnrolment', {
   sequenceId: v.string(),
   contactId: v.string(),
   listId: v.string(),

@@ -45,7 +45,8 @@ const TopicNameItem = itemSchema('TopicName', { topicId: v.string() });
 /** DynamoDB's limit of items in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
 
-const TopicItem = itemSchema('Topic', {
+/** A topic, with its opt-out counter. */
+export const TopicItem = itemSchema('Topic', {
   id: v.string(),
   name: v.string(),
   description: v.optional(v.string()),
@@ -54,7 +55,8 @@ const TopicItem = itemSchema('Topic', {
   optOutCount: Counter,
 });
 
-const TopicOptOutItem = itemSchema('TopicOptOut', {
+/** An address that declined a topic. */
+export const TopicOptOutItem = itemSchema('TopicOptOut', {
   email: v.string(),
   contactId: v.string(),
   optedOutAt: v.string(),

@@ -75,6 +75,9 @@ const CONTRACT_ROUTES = [
   'GET /fields/{fieldId}',
   'PATCH /fields/{fieldId}',
   'DELETE /fields/{fieldId}',
+  // A person's data on request (issue 31): beyond the spec.
+  'POST /exports',
+  'GET /contacts/{contactId}/export',
   'POST /sequences',
   'GET /sequences',
   'GET /sequences/{sequenceId}',
