@@ -431,7 +431,7 @@ describe('a contact’s activity, through the pipeline', () => {
     });
   });
 
-  it('never stores an email address in an activity item (full scan)', async () => {
+  it('never stores an email address in an activity item, and each expires 400 days after its event (full scan)', async () => {
     // Arrange: the activity of every test above, and one more of each path.
     await stack.client.events.settle();
     // Act
@@ -443,5 +443,10 @@ describe('a contact’s activity, through the pipeline', () => {
     const text = JSON.stringify(items).toLowerCase();
     expect(text).not.toMatch(/@demo\.test/);
     expect(text).not.toContain('%40demo.test');
+    for (const item of items) {
+      expect(item.ttl).toBe(
+        Math.floor((Date.parse(String(item.at)) + 400 * 86_400_000) / 1000),
+      );
+    }
   });
 });
