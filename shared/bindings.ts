@@ -38,6 +38,7 @@ export const STORE_NAMES = [
   'appSettings',
   'lists',
   'contacts',
+  'activity',
   'tags',
   'optinSettings',
   'templates',

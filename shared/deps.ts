@@ -6,6 +6,7 @@
  * `<Area>Deps`, narrowed with `Pick`).
  */
 import type { AccessDeps } from './access/ports.ts';
+import type { ActivityDeps } from './activity/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
 import type { CampaignsDeps } from './campaigns/ports.ts';
 import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
@@ -37,6 +38,7 @@ export interface Deps
     FieldsDeps,
     SegmentsDeps,
     AudienceDeps,
+    ActivityDeps,
     TemplatesDeps,
     AccessDeps,
     DeliveryDeps,

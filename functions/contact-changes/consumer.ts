@@ -1,6 +1,6 @@
 /**
  * The `contacts` stream consumer: every committed write of a contact, read
- * from the table's change stream, feeds two readers in one function, so
+ * from the table's change stream, feeds three readers in one function, so
  * that the table's stream keeps at most two readers per shard (AWS
  * throttles past two):
  * - the **tag index** (one small item per list × tag × contact, so that
@@ -12,14 +12,20 @@
  * - the **audience facts**: the events the write implies (a first join,
  *   each new tag), published through `AudienceEvents`, which enrol the
  *   contact in the sequences they trigger. The writers publish nothing
- *   themselves, so a crash after a write loses no enrolment.
+ *   themselves, so a crash after a write loses no enrolment;
+ * - the **contact's activity**: what the write says happened to the
+ *   contact (a status entered and how, a sign-up, a confirmation, tags,
+ *   field values), one item per event, an import's writes included.
  *
  * Each handler is idempotent on its own (index entries derived from the
- * record's two images; an enrolment put only if absent), so a retried
- * record runs both again harmlessly. Both run for every record, even when
- * the other fails: a failing enrolment does not hold back the index of the
- * same record; the record fails (and is retried) if either did.
+ * record's two images; an enrolment put only if absent; activity items
+ * keyed by the contact's version), so a retried record runs them all
+ * again harmlessly. All run for every record, even when another fails: a
+ * failing enrolment does not hold back the index or the activity of the
+ * same record; the record fails (and is retried) if any did.
  */
+
+import { recordContactActivity } from '../../shared/activity/contact-activity.ts';
 import {
   type ContactImage,
   contactImageOf,
@@ -35,13 +41,19 @@ import {
 
 /**
  * What the `contacts` consumer may use: the tag index's puts and deletes;
- * the sequences a fact triggers, the contact, the published version
- * (reads); the journey (a conditional put); its first step's schedule, or
- * its message when due at once.
+ * the activity's puts; the sequences a fact triggers, the contact, the
+ * published version (reads); the journey (a conditional put); its first
+ * step's schedule, or its message when due at once.
  */
 export const contactChangesBindings = [
   table({
-    stores: ['organizations', 'sequences', 'enrolments', 'contacts'],
+    stores: [
+      'organizations',
+      'sequences',
+      'enrolments',
+      'contacts',
+      'activity',
+    ],
     actions: [
       'dynamodb:GetItem',
       'dynamodb:Query',
@@ -80,6 +92,20 @@ export const publishFactsOf = async (
   if (events.length > 0) await enrolFromEvents(deps, events);
 };
 
+/** The activity's part of a record: the events the write implies. */
+export const recordActivityOf = async (
+  deps: Pick<ContactChangesDeps, 'activity'>,
+  { before, after }: StreamChange<ContactImage>,
+): Promise<void> => {
+  if (!after) return;
+  await recordContactActivity(deps, {
+    orgId: after.orgId,
+    ...(before ? { before: before.contact } : {}),
+    after: after.contact,
+    origin: after.origin,
+  });
+};
+
 /** The `contacts` stream consumer. */
 export const contactChangesConsumer = streamConsumer<
   ContactChangesDeps,
@@ -89,8 +115,8 @@ export const contactChangesConsumer = streamConsumer<
   entry: 'functions/contact-changes/lambda.ts',
   stream: {
     // An import of 500 lines writes 500 contacts: five invocations, each
-    // one BatchWriteItem per 25 index entries and no facts. A lone add
-    // waits up to a second for company.
+    // one BatchWriteItem per 25 index entries, no facts, and one write of
+    // activity per contact. A lone add waits up to a second for company.
     batchSize: 100,
     batchWindowSeconds: 1,
     retryAttempts: 10,
@@ -103,6 +129,7 @@ export const contactChangesConsumer = streamConsumer<
     const outcomes = await Promise.allSettled([
       indexTagsOf(deps, change),
       publishFactsOf(deps, change),
+      recordActivityOf(deps, change),
     ]);
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') throw outcome.reason;

@@ -1,6 +1,6 @@
 /**
- * Lambda entry of the `contacts` stream consumer (tag index and audience
- * facts).
+ * Lambda entry of the `contacts` stream consumer (tag index, audience
+ * facts and the contacts' activity).
  */
 import { awsDeps } from '../../shared/runtime/aws.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';

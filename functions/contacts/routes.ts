@@ -1,9 +1,15 @@
 /**
  * Routes of the `contacts` group: contacts of lists, single adds with
- * double opt-in, the bulk import, subscription status and contact tags.
+ * double opt-in, the bulk import, subscription status, contact tags and
+ * each contact's activity.
  */
 
 import * as v from 'valibot';
+import {
+  ActivityQuery,
+  ActivityView,
+  listActivity,
+} from '../../shared/activity/listing.ts';
 import {
   ImportReport,
   importContacts,
@@ -55,6 +61,7 @@ export const contactBindings = [
       'appSettings',
       'lists',
       'contacts',
+      'activity',
       'tags',
       'segments',
       'identities',
@@ -146,6 +153,30 @@ export const contactRoutes = [
     errors: ['contact.notFound'],
     handle: async (deps, { caller, params }) =>
       ok(await getContact(deps, caller.orgId, params.contactId)),
+  }),
+  route({
+    method: 'GET',
+    path: '/contacts/{contactId}/activity',
+    role: 'member',
+    summary:
+      'What happened to a contact, newest first: its subscription, tags and field values, and each email sent to it and what became of it',
+    description: md(
+      'The events of one contact, newest first, walked by cursor (`limit` 1 to 100, default 20). Events of the contact itself, from its every write (an API call, a bulk import, a hosted sign-up page, the confirmation link, an unsubscribe link or a mail client’s one-click, a bounce or complaint SES reported; `via` says which): `subscribed`, `signed_up`, `confirmed` (with the consent record it confirmed), `unsubscribed`, `suppressed`, `tagged`, `untagged`, `fields_changed` (custom fields, old and new values). Events of each email sent to it (a campaign, a sequence or series step, a confirmation; `message` names it by ids), as SES reports them: `sent`, `delivered`, `delayed`, `rejected`, `opened`, `clicked` (which link), `bounced`, `complained`.',
+      'Events follow the writes by a second or so (they are read from the table’s change stream and from SES’s events) and are kept 400 days. No event holds the contact’s email address (a link that merged it reads `[email]`).',
+      'Follow `pagination.nextCursor`: pass it as `cursor` (with the same `limit`; another answers 400 naming `cursor`) for the next page, which costs that page alone. No total is counted: `total` counts the events up to this page and `totalExact` is true on the last one, where `nextCursor` is null. A full page may be followed by an empty last one.',
+      CONTACT_TENANCY,
+    ),
+    params: ContactParams,
+    query: ActivityQuery,
+    responses: {
+      200: page(ActivityView, 'A page of the contact’s events, newest first'),
+    },
+    errors: ['contact.notFound'],
+    handle: async (deps, { caller, params, query }) =>
+      paginated(
+        await listActivity(deps, caller.orgId, params.contactId, query),
+        { page: 1, limit: query.limit },
+      ),
   }),
   route({
     method: 'PATCH',

@@ -2,7 +2,8 @@
  * The `events` consumer: SES's email events of every organization's
  * configuration set (event publishing → EventBridge → this queue), each
  * message being one event's `detail`. One service call per event: record
- * it, and suppress the address of a permanent bounce or a complaint.
+ * it (and write it in its contact's activity), and suppress the address
+ * of a permanent bounce or a complaint.
  */
 import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
 import {
@@ -16,9 +17,17 @@ import { consumer } from '../../shared/queue/consumer.ts';
 export const eventsBindings = [
   // Organizations, suppressions and contacts read; a campaign's events
   // recorded on their recipients, a batch's counts in one transaction;
-  // other events and their counters in one; contacts changed with theirs.
+  // other events and their counters in one; contacts changed with theirs;
+  // each event put in its contact's activity.
   table({
-    stores: ['organizations', 'lists', 'contacts', 'delivery', 'campaignStats'],
+    stores: [
+      'organizations',
+      'lists',
+      'contacts',
+      'delivery',
+      'campaignStats',
+      'activity',
+    ],
     actions: [
       ...PIPELINE_ACTIONS,
       'dynamodb:BatchGetItem',

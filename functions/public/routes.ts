@@ -59,6 +59,17 @@ const TokenQuery = v.object({
 /** RFC 8058: the body mail clients post for a one-click unsubscribe. */
 const ONE_CLICK: PageForm['fields'] = { 'List-Unsubscribe': 'One-Click' };
 
+/**
+ * The unsubscribe link's query: its token and, on the POST of the link's
+ * own page (its button), `from=page`, so that the contact's activity tells
+ * the page's button (`link`) from a mail client's one-click (`one_click`),
+ * which posts to the link as the email's header gives it.
+ */
+const UnsubscribeQuery = v.object({
+  ...TokenQuery.entries,
+  from: v.optional(v.picklist(['page'], 'must be page when given')),
+});
+
 const page = async (
   heading: string,
   paragraph: string,
@@ -191,7 +202,11 @@ export const publicRoutes = [
       return page(
         'Unsubscribe?',
         `${target.email} will stop receiving emails from ${target.organizationName} sent to this list.`,
-        { button: 'Unsubscribe', fields: ONE_CLICK },
+        {
+          button: 'Unsubscribe',
+          fields: ONE_CLICK,
+          query: { token: query.token, from: 'page' },
+        },
       );
     },
   }),
@@ -203,11 +218,12 @@ export const publicRoutes = [
       'Unsubscribes at once: the confirm button, and RFC 8058 one-click (body List-Unsubscribe=One-Click)',
     description: md(
       'Unsubscribes the contact of the link from its list (status `unsubscribed`, `unsubscribedAt` set): the button of the GET page, and the one-click unsubscribe of mail clients (RFC 8058), which POST `List-Unsubscribe=One-Click`. Any POST to a valid link acts, whatever its body. Idempotent: a replay shows the same page.',
+      "The page's button posts with `from=page` added to the link's query: the contact's activity says `link` for it and `one_click` for any other POST (a mail client's). Any other value of `from` answers 400.",
       'Links of test emails change nothing; a link whose contact no longer exists shows "Nothing to change".',
       LINK_PAGES,
       'The change is one conditional write, retried on a race: 409 if it keeps losing.',
     ),
-    query: TokenQuery,
+    query: UnsubscribeQuery,
     responses: { 200: html('The page saying the address is unsubscribed') },
     errors: [
       'link.invalid',
@@ -217,7 +233,11 @@ export const publicRoutes = [
       'audience.targetGone',
     ],
     handle: async (deps, { query }) => {
-      const target = await unsubscribeByLink(deps, query.token);
+      const target = await unsubscribeByLink(
+        deps,
+        query.token,
+        query.from === 'page' ? 'link' : 'one_click',
+      );
       if (target.kind !== 'contact') return plainPage(target);
       return unsubscribed(target.email, target.organizationName);
     },

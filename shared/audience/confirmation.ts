@@ -252,6 +252,7 @@ export const confirmSubscription = async (
         ...confirmedConsents(contact, now),
       };
     },
+    'confirmation',
   );
   return { result, email: after.email };
 };

@@ -5,18 +5,20 @@
  */
 import { ConflictError, NotFoundError, RuleViolationError } from '../errors.ts';
 import { retryOnConflict } from '../retry.ts';
-import type { Contact, ContactStatus } from './model.ts';
+import type { Contact, ContactStatus, ContactWritePath } from './model.ts';
 import type { AudienceDeps as Deps } from './ports.ts';
 
 /**
  * Reads a contact, applies `change`, and stores it conditionally on the
- * version read; on a concurrent change, reads again and re-applies.
+ * version read, remembering the path that wrote it (`origin`); on a
+ * concurrent change, reads again and re-applies.
  */
 export const changeContact = async (
   deps: Pick<Deps, 'contacts' | 'clock'>,
   orgId: string,
   read: () => Promise<Contact | undefined>,
   change: (contact: Contact, now: string) => Contact,
+  origin: ContactWritePath,
 ): Promise<{ before: Contact; after: Contact }> => {
   return retryOnConflict(async (retryable) => {
     const before = await read();
@@ -24,7 +26,9 @@ export const changeContact = async (
     const now = deps.clock.now().toISOString();
     const after = change(before, now);
     if (after === before) return { before, after };
-    await deps.contacts.save(orgId, [{ before, after }]).catch(retryable);
+    await deps.contacts
+      .save(orgId, [{ before, after, origin }])
+      .catch(retryable);
     return { before, after };
   });
 };

@@ -155,7 +155,7 @@ export const addContact = async (
 
     // 3. Store conditionally; a concurrent add means: read again.
     await deps.contacts
-      .save(orgId, [{ ...(before ? { before } : {}), after }])
+      .save(orgId, [{ ...(before ? { before } : {}), after, origin: 'api' }])
       .catch(retryable);
 
     // 4. A new confirmation link means a confirmation email.
@@ -381,6 +381,7 @@ export const updateContact = async (
       const valued = withValuesApplied(named, contact.fields, input.fields);
       return input.status ? requestStatus(valued, input.status, now) : valued;
     },
+    'api',
   );
   const reason = SUPPRESSION_OF_STATUS[after.status];
   if (input.status && reason) {
@@ -405,6 +406,7 @@ export const unsubscribeContact = async (
     orgId,
     byId(deps, orgId, contactId),
     (contact, now) => withStatus(contact, 'unsubscribed', now),
+    'api',
   );
   return contactViewOf(deps, orgId, after);
 };
@@ -423,6 +425,7 @@ export const resubscribeContact = async (
     orgId,
     byId(deps, orgId, contactId),
     (contact, now) => requestStatus(contact, 'subscribed', now),
+    'api',
   );
   return contactViewOf(deps, orgId, after);
 };

@@ -13,7 +13,7 @@ import {
 } from '../links/claims.ts';
 import type { Topic } from '../topics/model.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
-import type { Contact } from './model.ts';
+import type { Contact, ContactWritePath } from './model.ts';
 import type {
   CampaignUnsubscribeCounter,
   AudienceDeps as Deps,
@@ -64,11 +64,14 @@ export const readUnsubscribeLink = async (
 /**
  * Unsubscribes the contact of an unsubscribe link (POST). Idempotent. The
  * link of a campaign's message counts in that campaign's unsubscribes when
- * this call is the one that unsubscribed the contact.
+ * this call is the one that unsubscribed the contact. `via` is how the
+ * link was followed, as the contact's activity tells it: the button of the
+ * link's page, or (any other POST) a mail client's one-click (RFC 8058).
  */
 export const unsubscribeByLink = async (
   deps: LinkDeps & { campaignStats: CampaignUnsubscribeCounter },
   token: string,
+  via: Extract<ContactWritePath, 'link' | 'one_click'> = 'one_click',
 ): Promise<LinkTarget> => {
   const { orgId, contactId, campaignId, test } = await readLink(
     deps.links,
@@ -83,6 +86,7 @@ export const unsubscribeByLink = async (
     orgId,
     () => deps.contacts.findById(orgId, contactId),
     (current, now) => withStatus(current, 'unsubscribed', now),
+    via,
   );
   const unsubscribedNow =
     before.status !== 'unsubscribed' && after.status === 'unsubscribed';

@@ -93,11 +93,29 @@ export interface Contact {
 }
 
 /**
- * The path that wrote a contact last, as its stored item remembers: a bulk
- * import (which starts no automation), or any other change (an add, a tag,
- * a confirmation, a status change, a suppression).
+ * The paths that write a contact, as its stored item remembers the last
+ * one: a call with an API key, a bulk import (which starts no automation),
+ * a hosted sign-up form, the confirmation link, the unsubscribe page of an
+ * email's link, a mail client's one-click unsubscribe (RFC 8058), or a
+ * bounce or complaint SES reported. A contact's activity says which.
  */
-export type ContactWriteOrigin = 'import' | 'change';
+export const CONTACT_WRITE_PATHS = [
+  'api',
+  'import',
+  'form',
+  'confirmation',
+  'link',
+  'one_click',
+  'delivery',
+] as const;
+export type ContactWritePath = (typeof CONTACT_WRITE_PATHS)[number];
+
+/**
+ * The path that wrote a contact last: one of {@link CONTACT_WRITE_PATHS},
+ * or `change` when the item does not say (written before the path was
+ * recorded).
+ */
+export type ContactWriteOrigin = ContactWritePath | 'change';
 
 /** A list of contacts: a named audience within an organization. */
 export interface List {

@@ -32,9 +32,10 @@ export interface ContactChange {
   before?: Contact;
   after: Contact;
   /**
-   * The path writing it (default `change`). The stored contact remembers
-   * the origin of its last write, so that the write of an import starts no
-   * automation and the next write by any other path does.
+   * The path writing it (default `change`: unsaid). The stored contact
+   * remembers the origin of its last write, so that the write of an import
+   * starts no automation and the next write by any other path does, and
+   * its activity says how each change came.
    */
   origin?: ContactWriteOrigin;
 }
@@ -86,6 +87,11 @@ export interface ContactRepository {
     emails: string[],
   ): Promise<Map<string, Contact>>;
   findById(orgId: string, contactId: string): Promise<Contact | undefined>;
+  /**
+   * Whether the organization has a contact of this id (its id pointer
+   * alone, strongly consistent: one small read).
+   */
+  exists(orgId: string, contactId: string): Promise<boolean>;
   /**
    * Stores a few changes and moves every counter they imply (list totals
    * per status, tag carriers) in one transaction; each write is conditional

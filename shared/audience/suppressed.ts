@@ -8,7 +8,7 @@
  */
 import { NotFoundError } from '../errors.ts';
 import { changeContact, withStatus } from './contact-changes.ts';
-import type { ContactStatus } from './model.ts';
+import type { ContactStatus, ContactWritePath } from './model.ts';
 import type {
   AudienceDeps as Deps,
   Suppression,
@@ -86,6 +86,10 @@ export const suppressAddresses = async (
     return reason && SUPPRESSED_STATUS[reason];
   };
   const emails = [...new Set(suppressions.map((s) => s.email))];
+  // The path the contacts' writes remember: the call or the import that
+  // said so, else SES's report.
+  const pathOf = (email: string): ContactWritePath =>
+    suppressions.find((s) => s.email === email)?.source ?? 'delivery';
 
   for (let page = 1; ; page++) {
     const lists = await deps.lists.page(orgId, { page, limit: LIST_PAGE });
@@ -109,6 +113,7 @@ export const suppressAddresses = async (
               current.status === 'bounced' || current.status === 'complained'
                 ? current
                 : withStatus(current, status, now),
+            pathOf(email),
           );
         } catch (error) {
           // Deleted with its list meanwhile.

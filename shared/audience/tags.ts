@@ -206,6 +206,7 @@ export const tagContact = async (
         updatedAt: now,
       };
     },
+    'api',
   );
   return {
     added: before !== after,
@@ -235,6 +236,7 @@ export const untagContact = async (
             updatedAt: now,
           }
         : contact,
+    'api',
   );
   return {
     removed: before !== after,

@@ -368,6 +368,10 @@ export const deliverBatch = async (
           kind: 'campaign',
           contact: contact.id,
           campaign: campaignId,
+          // A series step's campaign names its step too.
+          ...(campaign.origin
+            ? { sequence: campaign.origin.seriesId, step: campaign.origin.step }
+            : {}),
         }),
       },
       started + SENDER_BUDGET_MS,

@@ -18,6 +18,7 @@ export const ENTITY_TYPES = [
   'AppSettings',
   'CollectionCounter',
   'Contact',
+  'ContactActivity',
   'ContactPointer',
   'DeclinedTopics',
   'DeliveryEvent',

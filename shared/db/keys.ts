@@ -132,6 +132,24 @@ export const keys = {
     PK: `${org(orgId)}#CONTACT#${contactId}`,
     SK: 'CONTACT',
   }),
+  /**
+   * One event of a contact's activity (with a TTL): the event's id (its
+   * instant, then what it comes from) is the sort key, so a descending
+   * Query reads the newest first.
+   */
+  contactActivity: (
+    orgId: string,
+    contactId: string,
+    eventId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#CONTACT#${contactId}#ACTIVITY`,
+    SK: eventId,
+  }),
+  /** A contact's whole activity: one partition per contact. */
+  activityOfContact: (orgId: string, contactId: string): QueryKey => ({
+    PK: `${org(orgId)}#CONTACT#${contactId}#ACTIVITY`,
+    skPrefix: '',
+  }),
   /** One tag of an organization, with its carrier counter. */
   tag: (orgId: string, tagId: string): Key => ({
     PK: org(orgId),

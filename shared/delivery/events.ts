@@ -1,10 +1,17 @@
 /**
  * Application logic of SES's email events: the one service call of the
- * events consumer. Each event is recorded and counted once; a permanent
- * bounce or a complaint suppresses the address for the organization at
- * once (see `suppression.ts`).
+ * events consumer. Each event is recorded and counted once, and written in
+ * its contact's activity; a permanent bounce or a complaint suppresses the
+ * address for the organization at once (see `suppression.ts`).
  */
 
+import { recordMailActivity } from '../activity/mail-activity.ts';
+import {
+  ACTIVITY_MESSAGE_KINDS,
+  type ActivityMessage,
+  type MailActivityType,
+} from '../activity/model.ts';
+import type { ActivityDeps } from '../activity/ports.ts';
 import { suppressAddress } from '../audience/suppressed.ts';
 import { NotFoundError, RuleViolationError } from '../errors.ts';
 import { clickedLink } from '../links/public-links.ts';
@@ -56,6 +63,77 @@ const instantOf = (event: SesEvent): string => {
     default:
       return event.mail.timestamp;
   }
+};
+
+/**
+ * The activity type of each SES event type; none for rendering failures
+ * and SES's own subscription management, which our mail does not use.
+ */
+const ACTIVITY_OF: Partial<Record<SesEvent['eventType'], MailActivityType>> = {
+  Send: 'sent',
+  Delivery: 'delivered',
+  DeliveryDelay: 'delayed',
+  Reject: 'rejected',
+  Open: 'opened',
+  Click: 'clicked',
+  Bounce: 'bounced',
+  Complaint: 'complained',
+};
+
+/**
+ * The message an event is about, as its contact's activity names it: from
+ * the message's tags alone (kind, campaign, sequence or series, step);
+ * none for a message of no contact (a test send) or of another kind.
+ */
+const activityMessageOf = (event: SesEvent): ActivityMessage | undefined => {
+  const kind = ACTIVITY_MESSAGE_KINDS.find((k) => k === tagOf(event, 'kind'));
+  if (!kind) return undefined;
+  const campaignId = tagOf(event, 'campaign');
+  const sequenceId = tagOf(event, 'sequence');
+  const step = Number(tagOf(event, 'step'));
+  return {
+    id: event.mail.messageId,
+    kind,
+    ...(campaignId ? { campaignId } : {}),
+    ...(sequenceId ? { sequenceId } : {}),
+    ...(Number.isSafeInteger(step) && step > 0 ? { step } : {}),
+  };
+};
+
+/**
+ * Writes an event in the activity of the contact its message went to (the
+ * `contact` tag): one put, no read; nothing for a message of no contact.
+ */
+const recordActivity = async (
+  deps: Pick<ActivityDeps, 'activity'>,
+  orgId: string,
+  event: SesEvent,
+  at: string,
+  recipients: readonly string[],
+): Promise<void> => {
+  const contactId = tagOf(event, 'contact');
+  const type = ACTIVITY_OF[event.eventType];
+  const message = activityMessageOf(event);
+  if (!contactId || !type || !message) return;
+  await recordMailActivity(
+    deps,
+    orgId,
+    contactId,
+    {
+      type,
+      at,
+      message,
+      // Less the token of our own links: a capability, never kept.
+      ...(event.eventType === 'Click'
+        ? { link: clickedLink(event.click.link) }
+        : {}),
+      ...(event.eventType === 'Bounce'
+        ? { bounceType: event.bounce.bounceType }
+        : {}),
+    },
+    // Every address of the message, the link's merged one among them.
+    [...new Set([...recipients, ...event.mail.destination])],
+  );
 };
 
 /** Whether an event says the address must never be mailed again. */
@@ -114,15 +192,19 @@ export type CampaignTallies = (
  * dedupe): recorded on its recipient now, counted with the rest of its
  * batch by `tallies` (without them, at once); any other, by delivery, with
  * the organization's counters.
- * Idempotent: a duplicate changes no counter, and the suppression step
- * runs again each time, so a delivery after a crash between the steps
- * completes what the first one began.
+ * An event of a message to a contact is written in that contact's
+ * activity too (see `recordActivity`).
+ * Idempotent: a duplicate changes no counter and writes the same activity
+ * item over itself, and the suppression step runs again each time, so a
+ * delivery after a crash between the steps completes what the first one
+ * began.
  */
 export const recordSesEvent = async (
   deps: Pick<
     Deps,
     'delivery' | 'organizations' | 'lists' | 'contacts' | 'clock'
-  > & { campaignStats: CampaignEventCounter },
+  > &
+    Pick<ActivityDeps, 'activity'> & { campaignStats: CampaignEventCounter },
   event: SesEvent,
   known = new KnownOrganizations(),
   tallies?: CampaignTallies,
@@ -177,6 +259,7 @@ export const recordSesEvent = async (
         : await deps.delivery.recordEvent(orgId, record);
     if (counted) recorded++;
   }
+  await recordActivity(deps, orgId, event, at, recipients);
 
   const reason = suppressionOf(event);
   if (!reason) return { recorded, suppressed: [] };

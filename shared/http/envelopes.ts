@@ -17,13 +17,13 @@ export const Pagination = v.pipe(
     nextCursor: v.pipe(
       v.optional(v.nullable(v.string())),
       v.description(
-        'On listings that take a cursor (GET /contacts): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
+        'On listings that take a cursor (GET /contacts, GET /contacts/{contactId}/activity): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
       ),
     ),
     totalExact: v.pipe(
       v.optional(v.boolean()),
       v.description(
-        'On GET /contacts with `search`, or `tagId` with `status`: false when the call stopped at its read budget (5,000 contacts), so `total` counts the matches read so far and `nextCursor` reads on',
+        'On GET /contacts with `search`, or `tagId` with `status`: false when the call stopped at its read budget (5,000 contacts), so `total` counts the matches read so far and `nextCursor` reads on. On GET /contacts/{contactId}/activity, which counts no total: false while `nextCursor` reads on, `total` counting the events up to this page',
       ),
     ),
   }),

@@ -23,7 +23,7 @@ const LAYOUT = `<!doctype html>
       <h1>{{ heading }}</h1>
       {% for paragraph in paragraphs %}<p>{{ paragraph }}</p>{% endfor %}
       {% if form %}
-      <form method="post">
+      <form method="post"{% if form.query %} action="?{{ form.query }}"{% endif %}>
         {% for field in form.fields %}<input type="hidden" name="{{ field[0] }}" value="{{ field[1] }}">{% endfor %}
         <button type="submit" style="font-size: 1rem; padding: .6rem 1.2rem; border: 0; border-radius: 4px; background: #1a73e8; color: #fff; cursor: pointer;">{{ form.button }}</button>
       </form>
@@ -37,11 +37,17 @@ const LAYOUT = `<!doctype html>
 export interface PageForm {
   button: string;
   fields: Record<string, string>;
+  /**
+   * The query string it posts with instead of the page's own (the same
+   * path): to tell its POST from another one to the same link.
+   */
+  query?: Record<string, string>;
 }
 
 /**
  * Renders a page with a heading, paragraphs of plain text and, optionally, a
- * one-button form posting to the same address.
+ * one-button form posting to the same address (or the same path with the
+ * form's own query).
  */
 export const renderPage = (page: {
   title: string;
@@ -56,6 +62,9 @@ export const renderPage = (page: {
       form: page.form && {
         button: page.form.button,
         fields: Object.entries(page.form.fields),
+        ...(page.form.query
+          ? { query: new URLSearchParams(page.form.query).toString() }
+          : {}),
       },
     },
     'page',

@@ -48,6 +48,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoContactRepository(table);
   },
+  activity: async () => {
+    const { DynamoActivityRepository } = await import(
+      '../adapters/aws/dynamo-activity-repository.ts'
+    );
+    return (table) => new DynamoActivityRepository(table);
+  },
   tags: async () => {
     const { DynamoTagRepository } = await import(
       '../adapters/aws/dynamo-tag-repository.ts'

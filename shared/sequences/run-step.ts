@@ -75,6 +75,17 @@ export type StepDeps = ScheduleStepDeps &
 /** Thrown to try a step again later: the message is retried. */
 const tryLater = (text: string) => new ConflictError('sequence.changed', text);
 
+/**
+ * The number of the email at `position` among its version's nodes: 1 for
+ * the first send_email node, and so on (as a series numbers its steps).
+ */
+export const stepNumberOf = (
+  nodes: readonly SequenceNode[],
+  position: number,
+): number =>
+  nodes.slice(0, position + 1).filter((node) => node.type === 'send_email')
+    .length;
+
 /** The exit a contact's state means at a step, if it means one. */
 const exitOf = (
   journey: Enrolment,
@@ -367,6 +378,7 @@ export const runStep = async (
           kind: 'sequence',
           contact: contactId,
           sequence: sequenceId,
+          step: stepNumberOf(version?.nodes ?? [], position),
         }),
       },
       Date.now() + SENDER_BUDGET_MS,

@@ -615,7 +615,9 @@ const signUp = async (
           version: 0,
         };
     await deps.contacts
-      .save(orgId, [{ ...(before ? { before } : {}), after: next }])
+      .save(orgId, [
+        { ...(before ? { before } : {}), after: next, origin: 'form' },
+      ])
       .catch(retryable);
     return next;
   });

@@ -97,12 +97,18 @@ const main = async () => {
       provider: () => unreachableProvider,
     });
     const org = await createOrganization(deps, { name: 'Bench' });
-    // The tag index's writes follow each import through the change stream:
-    // the contacts consumer is caught up after each, its writes counted (an
-    // import publishes no facts: the index is all it writes).
+    // The tag index's and the activity's writes follow each import through
+    // the change stream: the contacts consumer is caught up after each, its
+    // writes counted (an import publishes no facts: the index and the
+    // contacts' activity are all it writes).
     const checkpoints = memoryCheckpoints();
     const indexDeps = await buildDeps(
-      [table({ stores: ['contacts'], actions: ['dynamodb:BatchWriteItem'] })],
+      [
+        table({
+          stores: ['contacts', 'activity'],
+          actions: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'],
+        }),
+      ],
       {
         table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
       },
@@ -136,6 +142,7 @@ const main = async () => {
       wcu: number;
       estimatedWcu: number;
       indexWcu: number;
+      activityWcu: number;
       rcu: number;
       dynamoBusy: number;
       cpu: number;
@@ -162,9 +169,13 @@ const main = async () => {
       const cpu = process.cpuUsage(cpuBefore);
       const importCalls = calls.splice(0);
       await catchUpIndex();
-      const indexWrites = calls
+      const consumerWrites = calls
         .splice(0)
         .filter((c) => WRITE_COMMANDS.has(c.command));
+      const isActivity = (c: (typeof consumerWrites)[number]) =>
+        c.written.some((w) => w.key.includes('#ACTIVITY'));
+      const indexWrites = consumerWrites.filter((c) => !isActivity(c));
+      const activityWrites = consumerWrites.filter(isActivity);
       if (report.created !== LINES / 2 || report.updated !== LINES / 2) {
         throw new Error(`unexpected report ${JSON.stringify(report)}`);
       }
@@ -203,6 +214,7 @@ const main = async () => {
         wcu: writes.reduce((sum, c) => sum + c.capacity, 0),
         estimatedWcu: writes.reduce((sum, c) => sum + c.wcu, 0),
         indexWcu: indexWrites.reduce((sum, c) => sum + c.wcu, 0),
+        activityWcu: activityWrites.reduce((sum, c) => sum + c.wcu, 0),
         rcu: importCalls
           .filter((c) => !WRITE_COMMANDS.has(c.command))
           .reduce((sum, c) => sum + c.capacity, 0),
@@ -247,7 +259,10 @@ const main = async () => {
       `                      ${fmt(last.indexWcu / LINES, 2)} WCU per line more for the tag index (${fmt(last.indexWcu, 0)} WCU: an entry per tag a contact gains, written by the contacts stream consumer)`,
     );
     console.log(
-      `                      ${fmt((last.estimatedWcu + last.indexWcu) / LINES, 2)} WCU per line in all`,
+      `                      ${fmt(last.activityWcu / LINES, 2)} WCU per line more for the contacts' activity (${fmt(last.activityWcu, 0)} WCU: an event per subscription and per tag gained, written by the contacts stream consumer)`,
+    );
+    console.log(
+      `                      ${fmt((last.estimatedWcu + last.indexWcu + last.activityWcu) / LINES, 2)} WCU per line in all`,
     );
     console.log(
       `  read capacity       ${fmt(last.rcu / LINES, 2)} RCU per line (${fmt(last.rcu, 0)} RCU)`,

@@ -17,19 +17,26 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { recordActivityOf } from '../../functions/contact-changes/consumer.ts';
 import { endpointGroups, pageGroups } from '../../functions/groups.ts';
 import { ensureDnsRecordsFile } from '../../infra/local/dns-records.ts';
 import { ensureTable } from '../../infra/local/dynamodb.ts';
 import { localEngines, startEngines } from '../../infra/local/engines.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { addMember, createApiKey } from '../../shared/access/admin.ts';
+import { mailActivityOf } from '../../shared/activity/mail-activity.ts';
+import { contactImageOf } from '../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { encodeCursor } from '../../shared/audience/contact-cursor.ts';
 import { addContact } from '../../shared/audience/contacts.ts';
 import { createList } from '../../shared/audience/lists.ts';
 import { createTag } from '../../shared/audience/tags.ts';
 import { nextBatch } from '../../shared/campaigns/dispatch.ts';
 import { type Campaign, NEW_DRAFT } from '../../shared/campaigns/model.ts';
+import { keys } from '../../shared/db/keys.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
+import { recordSesEvent } from '../../shared/delivery/events.ts';
+import type { SesEvent } from '../../shared/delivery/ses-event.ts';
 import type { Deps } from '../../shared/deps.ts';
 import {
   createOrganization,
@@ -42,7 +49,7 @@ import {
   noEdgeKeyRegistry,
 } from '../../shared/runtime/local.ts';
 import { createSequence } from '../../shared/sequences/heads.ts';
-import { type DynamoCall, meterDynamo } from './dynamo-meter.ts';
+import { type DynamoCall, meterDynamo, sizeOf } from './dynamo-meter.ts';
 import { seedList } from './seed-list.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 5_000);
@@ -143,6 +150,12 @@ const measure = async (act: () => Promise<unknown>): Promise<Figures> => {
 const twice = (figures: Figures) => ({ cold: figures, warm: figures });
 
 const round = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+/** What one event of a contact's activity cost, as measured. */
+interface ActivityRow {
+  what: string;
+  figures: Figures;
+}
 
 const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-requests-'));
@@ -636,6 +649,137 @@ const main = async () => {
       what: `POST /exports (20 lists, 5 sequences, ${EXPORT_CAMPAIGNS} sent campaigns)`,
       ...twice(await measure(exportOf)),
     });
+    // Each contact's activity (issue 31, §4): the writes of each kind of
+    // event, made by the stream consumer (from a write's two images) and
+    // the events consumer (from SES's event), and one page read.
+    const activityRows: ActivityRow[] = [];
+    const imageOf = async (email: string) => {
+      const { Item } = await dynamo.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.contact(org.id, list.id, email),
+        }),
+      );
+      if (!Item) throw new Error(`no contact ${email}`);
+      return contactImageOf(Item);
+    };
+    const consumed = async (
+      what: string,
+      act: () => Promise<unknown>,
+    ): Promise<void> => {
+      const figures = await measure(act);
+      activityRows.push({ what, figures });
+    };
+    const follower = 'activity@bench.example';
+    await write('POST', `/lists/${list.id}/contacts`, { email: follower });
+    const joined = await imageOf(follower);
+    await consumed('a subscription (1 event: `subscribed`)', () =>
+      recordActivityOf(deps, {
+        eventName: 'INSERT',
+        sequenceNumber: '1',
+        after: joined,
+      }),
+    );
+    await write('POST', `/contacts/${joined.contact.id}/tags`, {
+      name: 'activity-tag',
+    });
+    const tagged = await imageOf(follower);
+    await consumed('a tag (1 event: `tagged`)', () =>
+      recordActivityOf(deps, {
+        eventName: 'MODIFY',
+        sequenceNumber: '2',
+        before: joined,
+        after: tagged,
+      }),
+    );
+    const sentAt = new Date().toISOString();
+    const mail = {
+      messageId: `bench-${joined.contact.id}`,
+      timestamp: sentAt,
+      destination: [follower],
+      tags: {
+        org: [org.id],
+        kind: ['campaign'],
+        contact: [joined.contact.id],
+        campaign: [campaign.id],
+      },
+    };
+    const sesEvents: [string, SesEvent][] = [
+      ['a mail sent (SES `Send`)', { eventType: 'Send', mail }],
+      [
+        'its delivery (`Delivery`)',
+        {
+          eventType: 'Delivery',
+          mail,
+          delivery: { timestamp: sentAt, recipients: [follower] },
+        },
+      ],
+      [
+        'an open (`Open`)',
+        { eventType: 'Open', mail, open: { timestamp: sentAt } },
+      ],
+      [
+        'a click (`Click`)',
+        {
+          eventType: 'Click',
+          mail,
+          click: {
+            timestamp: sentAt,
+            link: 'https://bench.example/news/2026/november?utm_source=newsletter&utm_medium=email',
+          },
+        },
+      ],
+    ];
+    for (const [what, event] of sesEvents) {
+      await consumed(what, () => recordSesEvent(deps, event));
+    }
+    // A page of 25: the contact's 6 events and 24 opens more.
+    await deps.activity.record(
+      org.id,
+      joined.contact.id,
+      Array.from({ length: 24 }, (_, i) =>
+        mailActivityOf(
+          {
+            type: 'opened',
+            at: new Date(Date.parse(sentAt) + (i + 1) * 1000).toISOString(),
+            message: {
+              id: mail.messageId,
+              kind: 'campaign',
+              campaignId: campaign.id,
+            },
+          },
+          [],
+        ),
+      ),
+    );
+    const { Items: stored = [] } = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: {
+          ':pk': keys.activityOfContact(org.id, joined.contact.id).PK,
+        },
+      }),
+    );
+    const activitySizes = [
+      ...new Map(
+        stored.map((item) => [String(item.type), sizeOf(item)] as const),
+      ),
+    ].map(([type, bytes]) => `${type} ${bytes}`);
+    const activityPath = `/contacts/${joined.contact.id}/activity?limit=25`;
+    {
+      const fresh = await serve(await containerDeps());
+      const get = caller(fresh.origin, apiKey);
+      const cold = await measure(() => get('GET', activityPath));
+      const warm = await measure(() => get('GET', activityPath));
+      await fresh.close();
+      rows.push({
+        what: 'GET /contacts/{id}/activity (a page of 25)',
+        cold,
+        warm,
+      });
+      activityRows.push({ what: 'reading a page of 25 (warm)', figures: warm });
+    }
     await warmGateway.close();
 
     // BENCH_DETAIL=1: every call of every row, to see where requests go.
@@ -664,6 +808,27 @@ const main = async () => {
         `| ${what} | ${cold.requests}${cold.slotRetries ? ` (+${cold.slotRetries} slot retry)` : ''} / ${warm.requests}${warm.slotRetries ? ` (+${warm.slotRetries} slot retry)` : ''} | ${warm.operations} | ${warm.items} | ${round(warm.rcu)} | ${round(warm.wcu)} | ${Math.max(0, warm.writes - 1)} | ${Math.round(warm.ms)} |`,
       );
     }
+
+    // The activity's own share of each event: the writes to a contact's
+    // activity partition, beside everything the call wrote.
+    console.log('');
+    console.log(
+      '| activity event | requests | WCU of the call | of which the activity | RCU |',
+    );
+    console.log('|---|---|---|---|---|');
+    for (const { what, figures } of activityRows) {
+      const mine = figures.calls.filter((call) =>
+        call.written.some((w) => w.key.includes('#ACTIVITY')),
+      );
+      console.log(
+        `| ${what} | ${figures.requests} | ${round(figures.wcu)} | ${round(
+          mine.reduce((sum, call) => sum + call.wcu, 0),
+        )} | ${round(figures.rcu)} |`,
+      );
+    }
+    console.log(
+      `\nActivity items of the bench contact, bytes (DynamoDB's count, keys included): ${activitySizes.join(', ')}`,
+    );
   } finally {
     await running.stop();
     await rm(dataDir, { recursive: true, force: true });

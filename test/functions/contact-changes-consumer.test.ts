@@ -1,9 +1,9 @@
 /**
- * The `contacts` stream consumer (audience facts and the tag index): its
- * handler as Lambda's DynamoDB trigger calls it (records as Lambda sends
- * them, partial batch responses), and a round trip through the embedded
- * engine's stream: a contact written by the repository comes out as its
- * events.
+ * The `contacts` stream consumer (audience facts, the tag index and the
+ * contacts' activity): its handler as Lambda's DynamoDB trigger calls it
+ * (records as Lambda sends them, partial batch responses), and a round
+ * trip through the embedded engine's stream: a contact written by the
+ * repository comes out as its events.
  */
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,7 +16,11 @@ import type { Contact } from '../../shared/audience/model.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
-import { createTestDeps, testEngineClient } from '../support/dynamo.ts';
+import {
+  createTestDeps,
+  scanTable,
+  testEngineClient,
+} from '../support/dynamo.ts';
 import { lambdaContext } from '../support/events.ts';
 
 const ORG = 'org-1';
@@ -100,7 +104,10 @@ const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
         }),
       )
     ).Item;
-  return { run, published, indexEntry };
+  /** Every event of a contact's activity, newest first. */
+  const activity = async (contactId: string) =>
+    (await deps.activity.page(ORG, contactId, { limit: 100 })).items;
+  return { run, published, indexEntry, activity, tableName };
 };
 
 describe('the contacts consumer handler: audience facts', () => {
@@ -221,6 +228,58 @@ describe('the contacts consumer handler: tag index', () => {
     expect(await indexEntry(tagged, 't-1')).toMatchObject({
       email: tagged.email,
     });
+  });
+});
+
+describe('the contacts consumer handler: activity', () => {
+  it('writes the events of each record, an import’s included, and a redelivery writes the same items over themselves', async () => {
+    // Arrange
+    const { run, activity, tableName } = await setup();
+    const imported = contact({ tagIds: ['t-1'] });
+    const retagged = contact({
+      tagIds: ['t-2'],
+      status: 'unsubscribed',
+      updatedAt: '2026-11-21T10:00:00.000Z',
+      version: 2,
+    });
+    const records = [
+      record('1', itemOf(imported, { writtenBy: 'import' })),
+      record(
+        '2',
+        itemOf(retagged, { writtenBy: 'one_click' }),
+        itemOf(imported),
+      ),
+    ];
+    // Act
+    await run(records);
+    const first = await activity('c-1');
+    const count = async () =>
+      (await scanTable(tableName)).filter(
+        (item) => item._type === 'ContactActivity',
+      ).length;
+    const written = await count();
+    const response = await run(records);
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(first.map((e) => [e.type, e.via, e.tagId])).toEqual([
+      ['untagged', 'one_click', 't-1'],
+      ['tagged', 'one_click', 't-2'],
+      ['unsubscribed', 'one_click', undefined],
+      ['tagged', 'import', 't-1'],
+      ['subscribed', 'import', undefined],
+    ]);
+    expect(await activity('c-1')).toEqual(first);
+    expect(await count()).toBe(written);
+  });
+
+  it('writes the activity of a record whose facts fail', async () => {
+    // Arrange: publishing fails for every contact.
+    const { run, activity } = await setup(() => true);
+    // Act
+    const response = await run([record('3', itemOf(contact()))]);
+    // Assert
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '3' }]);
+    expect((await activity('c-1')).map((e) => e.type)).toEqual(['subscribed']);
   });
 });
 

@@ -300,7 +300,10 @@ describe('templates, rendering, unsubscribe and topics through the pipeline (in 
       const afterPost = await stack.call(`/contacts/${id}`, { key });
       // Assert
       expect(get.status).toBe(200);
-      expect(getHtml).toContain('<form method="post">');
+      // Back to the same link, marked as the page's button (`from=page`).
+      expect(getHtml).toMatch(
+        /<form method="post" action="\?token=[\w.-]+&amp;from=page">/,
+      );
       expect(getHtml).toContain('name="List-Unsubscribe" value="One-Click"');
       expect(afterGet.json.data.status).toBe('subscribed');
       expect(post.status).toBe(200);

@@ -72,6 +72,10 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     query: { listId: s.listId, tagId: s.tagId, status: 'subscribed' },
   }),
   'GET /contacts/{contactId}': (s) => ({ params: { contactId: s.contactId } }),
+  'GET /contacts/{contactId}/activity': (s) => ({
+    params: { contactId: s.contactId },
+    query: { limit: '25' },
+  }),
   'PATCH /contacts/{contactId}': (s) => ({
     params: { contactId: s.contactId },
     body: { firstName: 'Ada', lastName: 'Lovelace' },

@@ -13,6 +13,7 @@ import type { Contact, ContactWriteOrigin } from '../../audience/model.ts';
 import {
   CONTACT_SCAN_BUDGET,
   CONTACT_STATUSES,
+  CONTACT_WRITE_PATHS,
   type ContactStatus,
 } from '../../audience/model.ts';
 import type {
@@ -65,10 +66,11 @@ const OPTIONAL_FIELDS = [
 ] as const;
 
 /**
- * The attribute naming the origin of a contact's last write when it was a
- * bulk import (absent otherwise): every write puts the whole item, so any
- * later write by another path drops it. The change stream's consumer reads
- * it to publish nothing for an import.
+ * The attribute naming the path of a contact's last write (`import`,
+ * `api`, `form`…; absent on items written before it was recorded): every
+ * write puts the whole item, so each write says its own. The change
+ * stream's consumer reads it to publish nothing for an import, and to say
+ * in the contact's activity how a change came.
  */
 const WRITTEN_BY = 'writtenBy';
 
@@ -126,7 +128,7 @@ export const ContactItem = itemSchema('Contact', {
   fields: v.optional(
     v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
   ),
-  [WRITTEN_BY]: v.optional(v.literal('import')),
+  [WRITTEN_BY]: v.optional(v.picklist(CONTACT_WRITE_PATHS)),
 });
 
 /** A contact's attributes as every save writes them. */
@@ -134,7 +136,7 @@ const contactAttributes = (
   contact: Contact,
   origin: ContactWriteOrigin = 'change',
 ): v.InferInput<(typeof ContactItem)['schema']> => ({
-  ...(origin === 'import' ? { [WRITTEN_BY]: origin } : {}),
+  ...(origin === 'change' ? {} : { [WRITTEN_BY]: origin }),
   id: contact.id,
   listId: contact.listId,
   email: contact.email,
@@ -588,6 +590,14 @@ export class DynamoContactRepository implements ContactRepository {
       { consistent: true },
     );
     return pointer && this.get(orgId, pointer.listId, pointer.email);
+  }
+
+  async exists(orgId: string, contactId: string): Promise<boolean> {
+    const pointer = await this.pointers.get(
+      keys.contactById(orgId, contactId),
+      { consistent: true },
+    );
+    return pointer !== undefined;
   }
 
   async save(orgId: string, changes: ContactChange[]): Promise<void> {

@@ -32,6 +32,7 @@ const CONTRACT_ROUTES = [
   'GET /lists/{listId}',
   'GET /contacts',
   'GET /contacts/{contactId}',
+  'GET /contacts/{contactId}/activity',
   'PATCH /contacts/{contactId}',
   'POST /lists/{listId}/contacts',
   'POST /lists/{listId}/contacts/bulk',

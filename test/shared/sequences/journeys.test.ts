@@ -145,7 +145,10 @@ describe('steps (each sent once, on time, to the right people)', () => {
       kind: 'sequence',
       contact: contact.id,
       sequence: sequenceId,
+      step: '1',
     });
+    // Each step names its number, as the contact's activity shows it.
+    expect(w.mail.accepted.map((m) => m.tags?.step)).toEqual(['1', '2', '3']);
     expect(w.mail.accepted[0]?.html).toContain('unsubscribe');
   });
 

@@ -811,6 +811,12 @@ describe('a fire: the step becomes one campaign, sent to its audience as it is a
     const toAnn = s.accepted.findIndex((m) => m.tags?.contact === annId);
     const annMail = s.accepted[toAnn];
     if (!annMail) throw new Error('no mail to ann');
+    // The step's campaign names its series and step, for the activity.
+    expect(annMail.tags).toMatchObject({
+      campaign: id,
+      sequence: seriesId,
+      step: '1',
+    });
     await recordSesEvent(s.deps, {
       eventType: 'Delivery',
       mail: {
