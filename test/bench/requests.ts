@@ -154,12 +154,19 @@ const main = async () => {
         providerStateFile,
         publicApiUrl: 'http://127.0.0.1:3000/api/v1',
         linkSecret: 'bench-link-secret-bench-link-secret-0123',
+        addressKeySecret: 'bench-address-key-bench-address-key-0123',
         apiKeyCacheTtlSeconds: 600,
         queues: { steps: { send: async () => {} } },
       });
     const deps = await containerDeps();
     const admin = {
-      ...buildAdminDeps({ dynamo, tableName, gatewayKeys: noEdgeKeyRegistry }),
+      ...buildAdminDeps({
+        dynamo,
+        tableName,
+        gatewayKeys: noEdgeKeyRegistry,
+        addressKeySecret: async () =>
+          'bench-address-key-bench-address-key-0123',
+      }),
     };
 
     // Seed: an organization allowed to send, an owner and its key.

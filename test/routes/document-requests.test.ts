@@ -56,6 +56,14 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     fields: /^cursor$/,
     why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
   },
+  'GET /suppressions': {
+    fields: /^cursor$/,
+    why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
+  },
+  'GET /suppressions/lifts': {
+    fields: /^cursor$/,
+    why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
+  },
   'POST /segments': {
     fields: /^conditions\.\d+\.value$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404",
