@@ -417,4 +417,26 @@ describe('the suppression list, through the pipeline', () => {
     ]);
     expect(client.writes()).toBe(before);
   });
+
+  it('the operator rekeys an organization through the admin CLI: nothing to move for one created by this version', async () => {
+    // Act
+    const report = await client.admin(
+      'suppressions',
+      'rekey',
+      '--org',
+      org.orgId,
+    );
+    const unknown = await client
+      .admin(
+        'suppressions',
+        'rekey',
+        '--org',
+        '01a20000-0000-7000-8000-000000000099',
+      )
+      .catch((error: unknown) => error);
+
+    // Assert
+    expect(report).toEqual({ orgId: org.orgId, moved: 0, dropped: 0 });
+    expect(String(unknown)).toMatch(/No organization/);
+  });
 });
