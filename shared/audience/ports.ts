@@ -219,12 +219,13 @@ export interface SuppressionStore extends SuppressionLookup {
    * Suppresses the addresses not suppressed yet; one already suppressed
    * keeps its first reason (the first entry of an address wins). Each
    * suppression is written with its log entry and the log's count, in one
-   * transaction. Idempotent: answers the addresses it suppressed now.
+   * transaction. Idempotent: answers the addresses it suppressed now, and
+   * the suppression each address has after the call.
    */
   suppress(
     orgId: string,
     suppressions: readonly Suppression[],
-  ): Promise<string[]>;
+  ): Promise<{ added: string[]; stored: Map<string, Suppression> }>;
 }
 
 /**

@@ -104,16 +104,10 @@ export const suppressAddresses = async (
   suppressions: readonly Suppression[],
 ): Promise<string[]> => {
   if (suppressions.length === 0) return [];
-  const added = await deps.delivery.suppress(orgId, suppressions);
-  // The reason that stayed, for each address.
-  const stored = await deps.delivery.suppressions(
-    orgId,
-    suppressions.map((s) => s.email),
-  );
+  // What each address has now: the reason that stayed.
+  const { added, stored } = await deps.delivery.suppress(orgId, suppressions);
   const statusOf = (email: string) => {
-    const reason =
-      stored.get(email)?.reason ??
-      suppressions.find((s) => s.email === email)?.reason;
+    const reason = stored.get(email)?.reason;
     return reason && SUPPRESSED_STATUS[reason];
   };
   const emails = [...new Set(suppressions.map((s) => s.email))];

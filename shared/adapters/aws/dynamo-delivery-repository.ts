@@ -288,7 +288,7 @@ export class DynamoDeliveryRepository
   async suppress(
     orgId: string,
     suppressions: readonly Suppression[],
-  ): Promise<string[]> {
+  ): Promise<{ added: string[]; stored: Map<string, Suppression> }> {
     const first = new Map<string, Suppression>();
     for (const suppression of suppressions) {
       if (!first.has(suppression.email)) {
@@ -296,6 +296,7 @@ export class DynamoDeliveryRepository
       }
     }
     const added: string[] = [];
+    const stored = new Map<string, Suppression>();
     let pending = [...first.values()];
     for (let round = 1; pending.length; round++) {
       if (round > CONFLICT_ATTEMPTS) {
@@ -309,6 +310,7 @@ export class DynamoDeliveryRepository
         orgId,
         pending.map((s) => s.email),
       );
+      for (const [email, suppression] of known) stored.set(email, suppression);
       const missing = pending.filter((s) => !known.has(s.email));
       const addressKeys = await this.addressKeys(missing.map((s) => s.email));
       const raced: Suppression[] = [];
@@ -324,7 +326,10 @@ export class DynamoDeliveryRepository
               chunk.length,
             ),
           ]);
-          added.push(...chunk.map((s) => s.email));
+          for (const s of chunk) {
+            added.push(s.email);
+            stored.set(s.email, s);
+          }
         } catch (error) {
           // One of them was suppressed meanwhile: read again, write the rest.
           if (!failedConditions(error)?.length) throw error;
@@ -333,7 +338,7 @@ export class DynamoDeliveryRepository
       }
       pending = raced;
     }
-    return added;
+    return { added, stored };
   }
 
   suppressionLog(orgId: string, request: LogPageRequest) {
