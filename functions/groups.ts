@@ -26,6 +26,10 @@ import { segmentBindings, segmentRoutes } from './segments/routes.ts';
 import { sequenceBindings, sequenceRoutes } from './sequences/routes.ts';
 import { settingsBindings, settingsRoutes } from './settings/routes.ts';
 import { signupPageBindings, signupPageRoutes } from './signup-pages/routes.ts';
+import {
+  suppressionBindings,
+  suppressionRoutes,
+} from './suppressions/routes.ts';
 import { tagBindings, tagRoutes } from './tags/routes.ts';
 import { templateBindings, templateRoutes } from './templates/routes.ts';
 import { topicBindings, topicRoutes } from './topics/routes.ts';
@@ -137,6 +141,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/privacy/lambda.ts',
     bindings: privacyBindings,
     routes: privacyRoutes,
+    pipeline: createApiHandler,
+  }),
+  endpointGroup({
+    name: 'suppressions',
+    description:
+      'The suppression list: the addresses the organization never mails, why, and their lifts.',
+    entry: 'functions/suppressions/lambda.ts',
+    bindings: suppressionBindings,
+    routes: suppressionRoutes,
     pipeline: createApiHandler,
   }),
   endpointGroup({

@@ -1,5 +1,5 @@
 /**
- * Infrastructure. The CDK app: the stateful stack (table and secret) and the
+ * Infrastructure. The CDK app: the stateful stack (table and secrets) and the
  * stateless stack (functions and API) of one stage, checked by cdk-nag.
  */
 import { realpathSync } from 'node:fs';
@@ -28,6 +28,7 @@ export const buildApp = (app: App): Stacks => {
   const api = new StatelessStack(app, `${stage}Api`, {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
+    addressKeySecret: data.addressKeySecret,
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { data, api };

@@ -1,8 +1,8 @@
 /**
  * Infrastructure. What holds data and must survive a redeploy: the single
  * DynamoDB table (with its change stream), built from the same definition as
- * the local stack's table, and the secret that signs the public links
- * already sent in emails.
+ * the local stack's table, the secret that signs the public links already
+ * sent in emails, and the address key the suppression list is keyed by.
  */
 import {
   CfnOutput,
@@ -31,7 +31,7 @@ export interface StatefulStackProps extends StackProps {
 
 const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
 
-/** The stateful stack: the table and the link signing secret, both retained. */
+/** The stateful stack: the table and its two secrets, all retained. */
 export class StatefulStack extends Stack {
   /** The single table of the service. */
   readonly table: Table;
@@ -41,6 +41,12 @@ export class StatefulStack extends Stack {
    * the functions of groups that use it may read it.
    */
   readonly linkSigningSecret: Secret;
+
+  /**
+   * The address key: suppressions are stored under the keyed hash of their
+   * address. Only the functions that read or write suppressions may read it.
+   */
+  readonly addressKeySecret: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -79,9 +85,24 @@ export class StatefulStack extends Stack {
         'No automatic rotation: a new value invalidates every confirmation and unsubscribe link already sent, and unsubscribe links must keep working. Rotate deliberately (after a leak, accepting that old links break), by putting a new secret value; functions pick it up within their one-hour cache.',
     });
 
+    this.addressKeySecret = new Secret(this, 'AddressKeySecret', {
+      description:
+        'The address key: suppressions are stored under the HMAC of their address with it. Never rotate it: every suppression would need rekeying, and an erased address cannot be.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.addressKeySecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'No rotation, by design: every suppression is stored under the keyed hash of its address, so a new value would need every item rekeyed, and an erased person’s item (which holds the hash alone) could never be. Its reach is limited instead: only the functions that read or write suppressions may read it.',
+    });
+
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'LinkSigningSecretArn', {
       value: this.linkSigningSecret.secretArn,
+    });
+    new CfnOutput(this, 'AddressKeySecretArn', {
+      value: this.addressKeySecret.secretArn,
     });
   }
 }

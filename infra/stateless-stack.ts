@@ -59,6 +59,8 @@ export interface StatelessStackProps extends StackProps {
   table: ITable;
   /** Signs the public links; readable only by groups that `usesLinkSecret`. */
   linkSigningSecret: ISecret;
+  /** Keys the suppression list; readable only with an `addressKey` binding. */
+  addressKeySecret: ISecret;
   /** The endpoint groups to serve; defaults to every group of the API. */
   groups?: readonly EndpointGroup[];
   /** The groups of the hosted pages' origin; defaults to every one. */
@@ -133,6 +135,7 @@ export class StatelessStack extends Stack {
     const resources: BindingResources = {
       table: props.table,
       linkSigningSecret: props.linkSigningSecret,
+      addressKeySecret: props.addressKeySecret,
       publicApiUrl: frontDoor.url,
       // Without page groups (a stack of some groups only), nothing shows a
       // page's address: the API's stands in.
@@ -166,6 +169,10 @@ export class StatelessStack extends Stack {
       this.pages?.addRoutes(routes, this.fnOf(name));
     }
     new CfnOutput(this, 'TableName', { value: props.table.tableName });
+    // The admin CLI's rekey of suppressions reads it (`--stack`).
+    new CfnOutput(this, 'AddressKeySecretArn', {
+      value: props.addressKeySecret.secretArn,
+    });
     this.acknowledgeNagFindings();
   }
 

@@ -94,6 +94,15 @@ export interface LinkSecretBinding {
   kind: 'linkSecret';
 }
 /**
+ * Reads or writes the suppression list: may read the address key secret,
+ * which the table's `delivery` store keys suppressions with (a group that
+ * names that store must bind this too; the composition root refuses to
+ * build it otherwise).
+ */
+export interface AddressKeyBinding {
+  kind: 'addressKey';
+}
+/**
  * Manages the sending setup: SES identities, tenants and configuration
  * sets, the account's quota, and DNS lookups for ownership checks.
  */
@@ -132,6 +141,7 @@ export type Binding =
   | EndpointsBinding
   | MailBinding
   | LinkSecretBinding
+  | AddressKeyBinding
   | SendingSetupBinding
   | SendingStatusBinding
   | SendingQuotaBinding
@@ -162,6 +172,7 @@ export const table = <const S extends StoreName>(declaration: {
 export const endpoints: EndpointsBinding = { kind: 'endpoints' };
 export const mail: MailBinding = { kind: 'mail' };
 export const linkSecret: LinkSecretBinding = { kind: 'linkSecret' };
+export const addressKey: AddressKeyBinding = { kind: 'addressKey' };
 export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
 export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
 export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
@@ -200,6 +211,8 @@ interface Provided<B extends Binding> {
   endpoints: Pick<Deps, 'endpoints'>;
   mail: Pick<Deps, 'mailer'>;
   linkSecret: Pick<Deps, 'links'>;
+  // What it gives is the table's delivery store, built with the secret.
+  addressKey: Record<never, never>;
   sendingSetup: Pick<Deps, 'provider' | 'dns' | 'providerStatusTtlSeconds'>;
   sendingStatus: {
     provider: TenantStatusReader;

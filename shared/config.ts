@@ -65,6 +65,12 @@ const VARIABLES = {
     /** …or the ARN of the Secrets Manager secret holding it (AWS). */
     LINK_SIGNING_SECRET_ARN: v.optional(v.string()),
   },
+  addressKey: {
+    /** The address key secret itself (local stack, tests)… */
+    ADDRESS_KEY_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
+    /** …or the ARN of the Secrets Manager secret holding it (AWS). */
+    ADDRESS_KEY_SECRET_ARN: v.optional(v.string()),
+  },
   sendingSetup: {
     /** Account and region: the SES adapter builds identity and tenant ARNs. */
     AWS_ACCOUNT_ID: v.pipe(
@@ -155,6 +161,8 @@ export interface Config {
   APP_FROM_ADDRESS?: string;
   LINK_SIGNING_SECRET?: string;
   LINK_SIGNING_SECRET_ARN?: string;
+  ADDRESS_KEY_SECRET?: string;
+  ADDRESS_KEY_SECRET_ARN?: string;
   AWS_ACCOUNT_ID?: string;
   AWS_REGION?: string;
   DNS_SERVERS?: string;
@@ -202,6 +210,7 @@ export const configSchemaOf = (bindings: Bindings) => {
     }
   }
   const linkSecret = bindingsOf(bindings, 'linkSecret').length > 0;
+  const addressKey = bindingsOf(bindings, 'addressKey').length > 0;
   return v.pipe(
     v.object(entries),
     v.check(
@@ -209,6 +218,12 @@ export const configSchemaOf = (bindings: Bindings) => {
         !linkSecret ||
         Boolean(env.LINK_SIGNING_SECRET || env.LINK_SIGNING_SECRET_ARN),
       'LINK_SIGNING_SECRET or LINK_SIGNING_SECRET_ARN is required',
+    ),
+    v.check(
+      (env: Record<string, unknown>) =>
+        !addressKey ||
+        Boolean(env.ADDRESS_KEY_SECRET || env.ADDRESS_KEY_SECRET_ARN),
+      'ADDRESS_KEY_SECRET or ADDRESS_KEY_SECRET_ARN is required',
     ),
     v.check(
       (env: Record<string, unknown>) =>

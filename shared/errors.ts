@@ -107,6 +107,10 @@ export const ERROR_CODES = {
     409,
     'The contact has not confirmed its subscription; only its confirmation subscribes it',
   ),
+  'contact.suppressed': entry(
+    409,
+    "The address is on the organization's suppression list: it cannot be subscribed until the suppression is lifted",
+  ),
   'contact.pendingIsSetByOptin': entry(
     400,
     'The pending status is set by double opt-in only',
@@ -173,6 +177,19 @@ export const ERROR_CODES = {
   'export.tooLarge': entry(
     413,
     'The export is over 5 MB, the most one answer carries (a Lambda answer is at most 6 MB)',
+  ),
+  // The suppression list
+  'suppression.notFound': entry(
+    404,
+    'The address is not on the organization’s suppression list',
+  ),
+  'suppression.complaint': entry(
+    409,
+    'The address complained: only an admin lifting it with `force=true` lifts it',
+  ),
+  'suppression.erased': entry(
+    409,
+    'The address is suppressed because its person was erased: only an admin lifting it with `force=true` lifts it',
   ),
   // Segments
   'segment.notFound': entry(404, 'No segment of the organization has this id'),

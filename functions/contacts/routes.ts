@@ -36,6 +36,7 @@ import {
   untagContact,
 } from '../../shared/audience/tags.ts';
 import {
+  addressKey,
   type DepsOf,
   endpoints,
   linkSecret,
@@ -85,6 +86,8 @@ export const contactBindings = [
   linkSecret,
   sendingStatus,
   endpoints,
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `contacts` group's function. */
@@ -103,7 +106,7 @@ const CONTACT_TENANCY =
 
 /** The status rules every status change follows (our decisions). */
 const STATUS_RULES =
-  'Status rules (PATCH, unsubscribe, resubscribe and the confirmation link share them): nothing sets `pending` by hand (400 `contact.pendingIsSetByOptin`); a bounced or complained address cannot be subscribed again (409 `contact.cannotResubscribe`); a pending contact becomes subscribed only by its confirmation link (409 `contact.awaitingConfirmation`); unsubscribing sets `unsubscribedAt`; the first time a contact becomes subscribed sets `joinedAt`, and only then does the list-joined automation hook fire.';
+  'Status rules (PATCH, unsubscribe, resubscribe and the confirmation link share them): nothing sets `pending` by hand (400 `contact.pendingIsSetByOptin`); a bounced or complained address cannot be subscribed again (409 `contact.cannotResubscribe`); an unsubscribed contact whose address is on the suppression list is not subscribed while it is (409 `contact.suppressed`; `DELETE /suppressions/{email}` lifts it); a pending contact becomes subscribed only by its confirmation link (409 `contact.awaitingConfirmation`); unsubscribing sets `unsubscribedAt`; the first time a contact becomes subscribed sets `joinedAt`, and only then does the list-joined automation hook fire.';
 
 /** How a change of one contact is stored. */
 const CONTACT_WRITE =
@@ -198,6 +201,7 @@ export const contactRoutes = [
       'fields.invalid',
       'contact.pendingIsSetByOptin',
       'contact.cannotResubscribe',
+      'contact.suppressed',
       'contact.awaitingConfirmation',
       'contact.changed',
       'audience.targetGone',
@@ -218,6 +222,7 @@ export const contactRoutes = [
         '- Otherwise the contact is `subscribed` at once: the caller vouches for consent. This also subscribes an existing pending contact.',
         '- An existing contact keeps its status (except a pending one, above): its names are completed and its tags added; a pending one under double opt-in gets a new link.',
         '- `tags` are names, matched case-insensitively, created in the organization when missing.',
+        "- An address on the organization's suppression list (it bounced for good, complained, or was put there by hand: `GET /suppressions/{email}`) is never subscribed: 409 `contact.suppressed`, nothing written, no email. A bulk import, which subscribes nothing by itself, creates it with the suppression's status instead.",
       ].join('\n'),
       `Answers 201 when the contact was created, 200 when it existed. \`confirmation\` says what happened to the confirmation email: it is decided after the contact is stored, so a confirmation that cannot go out (\`blocked\`, with the blockers, or \`failed\`, with its reason) is part of the success, never an error; adding the contact again later sends a new link. ${TAG_CAP.replace('the field', '`tags`')}`,
       'A list of another organization answers 404 `list.notFound`, as an unknown one. The contact is stored by one conditional write, retried on a race: 409 `contact.changed` if it keeps losing, 404 `audience.targetGone` if the list or a tag was deleted meanwhile.',
@@ -231,6 +236,7 @@ export const contactRoutes = [
     errors: [
       'list.notFound',
       'fields.invalid',
+      'contact.suppressed',
       'contact.changed',
       'audience.targetGone',
       'organization.notFound',
@@ -298,7 +304,7 @@ export const contactRoutes = [
     summary: 'Subscribe an unsubscribed contact again',
     description: md(
       'Brings an unsubscribed contact back to `subscribed`; a subscribed contact is answered as it is. `joinedAt` keeps the first subscription, so the list-joined hook fires only for a contact never subscribed before.',
-      'Refused with 409: a pending contact must confirm through its link (`contact.awaitingConfirmation`), and a bounced or complained address cannot come back (`contact.cannotResubscribe`).',
+      "Refused with 409: a pending contact must confirm through its link (`contact.awaitingConfirmation`), a bounced or complained address cannot come back (`contact.cannotResubscribe`), and an address on the organization's suppression list is not subscribed while it is (`contact.suppressed`).",
       CONTACT_WRITE,
       CONTACT_TENANCY,
       'The spec leaves the answer unstated: ours is the contact after the change.',
@@ -309,6 +315,7 @@ export const contactRoutes = [
       'contact.notFound',
       'contact.awaitingConfirmation',
       'contact.cannotResubscribe',
+      'contact.suppressed',
       'contact.changed',
       'audience.targetGone',
     ],

@@ -4,6 +4,7 @@
  * few batches at a time; each finished batch asks for the next.
  */
 import {
+  addressKey,
   type DepsOf,
   endpoints,
   PIPELINE_ACTIONS,
@@ -51,6 +52,8 @@ export const dispatchBindings = [
   sendingStatus,
   sendingQuota,
   queue(SEND_QUEUE),
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `dispatch` consumer. */

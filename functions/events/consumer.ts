@@ -5,7 +5,12 @@
  * it (and write it in its contact's activity), and suppress the address
  * of a permanent bounce or a complaint.
  */
-import { type DepsOf, PIPELINE_ACTIONS, table } from '../../shared/bindings.ts';
+import {
+  addressKey,
+  type DepsOf,
+  PIPELINE_ACTIONS,
+  table,
+} from '../../shared/bindings.ts';
 import {
   KnownOrganizations,
   recordSesEvent,
@@ -13,7 +18,7 @@ import {
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
 
-/** What the `events` consumer may use: the table only. */
+/** What the `events` consumer may use: the table and the address key. */
 export const eventsBindings = [
   // Organizations, suppressions and contacts read; a campaign's events
   // recorded on their recipients, a batch's counts in one transaction;
@@ -36,6 +41,8 @@ export const eventsBindings = [
       'dynamodb:ConditionCheckItem',
     ],
   }),
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `events` consumer. */

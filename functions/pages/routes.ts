@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import {
+  addressKey,
   type DepsOf,
   endpoints,
   linkSecret,
@@ -66,6 +67,8 @@ export const pageBindings = [
   mail,
   sendingStatus,
   signupForms,
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `pages` group's function. */

@@ -5,6 +5,7 @@
  * next.
  */
 import {
+  addressKey,
   type DepsOf,
   endpoints,
   linkSecret,
@@ -55,6 +56,8 @@ export const sendBindings = [
   sendingStatus,
   sendingQuota,
   queue(DISPATCH_QUEUE),
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `send` consumer. */

@@ -8,6 +8,7 @@
  */
 import * as v from 'valibot';
 import {
+  addressKey,
   type DepsOf,
   endpoints,
   linkSecret,
@@ -76,6 +77,8 @@ export const stepsBindings = [
   scheduler(STEPS_QUEUE),
   queue(STEPS_QUEUE),
   queue(DISPATCH_QUEUE),
+  // Suppressions are keyed by address key.
+  addressKey,
 ] as const;
 
 /** The deps of the `steps` consumer. */

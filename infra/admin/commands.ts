@@ -15,6 +15,7 @@ import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import {
   createOrganization,
   recountOrganization,
+  rekeySuppressions,
   setSendingAllowed,
   setSendingEnabled,
   setSendQuota,
@@ -98,6 +99,11 @@ export const COMMANDS: Command[] = [
     words: 'org recount',
     flags: ['org'],
     run: (deps, f) => recountOrganization(deps, { orgId: f.org ?? '' }),
+  },
+  {
+    words: 'suppressions rekey',
+    flags: ['org'],
+    run: (deps, f) => rekeySuppressions(deps, { orgId: f.org ?? '' }),
   },
   {
     words: 'member add',

@@ -11,6 +11,10 @@ import {
   DescribeStacksCommand,
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import { ApiGatewayKeyRegistry } from '../../shared/adapters/aws/api-gateway-key-registry.ts';
@@ -18,6 +22,7 @@ import { refuseOversizedItems } from '../../shared/adapters/aws/item-size.ts';
 import { buildAdminDeps } from '../../shared/runtime/admin.ts';
 import { documentClientOptions } from '../../shared/runtime/deps.ts';
 import { localAdminDeps } from '../../shared/runtime/local.ts';
+import { localSecret } from '../local/secrets.ts';
 import {
   clockFileOf,
   dnsRecordsFileOf,
@@ -31,9 +36,17 @@ import type { LocalFiles } from './local-commands.ts';
 export interface DeployedStack {
   tableName: string;
   usagePlanId: string;
+  /**
+   * The address key secret's ARN (the rekey of suppressions reads it);
+   * absent from a stack deployed by a version without it.
+   */
+  addressKeySecretArn?: string;
 }
 
-/** Reads the outputs `TableName` and `UsagePlanId` of a deployed stack. */
+/**
+ * Reads the outputs `TableName`, `UsagePlanId` and `AddressKeySecretArn`
+ * of a deployed stack.
+ */
 export const describeDeployedStack = async (
   cloudFormation: CloudFormationClient,
   stackName: string,
@@ -51,8 +64,31 @@ export const describeDeployedStack = async (
       `Stack ${stackName} has no TableName/UsagePlanId outputs: is it the API stack of this service?`,
     );
   }
-  return { tableName, usagePlanId };
+  const addressKeySecretArn = outputs.get('AddressKeySecretArn');
+  return {
+    tableName,
+    usagePlanId,
+    ...(addressKeySecretArn ? { addressKeySecretArn } : {}),
+  };
 };
+
+/**
+ * The address key secret of a deployed stack, read with the operator's
+ * credentials when a command first needs it.
+ */
+const deployedAddressKey =
+  (stack: DeployedStack, region?: string) => async (): Promise<string> => {
+    if (!stack.addressKeySecretArn) {
+      throw new Error(
+        'The stack has no AddressKeySecretArn output: deploy this version first',
+      );
+    }
+    const { SecretString } = await new SecretsManagerClient(
+      region ? { region } : {},
+    ).send(new GetSecretValueCommand({ SecretId: stack.addressKeySecretArn }));
+    if (!SecretString) throw new Error('The address key secret is empty');
+    return SecretString;
+  };
 
 /** The dependencies of a deployed stack, with the operator's credentials. */
 export const deployedDeps = (
@@ -69,6 +105,7 @@ export const deployedDeps = (
       new APIGatewayClient(region ? { region } : {}),
       stack.usagePlanId,
     ),
+    addressKeySecret: deployedAddressKey(stack, region),
   });
 
 /** The dependencies of the local stack running on `dataDir`. */
@@ -77,6 +114,7 @@ export const localStackDeps = async (dataDir: string): Promise<AdminDeps> => {
   return localAdminDeps({
     dynamodb: stack.dynamodb,
     tableName: stack.tableName,
+    addressKeySecret: await localSecret(dataDir, 'addressKey'),
   });
 };
 

@@ -94,6 +94,8 @@ export interface BindingResources {
   table: ITable;
   /** Signs the public links; readable only with a `linkSecret` binding. */
   linkSigningSecret: ISecret;
+  /** Keys the suppression list; readable only with an `addressKey` binding. */
+  addressKeySecret: ISecret;
   publicApiUrl: string;
   /** The base URL of the hosted sign-up pages (their own origin). */
   pagesUrl: string;
@@ -305,6 +307,9 @@ export class AppFunction extends Construct {
             resources.linkSigningSecret,
             'LINK_SIGNING_SECRET_ARN',
           );
+          break;
+        case 'addressKey':
+          this.bindSecret(resources.addressKeySecret, 'ADDRESS_KEY_SECRET_ARN');
           break;
         case 'sendingSetup':
           this.bindSendingSetup();

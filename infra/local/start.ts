@@ -127,6 +127,7 @@ const main = async () => {
       providerStateFile,
       publicApiUrl: process.env.PUBLIC_API_URL || api,
       linkSecret: await localSecret(dataDir, 'linkSigning'),
+      addressKeySecret: await localSecret(dataDir, 'addressKey'),
       mailer: asyncHalf.mailerWith,
       queues: asyncHalf.senders,
       clock,
@@ -144,6 +145,7 @@ const main = async () => {
     const adminDeps = localAdminDeps({
       dynamodb: dynamodb.endpoint,
       tableName: LOCAL_TABLE_NAME,
+      addressKeySecret: await localSecret(dataDir, 'addressKey'),
     });
 
     // 5. The consumers poll their queues and the table's stream (resuming

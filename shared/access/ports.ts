@@ -3,7 +3,7 @@
  * and the edge's key registry. Describing the caller (GET /me) also needs
  * the sending setup.
  */
-import type { Recounter } from '../organizations/ports.ts';
+import type { Recounter, SuppressionRekeyer } from '../organizations/ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
 import type { ApiKeyRecord, Member, User } from './model.ts';
 
@@ -70,10 +70,15 @@ export interface AccessDeps extends SendingDeps {
 
 /**
  * The operator's dependencies (admin CLI, local demo seed): the stores of
- * organizations and access, and the edge key registry that only key
- * creation and revocation touch.
+ * organizations and access, the edge key registry that only key creation
+ * and revocation touch, and the repairs and migrations (recount, the rekey
+ * of suppressions).
  */
 export type AdminDeps = Pick<
   AccessDeps,
   'clock' | 'ids' | 'organizations' | 'access' | 'appSettings'
-> & { gatewayKeys: GatewayKeyRegistry; recounter: Recounter };
+> & {
+  gatewayKeys: GatewayKeyRegistry;
+  recounter: Recounter;
+  suppressionKeys: SuppressionRekeyer;
+};

@@ -35,6 +35,7 @@ import type {
 } from './ports.ts';
 import {
   SUPPRESSION_OF_STATUS,
+  type SuppressedStatus,
   suppressAddresses,
   suppressedStatuses,
 } from './suppressed.ts';
@@ -390,7 +391,7 @@ const newContact = (
   entry: ImportEntryInput,
   tagIds: string[],
   now: string,
-  suppressed?: 'bounced' | 'complained',
+  suppressed?: SuppressedStatus,
 ): Contact => {
   // A suppressed address takes its suppression's status, whatever the line.
   const status: ContactStatus = suppressed ?? entry.status ?? 'subscribed';

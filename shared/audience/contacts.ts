@@ -4,7 +4,7 @@
  * data is stored.
  */
 import * as v from 'valibot';
-import { NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import {
   checkFieldValues,
   withFieldValues,
@@ -40,6 +40,27 @@ const byId =
   (deps: Pick<Deps, 'contacts'>, orgId: string, contactId: string) => () =>
     deps.contacts.findById(orgId, contactId);
 
+/**
+ * Reads a contact to subscribe again: an unsubscribed one whose address is
+ * suppressed (by hand, from another provider) is refused, 409
+ * `contact.suppressed`. Other statuses keep their own rules.
+ */
+const toSubscribe =
+  (
+    deps: Pick<Deps, 'contacts' | 'delivery'>,
+    orgId: string,
+    contactId: string,
+  ) =>
+  async () => {
+    const contact = await deps.contacts.findById(orgId, contactId);
+    if (contact?.status !== 'unsubscribed') return contact;
+    const suppressed = (
+      await suppressedStatuses(deps, orgId, [contact.email])
+    ).get(contact.email);
+    if (suppressed) throw suppressedAddress(contact.email, suppressed);
+    return contact;
+  };
+
 /** The answer of POST /lists/{listId}/contacts: the contact and its email. */
 export const AddedContact = v.pipe(
   v.object({
@@ -60,27 +81,22 @@ export interface AddContactResult {
 }
 
 /**
- * A contact whose address is suppressed: the suppression's status, no
- * confirmation link, and no join unless it had joined before.
+ * The refusal of a subscription to a suppressed address (the organization
+ * lifts it first, `DELETE /suppressions/{email}`).
  */
-const asSuppressed = (
-  after: Contact,
-  before: Contact | undefined,
-  status: 'bounced' | 'complained',
-): Contact => {
-  if (after.status === 'bounced' || after.status === 'complained') return after;
-  const { confirmationNonce: _, joinedAt: __, ...rest } = after;
-  return {
-    ...rest,
-    status,
-    ...(before?.joinedAt ? { joinedAt: before.joinedAt } : {}),
-  };
-};
+export const suppressedAddress = (email: string, status: string) =>
+  new ConflictError(
+    'contact.suppressed',
+    `${email} is on the organization's suppression list (its contacts are ${status}): it cannot be subscribed`,
+  );
 
 /**
  * Adds a contact to a list, or updates the one with that email. Unlike a
  * bulk import this has effects: with double opt-in the contact is pending
  * and a confirmation email goes out; otherwise it joins the list at once.
+ * A suppressed address is refused (409 `contact.suppressed`), nothing
+ * written: this call subscribes, and a suppressed address is never
+ * subscribed.
  */
 export const addContact = async (
   // Everything but the sending setup: the confirmation only reads readiness.
@@ -92,6 +108,11 @@ export const addContact = async (
   // 1. The list, the organization's opt-in rule, the tags (get-or-create).
   await requireList(deps, orgId, listId);
   await checkFieldValues(deps, orgId, input.fields);
+  // A suppressed address: refused before anything is written.
+  const suppressed = (await suppressedStatuses(deps, orgId, [input.email])).get(
+    input.email,
+  );
+  if (suppressed) throw suppressedAddress(input.email, suppressed);
   const optin = await deps.optinSettings.get(orgId);
   const doubleOptIn = optin.required || input.doubleOptIn === true;
   // The tag cap before any write: no tag is created for a refused add.
@@ -105,11 +126,6 @@ export const addContact = async (
   checkTagCap(input.email, existing?.tagIds.length ?? 0, wanted.size, 'tags');
   const tags = await resolveTags(deps, orgId, input.tags ?? []);
   const tagIds = tags.map((t) => t.id);
-  // An address that bounced for good or complained joins as such: it is
-  // never subscribed, and no confirmation goes to it.
-  const suppressed = (await suppressedStatuses(deps, orgId, [input.email])).get(
-    input.email,
-  );
 
   // The first attempt builds on the contact just read; a write in between
   // fails the conditional save, and the next attempt reads again.
@@ -124,7 +140,7 @@ export const addContact = async (
     // 2. New: pending with a confirmation nonce, or subscribed (joined).
     // Existing: names and tags completed; a pending one gets a fresh link,
     // or joins now when the caller waives double opt-in.
-    let after: Contact = before
+    const after: Contact = before
       ? merge(before, input, tagIds, doubleOptIn, deps.ids.id(), now)
       : {
           id: deps.ids.id(),
@@ -151,7 +167,6 @@ export const addContact = async (
       after.tagIds.length,
       'tags',
     );
-    if (suppressed) after = asSuppressed(after, before, suppressed);
 
     // 3. Store conditionally; a concurrent add means: read again.
     await deps.contacts
@@ -362,7 +377,9 @@ export const updateContact = async (
   const { after } = await changeContact(
     deps,
     orgId,
-    byId(deps, orgId, contactId),
+    input.status === 'subscribed'
+      ? toSubscribe(deps, orgId, contactId)
+      : byId(deps, orgId, contactId),
     (contact, now) => {
       const named: Contact = {
         ...withNamesGiven(
@@ -413,17 +430,18 @@ export const unsubscribeContact = async (
 
 /**
  * Subscribes an unsubscribed contact again. A pending contact must confirm,
- * and a bounced or complained address cannot come back: both answer 409.
+ * a bounced or complained address cannot come back, and a suppressed
+ * address is not subscribed while it is: all answer 409.
  */
 export const resubscribeContact = async (
-  deps: Pick<Deps, 'contacts' | 'tags' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tags' | 'clock' | 'delivery'>,
   orgId: string,
   contactId: string,
 ): Promise<ContactView> => {
   const { after } = await changeContact(
     deps,
     orgId,
-    byId(deps, orgId, contactId),
+    toSubscribe(deps, orgId, contactId),
     (contact, now) => requestStatus(contact, 'subscribed', now),
     'api',
   );

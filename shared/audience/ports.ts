@@ -170,11 +170,14 @@ export interface AudienceEvents {
 
 /**
  * The organization's suppressed addresses (kept by delivery, from SES's
- * bounces and complaints): nothing is sent to them, and they are never
- * subscribed again.
+ * bounces and complaints, imports and its own list): nothing is sent to
+ * them, and they are never subscribed again while suppressed.
  */
 export interface SuppressionLookup {
-  /** The suppressions among these normalized addresses, by email. */
+  /**
+   * The suppressions among these normalized addresses, by email (one key
+   * read per address); strongly consistent unless `consistent` is false.
+   */
   suppressions(
     orgId: string,
     emails: readonly string[],
@@ -183,28 +186,52 @@ export interface SuppressionLookup {
 }
 
 /** Why an address is suppressed. */
-export type SuppressionReason = 'bounce' | 'complaint';
+export const SUPPRESSION_REASONS = [
+  /** A permanent bounce: SES's, or a contact set or imported `bounced`. */
+  'bounce',
+  /** A complaint: SES's, or a contact set or imported `complained`. */
+  'complaint',
+  /** Added by hand (`POST /suppressions`). */
+  'manual',
+  /** Brought from another provider's list (`POST /suppressions`). */
+  'imported',
+  /** The person was erased: only the address key remains. */
+  'erased',
+] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+
+/**
+ * Who said so, where not SES: a bulk import line, or a call (a contact's
+ * status set by hand, `POST /suppressions`, an erase).
+ */
+export type SuppressionSource = 'import' | 'api';
 
 /** An address nothing is sent to again, in one organization. */
 export interface Suppression {
   /** Normalized (trimmed, lower-cased). */
   email: string;
   reason: SuppressionReason;
-  /** When SES reported it, or when the import that said so ran. */
+  /** When SES reported it, or when the import or call that said so ran. */
   at: string;
   /** The message that bounced or was complained about (SES's reports). */
   messageId?: string;
-  /** Set when not SES but a bulk import or a call set the status. */
-  source?: 'import' | 'api';
+  /** Set when not SES but a bulk import or a call set it. */
+  source?: SuppressionSource;
 }
 
 /** The suppressions, read and written (delivery's store). */
 export interface SuppressionStore extends SuppressionLookup {
   /**
-   * Suppresses an address; an address already suppressed keeps its first
-   * reason. Idempotent.
+   * Suppresses the addresses not suppressed yet; one already suppressed
+   * keeps its first reason (the first entry of an address wins). Each
+   * suppression is written with its log entry and the log's count, in one
+   * transaction. Idempotent: answers the addresses it suppressed now, and
+   * the suppression each address has after the call.
    */
-  suppress(orgId: string, suppression: Suppression): Promise<void>;
+  suppress(
+    orgId: string,
+    suppressions: readonly Suppression[],
+  ): Promise<{ added: string[]; stored: Map<string, Suppression> }>;
 }
 
 /**

@@ -520,10 +520,64 @@ export const keys = {
     PK: org(orgId),
     SK: 'SETTINGS#OPTIN',
   }),
-  /** An address suppressed in an organization (a hard bounce, a complaint). */
-  suppression: (orgId: string, email: string): Key => ({
+  /**
+   * An address suppressed in an organization, by its address key (the
+   * keyed hash of `shared/delivery/address-key.ts`): the item need not hold
+   * the address for the address to be found.
+   */
+  suppression: (orgId: string, addressKey: string): Key => ({
+    PK: `${org(orgId)}#SUPPRESSION`,
+    SK: `ADDR#${addressKey}`,
+  }),
+  /**
+   * A suppression as versions before the address keys stored it, by the
+   * address itself: read while the organization's suppressions are not
+   * rekeyed yet, moved by the rekey (`admin suppressions rekey`).
+   */
+  legacySuppression: (orgId: string, email: string): Key => ({
     PK: `${org(orgId)}#SUPPRESSION`,
     SK: `EMAIL#${email}`,
+  }),
+  /** Every suppression still stored by its address (the rekey's walk). */
+  legacySuppressions: (orgId: string): QueryKey => ({
+    PK: `${org(orgId)}#SUPPRESSION`,
+    skPrefix: 'EMAIL#',
+  }),
+  /**
+   * Says the organization's suppressions are all keyed by address key:
+   * written by the rekey when it has moved the last one, and with every
+   * organization created since. Until it is there, lookups read both keys.
+   */
+  suppressionsRekeyed: (orgId: string): Key => ({
+    PK: `${org(orgId)}#SUPPRESSION`,
+    SK: 'REKEYED',
+  }),
+  /**
+   * The log entry of a suppression, by its time then address key: written
+   * and deleted with the suppression, so the list reads newest first.
+   */
+  suppressionLogEntry: (
+    orgId: string,
+    at: string,
+    addressKey: string,
+  ): Key => ({
+    PK: `${org(orgId)}#SUPPRESSIONLOG`,
+    SK: `LOG#${at}#${addressKey}`,
+  }),
+  /** The suppression log: time-ordered (a counted collection, `LOG$count`). */
+  suppressionLog: (orgId: string): QueryKey => ({
+    PK: `${org(orgId)}#SUPPRESSIONLOG`,
+    skPrefix: 'LOG#',
+  }),
+  /** The record of one lifted suppression, by the time of the lift. */
+  suppressionLift: (orgId: string, at: string, addressKey: string): Key => ({
+    PK: `${org(orgId)}#SUPPRESSIONLOG`,
+    SK: `LIFT#${at}#${addressKey}`,
+  }),
+  /** The lifts: time-ordered (a counted collection, `LIFT$count`). */
+  suppressionLifts: (orgId: string): QueryKey => ({
+    PK: `${org(orgId)}#SUPPRESSIONLOG`,
+    skPrefix: 'LIFT#',
   }),
   /** One SES event of one message, recorded once (with a TTL). */
   deliveryEvent: (orgId: string, messageId: string, event: string): Key => ({

@@ -6,13 +6,19 @@
 import type {
   AudienceDeps,
   Suppression,
+  SuppressionReason,
+  SuppressionSource,
   SuppressionStore,
 } from '../audience/ports.ts';
 import type { OrganizationsDeps } from '../organizations/ports.ts';
 import type { ReadOptions } from '../ports.ts';
 import type { SesEventType } from './ses-event.ts';
 
-export type { Suppression, SuppressionReason } from '../audience/ports.ts';
+export type {
+  Suppression,
+  SuppressionReason,
+  SuppressionSource,
+} from '../audience/ports.ts';
 
 /** One event about one recipient of one message. */
 export interface DeliveryEventRecord {
@@ -81,8 +87,79 @@ export interface CampaignEventCounter {
   ): Promise<boolean>;
 }
 
+/** One entry of the suppression list, as its log keeps it. */
+export interface LoggedSuppression {
+  /** Absent once the person was erased: the address key stands for it. */
+  email?: string;
+  reason: SuppressionReason;
+  /** When it was suppressed. */
+  at: string;
+  source?: SuppressionSource;
+  messageId?: string;
+}
+
+/** The record of a lifted suppression: who lifted what, and when. */
+export interface SuppressionLift {
+  /** Absent once the person was erased. */
+  email?: string;
+  reason: SuppressionReason;
+  source?: SuppressionSource;
+  suppressedAt: string;
+  liftedAt: string;
+  /** The id of the API key that lifted it. */
+  liftedBy: string;
+  /** Lifted with `force` (a complaint, an erasure). */
+  forced: boolean;
+}
+
+/**
+ * A page of a time-ordered log, newest first: by number (the entries
+ * before it are read), or after `after`, the position a previous page
+ * ended at (its `last`).
+ */
+export interface LogPageRequest {
+  page: number;
+  limit: number;
+  after?: string;
+}
+
+/** A page of a log, its total, and where it ended (for a cursor). */
+export interface LogPage<T> {
+  items: T[];
+  total: number;
+  /** The position of its last entry; absent on an empty page. */
+  last?: string;
+}
+
+/** The suppression list as an organization manages it. */
+export interface SuppressionRegistry {
+  /** The suppressions, newest first, and how many there are. */
+  suppressionLog(
+    orgId: string,
+    request: LogPageRequest,
+  ): Promise<LogPage<LoggedSuppression>>;
+  /** The lifts, newest first, and how many there are. */
+  liftLog(
+    orgId: string,
+    request: LogPageRequest,
+  ): Promise<LogPage<SuppressionLift>>;
+  /**
+   * Lifts this suppression, as read: removes it and its log entry and
+   * records the lift, in one transaction. A `ConflictError` when it is no
+   * longer as read (lifted, changed or suppressed again meanwhile): read
+   * again.
+   */
+  lift(
+    orgId: string,
+    suppression: Suppression,
+    lift: { at: string; by: string; forced: boolean },
+  ): Promise<SuppressionLift>;
+}
+
 /** Delivery events and suppressions of the organizations. */
-export interface DeliveryRepository extends SuppressionStore {
+export interface DeliveryRepository
+  extends SuppressionStore,
+    SuppressionRegistry {
   /**
    * Records an event and counts it, both at most once: `false` (and no
    * change) when this very event was recorded before.

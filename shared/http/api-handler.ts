@@ -238,6 +238,26 @@ const jsonBody = (): Middleware => {
   };
 };
 
+/**
+ * The path parameters as the route reads them: one still percent-encoded
+ * (an address's `%40`, should the gateway hand it over as sent) is decoded
+ * once. No id holds `%`, so only addresses are concerned; a malformed
+ * escape is left for validation to refuse.
+ */
+const decodedPath = (
+  parameters: Record<string, string | undefined>,
+): Record<string, string | undefined> =>
+  Object.fromEntries(
+    Object.entries(parameters).map(([name, value]) => {
+      if (!value?.includes('%')) return [name, value];
+      try {
+        return [name, decodeURIComponent(value)];
+      } catch {
+        return [name, value];
+      }
+    }),
+  );
+
 /** Steps 5 and 6: validate the input, run the route. */
 const dispatch =
   <D>(deps: D) =>
@@ -251,7 +271,7 @@ const dispatch =
     }
 
     const params = found.params
-      ? parse(found.params, event.pathParameters ?? {})
+      ? parse(found.params, decodedPath(event.pathParameters ?? {}))
       : undefined;
     const query = found.query
       ? parse(found.query, event.queryStringParameters ?? {})

@@ -17,7 +17,7 @@ export const Pagination = v.pipe(
     nextCursor: v.pipe(
       v.optional(v.nullable(v.string())),
       v.description(
-        'On listings that take a cursor (GET /contacts, GET /contacts/{contactId}/activity): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
+        'On listings that take a cursor (GET /contacts, GET /contacts/{contactId}/activity, GET /suppressions, GET /suppressions/lifts): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
       ),
     ),
     totalExact: v.pipe(

@@ -15,6 +15,8 @@ import type {
   OrganizationsDeps as Deps,
   Recounter,
   RecountReport,
+  RekeyReport,
+  SuppressionRekeyer,
 } from './ports.ts';
 
 const CreateOrganizationInput = v.object({
@@ -196,6 +198,24 @@ export const recountOrganization = async (
   const { orgId } = parse(OrgId, input);
   await requireOrganization(deps, orgId);
   return deps.recounter.recount(orgId);
+};
+
+/**
+ * Moves an organization's suppressions still stored by address to their
+ * address keys, with their log entries, then marks it so lookups read one
+ * key per address (the operator's migration; see `SuppressionRekeyer`).
+ * Idempotent and resumable: run it again after a failure, or to check (it
+ * then moves nothing). 404 for an unknown organization.
+ */
+export const rekeySuppressions = async (
+  deps: Pick<Deps, 'organizations' | 'clock'> & {
+    suppressionKeys: SuppressionRekeyer;
+  },
+  input: { orgId: string },
+): Promise<RekeyReport> => {
+  const { orgId } = parse(OrgId, input);
+  await requireOrganization(deps, orgId);
+  return deps.suppressionKeys.rekey(orgId, deps.clock.now().toISOString());
 };
 
 /** Fails with 404 unless the organization exists. */

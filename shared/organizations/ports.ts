@@ -59,6 +59,29 @@ export interface Recounter {
   recount(orgId: string): Promise<RecountReport>;
 }
 
+/** What the rekey of an organization's suppressions did. */
+export interface RekeyReport {
+  orgId: string;
+  /** Suppressions moved from their address to their address key. */
+  moved: number;
+  /**
+   * Suppressions stored by address whose address key held one already
+   * (written meanwhile): the old item removed, the newer one kept.
+   */
+  dropped: number;
+}
+
+/**
+ * The operator's migration of an organization's suppressions to their
+ * address keys (`admin suppressions rekey`): idempotent and resumable, each
+ * suppression moved with its log entry in one transaction; once none is
+ * left, marks the organization so lookups read one key per address.
+ */
+export interface SuppressionRekeyer {
+  /** `at`: when it runs, kept on the marker. */
+  rekey(orgId: string, at: string): Promise<RekeyReport>;
+}
+
 /** Application-wide settings, set by the operator. */
 export interface AppSettingsRepository {
   /**

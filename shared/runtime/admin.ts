@@ -7,9 +7,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, GatewayKeyRegistry } from '../access/ports.ts';
 import { DynamoAccessRepository } from '../adapters/aws/dynamo-access-repository.ts';
 import { DynamoAppSettingsRepository } from '../adapters/aws/dynamo-app-settings-repository.ts';
+import { DynamoDeliveryRepository } from '../adapters/aws/dynamo-delivery-repository.ts';
 import { DynamoOrganizationRepository } from '../adapters/aws/dynamo-organization-repository.ts';
 import { DynamoRecounter } from '../adapters/aws/dynamo-recounter.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
+import type { AddressKeySecret } from '../delivery/address-key.ts';
 import type { Clock, Ids } from '../ports.ts';
 
 /** The operator's dependencies over a table and an edge key registry. */
@@ -17,6 +19,8 @@ export const buildAdminDeps = (options: {
   dynamo: DynamoDBDocumentClient;
   tableName: string;
   gatewayKeys: GatewayKeyRegistry;
+  /** Read only by the rekey of suppressions. */
+  addressKeySecret: AddressKeySecret;
   clock?: Clock;
   ids?: Ids;
 }): AdminDeps => {
@@ -29,5 +33,9 @@ export const buildAdminDeps = (options: {
     appSettings: new DynamoAppSettingsRepository(table),
     gatewayKeys: options.gatewayKeys,
     recounter: new DynamoRecounter(table),
+    suppressionKeys: new DynamoDeliveryRepository(
+      table,
+      options.addressKeySecret,
+    ),
   };
 };

@@ -149,6 +149,9 @@ export const awsDeps = async <const B extends Bindings>(
     linkSecret: () => async () =>
       config.LINK_SIGNING_SECRET ??
       secretValue(config.LINK_SIGNING_SECRET_ARN ?? '', 'link signing'),
+    addressKeySecret: () => async () =>
+      config.ADDRESS_KEY_SECRET ??
+      secretValue(config.ADDRESS_KEY_SECRET_ARN ?? '', 'address key'),
     provider,
     dns: async () => {
       const { NodeDnsResolver } = await import(

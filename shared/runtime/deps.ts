@@ -11,9 +11,11 @@ import {
   type Binding,
   type Bindings,
   bindingsOf,
+  binds,
   type DepsOf,
   STORE_NAMES,
 } from '../bindings.ts';
+import type { AddressKeySecret } from '../delivery/address-key.ts';
 import type {
   Clock,
   Endpoints,
@@ -50,6 +52,8 @@ export interface DepsOptions {
   mailer?: () => Awaitable<Mailer>;
   /** The link signing secret, fetched when first needed. */
   linkSecret?: () => () => Promise<string>;
+  /** The address key secret (suppressions), fetched when first needed. */
+  addressKeySecret?: () => AddressKeySecret;
   /** The email provider (SES v2, or the local stand-in) and DNS. */
   provider?: () => Awaitable<EmailProvider>;
   dns?: () => Awaitable<DnsResolver>;
@@ -79,15 +83,20 @@ const need = <T>(part: (() => T) | undefined, binding: string): T => {
   return part();
 };
 
-/** The stores a table binding names, and what comes with every table. */
+/**
+ * The stores a table binding names, and what comes with every table. The
+ * delivery store needs the address key: its group must bind `addressKey`.
+ */
 const tableDeps = async (
   binding: Extract<Binding, { kind: 'table' }>,
   options: TableOptions,
+  addressKeySecret: AddressKeySecret | undefined,
 ) => ({
-  ...(await loadStores(binding.stores, {
-    client: options.dynamo,
-    tableName: options.tableName,
-  })),
+  ...(await loadStores(
+    binding.stores,
+    { client: options.dynamo, tableName: options.tableName },
+    addressKeySecret ? { addressKeySecret } : {},
+  )),
   audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
   apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
 });
@@ -95,12 +104,19 @@ const tableDeps = async (
 /** What one binding adds to the deps. */
 const provide = async (
   binding: Binding,
+  bindings: Bindings,
   options: DepsOptions,
   clock: Clock,
 ): Promise<Record<string, unknown>> => {
   switch (binding.kind) {
     case 'table':
-      return tableDeps(binding, await need(options.table, 'table'));
+      return tableDeps(
+        binding,
+        await need(options.table, 'table'),
+        binds(bindings, 'addressKey')
+          ? need(options.addressKeySecret, 'addressKey')
+          : undefined,
+      );
     case 'endpoints':
       return { endpoints: need(options.endpoints, 'endpoints') };
     case 'mail':
@@ -122,6 +138,9 @@ const provide = async (
       };
       return { links };
     }
+    case 'addressKey':
+      // Given to the table's delivery store (above), nothing else.
+      return {};
     case 'sendingSetup':
       return {
         // Recent domain answers are reused within the freshness (GET /domains).
@@ -171,7 +190,7 @@ export const buildDeps = async <const B extends Bindings>(
       Number(a.kind === 'sendingSetup') - Number(b.kind === 'sendingSetup'),
   );
   const provided = await Promise.all(
-    ordered.map((binding) => provide(binding, options, clock)),
+    ordered.map((binding) => provide(binding, bindings, options, clock)),
   );
   for (const part of provided) Object.assign(deps, part);
   const queues = bindingsOf(bindings, 'queue');
@@ -196,6 +215,7 @@ export const ALL_BINDINGS = [
   { kind: 'endpoints' },
   { kind: 'mail' },
   { kind: 'linkSecret' },
+  { kind: 'addressKey' },
   { kind: 'sendingSetup' },
   { kind: 'sendingStatus' },
   { kind: 'sendingQuota' },

@@ -54,6 +54,8 @@ export interface LocalOptions {
   /** The API's base URL as links should show it, ending in /api/v1. */
   publicApiUrl: string;
   linkSecret: string;
+  /** The address key of the suppression list (at least 32 characters). */
+  addressKeySecret: string;
   appFromAddress?: string;
   apiKeyCacheTtlSeconds?: number;
   providerStatusTtlSeconds?: number;
@@ -137,6 +139,7 @@ export const localDeps = async (options: LocalOptions): Promise<Deps> => {
     }),
     mailer: () => options.mailer?.(new SesMailer(ses)) ?? new SesMailer(ses),
     linkSecret: () => async () => options.linkSecret,
+    addressKeySecret: () => async () => options.addressKeySecret,
     provider: () =>
       new LocalEmailProvider(options.providerStateFile, dns, clock),
     dns: () => dns,
@@ -176,6 +179,8 @@ export const noEdgeKeyRegistry: GatewayKeyRegistry = {
 export const localAdminDeps = (options: {
   dynamodb: string;
   tableName: string;
+  /** The stack's address key (the rekey of suppressions uses it). */
+  addressKeySecret: string;
   /** A client of the engine to use (tests watch its writes). */
   dynamo?: DynamoDBDocumentClient;
 }): AdminDeps =>
@@ -183,4 +188,5 @@ export const localAdminDeps = (options: {
     dynamo: options.dynamo ?? localDynamo(options.dynamodb),
     tableName: options.tableName,
     gatewayKeys: noEdgeKeyRegistry,
+    addressKeySecret: async () => options.addressKeySecret,
   });

@@ -6,9 +6,22 @@
  */
 import type { DynamoTable } from '../adapters/aws/dynamo-table.ts';
 import type { StoreName, TableStores } from '../bindings.ts';
+import type { AddressKeySecret } from '../delivery/address-key.ts';
+
+/** What some stores need besides the table: secrets of other bindings. */
+export interface StoreContext {
+  /**
+   * The address key secret (the `addressKey` binding): the delivery store
+   * keys suppressions with it, so it cannot be built without.
+   */
+  addressKeySecret?: AddressKeySecret;
+}
 
 /** Builds one store over the table. */
-type StoreFactory<N extends StoreName> = (table: DynamoTable) => TableStores[N];
+type StoreFactory<N extends StoreName> = (
+  table: DynamoTable,
+  context: StoreContext,
+) => TableStores[N];
 
 /** How to load each store's adapter: every store there is, by name. */
 const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
@@ -160,7 +173,14 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     const { DynamoDeliveryRepository } = await import(
       '../adapters/aws/dynamo-delivery-repository.ts'
     );
-    return (table) => new DynamoDeliveryRepository(table);
+    return (table, { addressKeySecret }) => {
+      if (!addressKeySecret) {
+        throw new Error(
+          'The delivery store keys suppressions by address key: bind addressKey with it',
+        );
+      }
+      return new DynamoDeliveryRepository(table, addressKeySecret);
+    };
   },
   sequences: async () => {
     const { DynamoSequenceRepository } = await import(
@@ -186,9 +206,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
 export const loadStores = async <S extends StoreName>(
   names: readonly S[],
   table: DynamoTable,
+  context: StoreContext = {},
 ): Promise<Pick<TableStores, S>> => {
   const built = await Promise.all(
-    names.map(async (name) => [name, (await LOADERS[name]())(table)] as const),
+    names.map(
+      async (name) => [name, (await LOADERS[name]())(table, context)] as const,
+    ),
   );
   return Object.fromEntries(built) as Pick<TableStores, S>;
 };

@@ -411,6 +411,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     providerStateFile,
     publicApiUrl: 'http://127.0.0.1:3000/api/v1',
     linkSecret: 'bench-link-secret-bench-link-secret-0123',
+    addressKeySecret: 'bench-address-key-bench-address-key-0123',
     mailer: (ses) =>
       recording(
         new SimulatedSesEvents(ses, { publish: publisher, clock, sentLogFile }),

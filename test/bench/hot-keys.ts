@@ -172,6 +172,8 @@ const main = async () => {
     await ensureTable(raw, tableName, tableDefinition);
     const deps = await buildDeps(eventsBindings, {
       table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
+      addressKeySecret: () => async () =>
+        'bench-address-key-bench-address-key-0123',
     });
     const org = await createOrganization(deps, { name: 'Bench' });
     const deadLettered: string[] = [];

@@ -88,6 +88,8 @@ const main = async () => {
       table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
       mailer: () => new SesMailer(new SESv2Client({ region: LOCAL_REGION })),
       linkSecret: () => async () => 'unused-in-an-import-unused-in-an-import',
+      addressKeySecret: () => async () =>
+        'bench-address-key-bench-address-key-0123',
       endpoints: () => ({
         publicApiUrl: 'http://127.0.0.1/api/v1',
         appFromAddress: 'bench@example.test',

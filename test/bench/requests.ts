@@ -182,6 +182,7 @@ const main = async () => {
         providerStateFile,
         publicApiUrl: 'http://127.0.0.1:3000/api/v1',
         linkSecret: 'bench-link-secret-bench-link-secret-0123',
+        addressKeySecret: 'bench-address-key-bench-address-key-0123',
         apiKeyCacheTtlSeconds: 600,
         queues: { steps: { send: async () => {} } },
         // The hosted form's sign-ups are measured without waiting.
@@ -189,7 +190,13 @@ const main = async () => {
       });
     const deps = await containerDeps();
     const admin = {
-      ...buildAdminDeps({ dynamo, tableName, gatewayKeys: noEdgeKeyRegistry }),
+      ...buildAdminDeps({
+        dynamo,
+        tableName,
+        gatewayKeys: noEdgeKeyRegistry,
+        addressKeySecret: async () =>
+          'bench-address-key-bench-address-key-0123',
+      }),
     };
 
     // Seed: an organization allowed to send, an owner and its key.
@@ -328,6 +335,21 @@ const main = async () => {
       listId: list.id,
       theme: 'classic',
     });
+    // The suppression list: 1,000 addresses added by hand, the list's first
+    // 100 among them (their contacts unsubscribed), and two lifted.
+    const suppressedOf = (i: number) =>
+      i < 100 ? emailOf(i) : `gone${i}@bench.example`;
+    await call('POST', '/suppressions', {
+      addresses: Array.from({ length: 1000 }, (_, i) => ({
+        email: suppressedOf(i),
+      })),
+    });
+    for (const i of [998, 999]) {
+      await call(
+        'DELETE',
+        `/suppressions/${encodeURIComponent(suppressedOf(i))}`,
+      );
+    }
     await seeding.close();
     // The tag index was seeded with the contacts (the stream is not read).
     const gets: [string, string][] = [
@@ -367,6 +389,13 @@ const main = async () => {
       ]),
       ['GET /sequences', '/sequences'],
       ['GET /signup-pages', '/signup-pages'],
+      ['GET /suppressions (page 1 of 998)', '/suppressions'],
+      ['GET /suppressions (page 40)', '/suppressions?page=40'],
+      [
+        'GET /suppressions/{email}',
+        `/suppressions/${encodeURIComponent(suppressedOf(500))}`,
+      ],
+      ['GET /suppressions/lifts', '/suppressions/lifts'],
     ];
     // The cursor the API gives for page 250 (walking there would take 249
     // calls, past the key's rate limit): after the 4,980th email.
@@ -507,6 +536,39 @@ const main = async () => {
           ),
       ],
     ];
+    writes.push(
+      [
+        'POST /suppressions (1 new address, no contact)',
+        () =>
+          write('POST', '/suppressions', {
+            addresses: [{ email: `more${n++}@bench.example` }],
+          }),
+      ],
+      [
+        'POST /suppressions (1 address with a contact)',
+        () =>
+          write('POST', '/suppressions', {
+            addresses: [{ email: emailOf(200) }],
+          }),
+      ],
+      [
+        'POST /suppressions (100 new addresses)',
+        () =>
+          write('POST', '/suppressions', {
+            addresses: Array.from({ length: 100 }, () => ({
+              email: `batch${n++}@bench.example`,
+            })),
+          }),
+      ],
+      [
+        'DELETE /suppressions/{email}',
+        () =>
+          write(
+            'DELETE',
+            `/suppressions/${encodeURIComponent(suppressedOf(500))}`,
+          ),
+      ],
+    );
     for (const [what, act] of writes) {
       const warm = await measure(act);
       rows.push({ what, cold: warm, warm });

@@ -291,6 +291,7 @@ const world = async (
     providerStateFile,
     publicApiUrl: 'https://mail.example.com/api/v1',
     linkSecret: 'bench-link-secret-bench-link-secret-0123',
+    addressKeySecret: 'bench-address-key-bench-address-key-0123',
     mailer: () => provider,
     queues: { steps: { send: async () => {} } },
   });

@@ -40,6 +40,7 @@ describe('the API reference page in Chromium', () => {
       providerStateFile: '/nonexistent/provider.json',
       publicApiUrl: 'http://127.0.0.1:1/api/v1',
       linkSecret: 'x'.repeat(32),
+      addressKeySecret: 'k'.repeat(32),
     });
     server = createGateway(endpointGroups, deps);
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -24,6 +24,7 @@ const deps = await localDeps({
   providerStateFile: '/nonexistent/provider.json',
   publicApiUrl: PUBLIC_API_URL,
   linkSecret: 'x'.repeat(32),
+  addressKeySecret: 'k'.repeat(32),
 });
 
 describe('the API reference (docs group)', () => {

@@ -38,11 +38,26 @@ describe('admin org recount', () => {
         })),
       },
     });
+    await client.post('/suppressions', {
+      key,
+      body: {
+        addresses: [{ email: 'x1@example.test' }, { email: 'x2@example.test' }],
+      },
+    });
     await client.events.settle();
     const vipId = (await client.get('/tags', { key })).json.data[0].id;
     const dynamo = testEngineClient();
     const TableName = client.tableName;
     const { orgId } = org;
+    await dynamo.send(
+      new UpdateCommand({
+        TableName,
+        Key: collectionCounterKey(keys.suppressionLog(orgId)),
+        UpdateExpression: 'SET #count = :n',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':n': 40 },
+      }),
+    );
     await dynamo.send(
       new UpdateCommand({
         TableName,
@@ -87,6 +102,7 @@ describe('admin org recount', () => {
     const report = await client.admin('org', 'recount', '--org', orgId);
     const lists = await client.get('/lists', { key });
     const tags = await client.get('/tags', { key });
+    const suppressions = await client.get('/suppressions', { key });
     const vips = await client.get('/contacts', {
       key,
       query: { listId, tagId: vipId, limit: '100' },
@@ -95,7 +111,13 @@ describe('admin org recount', () => {
     // Assert
     expect(report).toMatchObject({
       orgId,
-      collections: { lists: 1, tags: 1, campaigns: 0 },
+      collections: {
+        lists: 1,
+        tags: 1,
+        campaigns: 0,
+        suppressions: 2,
+        suppressionLifts: 0,
+      },
       lists: [
         {
           listId,
@@ -112,6 +134,7 @@ describe('admin org recount', () => {
       subscribedCount: 9,
     });
     expect(tags.json.data[0].contactCount).toBe(4);
+    expect(suppressions.json.pagination.total).toBe(2);
     expect(vips.json.pagination.total).toBe(4);
     expect(vips.json.data.map((c: { email: string }) => c.email)).toEqual([
       'r00@example.test',

@@ -69,6 +69,7 @@ const build = () => {
   const api = new StatelessStack(app, 'Api', {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
+    addressKeySecret: data.addressKeySecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
     pageGroups: [],
     consumers: [reminders, digests],

@@ -87,6 +87,7 @@ const stacksWith = (groups: readonly EndpointGroup[]): Built => {
   const api = new StatelessStack(app, 'CustomApi', {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
+    addressKeySecret: data.addressKeySecret,
     groups,
     pageGroups: [],
   });
@@ -285,28 +286,39 @@ describe('StatefulStack', () => {
     expect(resource?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
   });
 
-  it('keeps a generated link signing secret, retained on delete', () => {
+  it('keeps two generated secrets, retained on delete and never rotated: the link signing secret and the address key', () => {
     // Arrange
-    const { dataTemplate } = stacks();
+    const { data, dataTemplate } = stacks();
 
     // Act
     const secrets = dataTemplate.findResources('AWS::SecretsManager::Secret');
 
     // Assert
-    const [secret, ...others] = Object.values(secrets);
-    expect(others).toHaveLength(0);
-    expect(secret).toMatchObject({
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-      Properties: {
-        GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
-      },
-    });
-    // Rotation would break every link already sent: none is scheduled.
+    expect(Object.keys(secrets).sort()).toEqual(
+      [
+        logicalId(data, data.linkSigningSecret),
+        logicalId(data, data.addressKeySecret),
+      ].sort(),
+    );
+    for (const secret of Object.values(secrets)) {
+      expect(secret).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: {
+          GenerateSecretString: {
+            PasswordLength: 64,
+            ExcludePunctuation: true,
+          },
+        },
+      });
+    }
+    // Rotation would break every link already sent, and every suppression
+    // stored under the address key: none is scheduled.
     expect(
       dataTemplate.findResources('AWS::SecretsManager::RotationSchedule'),
     ).toEqual({});
     expect(dataTemplate.toJSON().Outputs.LinkSigningSecretArn).toBeDefined();
+    expect(dataTemplate.toJSON().Outputs.AddressKeySecretArn).toBeDefined();
   });
 
   it('creates each declared index as a GSI projecting all attributes', () => {
@@ -776,6 +788,7 @@ describe('StatelessStack', () => {
     const { api, data } = built;
     const tableId = logicalId(data, data.table);
     const secretId = logicalId(data, data.linkSigningSecret);
+    const addressKeyId = logicalId(data, data.addressKeySecret);
     const apiId = logicalId(api, api.api);
     // Set for every function by the house defaults, not by a binding.
     const RUNTIME = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME'];
@@ -803,6 +816,15 @@ describe('StatelessStack', () => {
           ? {
               'Fn::ImportValue': expect.stringMatching(
                 new RegExp(`Ref${secretId}`),
+              ),
+            }
+          : undefined,
+      );
+      expect(env.ADDRESS_KEY_SECRET_ARN, group.name).toEqual(
+        bound('addressKey')
+          ? {
+              'Fn::ImportValue': expect.stringMatching(
+                new RegExp(`Ref${addressKeyId}`),
               ),
             }
           : undefined,
@@ -1000,35 +1022,73 @@ describe('StatelessStack', () => {
     });
   });
 
-  it('lets only the groups that use the link secret read it', () => {
+  it.each([
+    ['linkSecret', 'the link signing secret', 'linkSigningSecret'],
+    ['addressKey', 'the address key', 'addressKeySecret'],
+  ] as const)(
+    'lets only the groups with a %s binding read %s',
+    (kind, _, secret) => {
+      // Arrange
+      const built = stacks();
+      const secretId = logicalId(built.data, built.data[secret]);
+      const onSecret = (statement: Props) =>
+        JSON.stringify(statement.Resource).includes(`Ref${secretId}`);
+      expect(
+        new Set(endpointGroups.map((g) => binds(g.bindings, kind))),
+      ).toEqual(new Set([true, false]));
+
+      for (const group of endpointGroups) {
+        // Act
+        const statements = statementsFor(
+          built,
+          group,
+          'secretsmanager:',
+        ).filter(onSecret);
+
+        // Assert
+        const granted = statements.flatMap((s) => asArray<string>(s.Action));
+        if (!binds(group.bindings, kind)) {
+          expect(granted, group.name).toEqual([]);
+          continue;
+        }
+        expect(granted, group.name).toContain('secretsmanager:GetSecretValue');
+        for (const statement of statements) {
+          expect(asArray(statement.Resource)).toEqual([
+            {
+              'Fn::ImportValue': expect.stringMatching(
+                new RegExp(`Ref${secretId}`),
+              ),
+            },
+          ]);
+        }
+      }
+    },
+  );
+
+  it('binds the address key exactly to the groups whose table names the delivery store (it keys suppressions)', () => {
     // Arrange
-    const built = stacks();
-    const secretId = logicalId(built.data, built.data.linkSigningSecret);
+    const all = [
+      ...endpointGroups.map((g) => [g.name, g.bindings] as const),
+      ...consumerFunctions.map((c) => [c.group.name, c.bindings] as const),
+      ...streamConsumerFunctions.map(
+        (c) => [c.group.name, c.bindings] as const,
+      ),
+    ];
+
+    // Act
+    const mismatched = all.filter(
+      ([, bindings]) =>
+        binds(bindings, 'addressKey') !==
+        bindingsOf(bindings, 'table').some((t) =>
+          t.stores.includes('delivery'),
+        ),
+    );
+
+    // Assert
+    expect(mismatched.map(([name]) => name)).toEqual([]);
     expect(
-      new Set(endpointGroups.map((g) => binds(g.bindings, 'linkSecret'))),
-    ).toEqual(new Set([true, false]));
-
-    for (const group of endpointGroups) {
-      // Act
-      const statements = statementsFor(built, group, 'secretsmanager:');
-
-      // Assert
-      const granted = statements.flatMap((s) => asArray<string>(s.Action));
-      if (!binds(group.bindings, 'linkSecret')) {
-        expect(granted, group.name).toEqual([]);
-        continue;
-      }
-      expect(granted, group.name).toContain('secretsmanager:GetSecretValue');
-      for (const statement of statements) {
-        expect(asArray(statement.Resource)).toEqual([
-          {
-            'Fn::ImportValue': expect.stringMatching(
-              new RegExp(`Ref${secretId}`),
-            ),
-          },
-        ]);
-      }
-    }
+      all.filter(([, b]) => binds(b, 'addressKey')).length,
+    ).toBeGreaterThan(5);
   });
 
   it('lets only the groups that send email send it, on identities and configuration sets', () => {

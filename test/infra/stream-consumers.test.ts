@@ -33,6 +33,7 @@ const build = () => {
   const api = new StatelessStack(app, 'Api', {
     table: data.table,
     linkSigningSecret: data.linkSigningSecret,
+    addressKeySecret: data.addressKeySecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
     pageGroups: [],
     // The queues the stream consumers send to (journeys' steps), and the

@@ -60,6 +60,14 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     fields: /^cursor$/,
     why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
   },
+  'GET /suppressions': {
+    fields: /^cursor$/,
+    why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
+  },
+  'GET /suppressions/lifts': {
+    fields: /^cursor$/,
+    why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
+  },
   'POST /segments': {
     fields: /^conditions\.\d+\.(field|operator|value)$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404; a custom field's condition (`fields.<key>`) names a field of the organization, and which operators and values fit depends on the field's type: the organization's data, not the document",

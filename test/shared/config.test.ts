@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { docsBindings } from '../../functions/docs/routes.ts';
 import { endpointGroups } from '../../functions/groups.ts';
 import {
+  addressKey,
   endpoints,
   linkSecret,
   queue,
@@ -54,6 +55,28 @@ describe('configuration, derived from the bindings', () => {
         withoutSecret,
       ),
     ).not.toHaveProperty('LINK_SIGNING_SECRET_ARN');
+  });
+
+  it('needs the address key or the ARN of its secret with an addressKey binding, of at least 32 characters', () => {
+    const withKey = [
+      table({ stores: ['delivery'], actions: ['dynamodb:BatchGetItem'] }),
+      addressKey,
+    ] as const;
+    expect(() => loadConfig(withKey, { TABLE_NAME: 'table' })).toThrow(
+      'ADDRESS_KEY_SECRET or ADDRESS_KEY_SECRET_ARN is required',
+    );
+    expect(() =>
+      loadConfig(withKey, { TABLE_NAME: 'table', ADDRESS_KEY_SECRET: 'short' }),
+    ).toThrow(/ADDRESS_KEY_SECRET/);
+    expect(
+      loadConfig(withKey, {
+        TABLE_NAME: 'table',
+        ADDRESS_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:a',
+      }),
+    ).toMatchObject({
+      ADDRESS_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:a',
+    });
+    expect(configNamesOf(bindings)).not.toContain('ADDRESS_KEY_SECRET_ARN');
   });
 
   it('tells a function only what it uses: the docs need no table, no secret, no account', () => {

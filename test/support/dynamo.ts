@@ -40,6 +40,10 @@ import { type WriteWatch, watchWrites } from './write-watch.ts';
 /** The link secret of tests. */
 export const TEST_LINK_SECRET = 'test-link-signing-secret-of-at-least-32-chars';
 
+/** The address key secret of tests (the suppression list's keys). */
+export const TEST_ADDRESS_KEY_SECRET =
+  'test-address-key-secret-of-at-least-32-chars';
+
 /** The public base URL links point to in tests. */
 export const TEST_PUBLIC_API_URL = 'https://mail.example.test/api/v1';
 
@@ -194,6 +198,7 @@ export const createTestDeps = async (
     publicApiUrl: options.publicApiUrl ?? TEST_PUBLIC_API_URL,
     ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
     linkSecret: TEST_LINK_SECRET,
+    addressKeySecret: TEST_ADDRESS_KEY_SECRET,
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
@@ -226,7 +231,12 @@ export const createTestDeps = async (
     }),
   );
   const admin: AdminDeps = {
-    ...localAdminDeps({ dynamodb: endpoint, tableName, dynamo }),
+    ...localAdminDeps({
+      dynamodb: endpoint,
+      tableName,
+      dynamo,
+      addressKeySecret: TEST_ADDRESS_KEY_SECRET,
+    }),
     ...(options.clock ? { clock: options.clock } : {}),
     gatewayKeys: noEdgeKeyRegistry,
   };

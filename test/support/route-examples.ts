@@ -19,6 +19,8 @@ export interface Seeded extends TestOrganization {
   topicId: string;
   /** An option field (`plan`: free, pro). */
   fieldId: string;
+  /** An address suppressed by hand (`manual`: an admin lifts it). */
+  suppressedEmail: string;
   /** A segment over the list: its contacts carrying the tag. */
   segmentId: string;
   /** A draft campaign to the list, narrowed to the tag, with the topic. */
@@ -264,6 +266,25 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'GET /contacts/{contactId}/export': (s) => ({
     params: { contactId: s.contactId },
   }),
+  'GET /suppressions': () => ({ query: { limit: '10' } }),
+  'GET /suppressions/lifts': () => ({}),
+  'GET /suppressions/{email}': (s) => ({
+    params: { email: s.suppressedEmail },
+  }),
+  'POST /suppressions': (s) => ({
+    body: {
+      addresses: [
+        { email: s.suppressedEmail.replace('gone@', 'moved@') },
+        {
+          email: s.suppressedEmail.replace('gone@', 'elsewhere@'),
+          reason: 'imported',
+        },
+      ],
+    },
+  }),
+  'DELETE /suppressions/{email}': (s) => ({
+    params: { email: s.suppressedEmail },
+  }),
   'GET /topics/{topicId}/opt-outs': (s) => ({
     params: { topicId: s.topicId },
   }),
@@ -486,6 +507,11 @@ export const seedOrganization = async (
       },
     }),
   );
+  const suppressedEmail = `gone@${label}.example`;
+  await client.post('/suppressions', {
+    key,
+    body: { addresses: [{ email: suppressedEmail }] },
+  });
   await client.post(`/topics/${topicId}/opt-outs`, {
     key,
     body: { contactId },
@@ -587,6 +613,7 @@ export const seedOrganization = async (
     templateId,
     topicId,
     fieldId,
+    suppressedEmail,
     segmentId,
     campaignId,
     identityId,
@@ -677,6 +704,7 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   campaignId: s.campaignId,
   topicId: s.topicId,
   fieldId: s.fieldId,
+  suppressedEmail: s.suppressedEmail,
   segmentId: s.segmentId,
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,

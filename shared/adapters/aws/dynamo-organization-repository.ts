@@ -11,9 +11,9 @@ import type {
   Organization,
 } from '../../organizations/model.ts';
 import type { OrganizationRepository } from '../../organizations/ports.ts';
-import { putWithReservation } from './dynamo-collections.ts';
 import { entity } from './dynamo-entity.ts';
-import type { DynamoTable } from './dynamo-table.ts';
+import { type DynamoTable, transactWrite } from './dynamo-table.ts';
+import { SuppressionsRekeyedItem } from './suppressions-rekeyed.ts';
 
 /** The reservation of an organization's slug. */
 const OrganizationSlugItem = itemSchema('OrganizationSlug', {
@@ -81,16 +81,23 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
   private readonly organizations;
   private readonly slugs;
   private readonly tokens;
+  private readonly rekeyed;
 
   constructor(private readonly table: DynamoTable) {
     this.organizations = entity(table, OrganizationItem);
     this.slugs = entity(table, OrganizationSlugItem);
     this.tokens = entity(table, ChallengeTokenItem);
+    this.rekeyed = entity(table, SuppressionsRekeyedItem);
   }
 
+  /**
+   * The slug's reservation, the organization, and the marker saying its
+   * suppressions are keyed by address key (a new organization has none
+   * stored the old way), in one transaction.
+   */
   async create(org: Organization): Promise<void> {
-    await putWithReservation(this.table, {
-      reservation: this.slugs.putTx(
+    await transactWrite(this.table, [
+      this.slugs.putTx(
         keys.organizationSlug(org.slug),
         { orgId: org.id },
         {
@@ -103,10 +110,13 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
             ),
         },
       ),
-      item: this.organizations.putTx(keys.organization(org.id), toItem(org), {
+      this.organizations.putTx(keys.organization(org.id), toItem(org), {
         if: (w) => w.missing(),
       }),
-    });
+      this.rekeyed.putTx(keys.suppressionsRekeyed(org.id), {
+        at: org.createdAt,
+      }),
+    ]);
   }
 
   get(orgId: string): Promise<Organization | undefined> {

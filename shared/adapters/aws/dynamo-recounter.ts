@@ -9,7 +9,8 @@
  * subscribed carriers of a tag per list and the subscribed decliners of a
  * topic per list came with big lists; before, they are absent, read as 0),
  * or after the tag index consumer gave a batch up (its on-failure queue).
- * It also rebuilds each address's declined topics from the opt-outs. Each counter is set to
+ * It also rebuilds each address's declined topics from the opt-outs, and
+ * counts the suppression list's log and lifts. Each counter is set to
  * what a full read found; a write to the organization during the recount
  * may leave a counter off by that write, so run it while the organization
  * is quiet (or run it twice).
@@ -55,6 +56,8 @@ const COLLECTIONS = {
   topics: keys.topicsOfOrganization,
   segments: keys.segmentsOfOrganization,
   signupPages: keys.signupPagesOfOrganization,
+  suppressions: keys.suppressionLog,
+  suppressionLifts: keys.suppressionLifts,
 } as const;
 
 /** The id of a tag, list or topic: what the recount reads of them. */

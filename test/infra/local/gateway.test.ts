@@ -17,6 +17,7 @@ const deps = await localDeps({
   providerStateFile: '/nonexistent/provider.json',
   publicApiUrl: 'http://127.0.0.1:1/api/v1',
   linkSecret: 'x'.repeat(32),
+  addressKeySecret: 'k'.repeat(32),
 });
 const table = buildRouteTable(endpointGroups, deps);
 
@@ -79,6 +80,12 @@ const CONTRACT_ROUTES = [
   // A person's data on request (issue 31): beyond the spec.
   'POST /exports',
   'GET /contacts/{contactId}/export',
+  // The suppression list (issue 31): beyond the spec.
+  'GET /suppressions',
+  'GET /suppressions/lifts',
+  'GET /suppressions/{email}',
+  'POST /suppressions',
+  'DELETE /suppressions/{email}',
   'POST /sequences',
   'GET /sequences',
   'GET /sequences/{sequenceId}',

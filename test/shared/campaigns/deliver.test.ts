@@ -249,12 +249,14 @@ describe('the senders (never twice, resumable)', () => {
     const [batch] = batches;
     const bounced = batch?.recipients[0];
     if (!batch || !bounced) throw new Error('no batch');
-    await deps.delivery.suppress(orgId, {
-      email: bounced.email,
-      reason: 'bounce',
-      at: new Date().toISOString(),
-      messageId: 'ses-bounced',
-    });
+    await deps.delivery.suppress(orgId, [
+      {
+        email: bounced.email,
+        reason: 'bounce',
+        at: new Date().toISOString(),
+        messageId: 'ses-bounced',
+      },
+    ]);
 
     // Act
     await deliverBatch(deps, batch);

@@ -50,6 +50,7 @@ const handlerOf = (group: string, clock = fixedClock()) => {
     provider: () => unreachableProvider,
     dns: () => unreachableDns,
     linkSecret: () => async () => 'x'.repeat(32),
+    addressKeySecret: () => async () => 'k'.repeat(32),
     endpoints: () => ({
       publicApiUrl: 'https://api.example.test/api/v1',
       appFromAddress: 'no-reply@example.test',

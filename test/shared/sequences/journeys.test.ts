@@ -317,12 +317,14 @@ describe('steps (each sent once, on time, to the right people)', () => {
     const w = await world();
     const { sequenceId } = await activeSequence(w);
     const contact = await join(w);
-    await w.deps.delivery.suppress(w.orgId, {
-      email: contact.email,
-      reason: 'bounce',
-      at: w.now().toISOString(),
-      messageId: 'earlier',
-    });
+    await w.deps.delivery.suppress(w.orgId, [
+      {
+        email: contact.email,
+        reason: 'bounce',
+        at: w.now().toISOString(),
+        messageId: 'earlier',
+      },
+    ]);
 
     await w.run();
 

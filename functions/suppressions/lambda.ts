@@ -1,0 +1,13 @@
+/**
+ * Lambda entry of the `suppressions` group: the API's pipeline over its
+ * routes.
+ */
+import { createApiHandler } from '../../shared/http/api-handler.ts';
+import { awsDeps } from '../../shared/runtime/aws.ts';
+import { suppressionBindings, suppressionRoutes } from './routes.ts';
+
+/** The Lambda handler. */
+export const handler = createApiHandler(
+  await awsDeps(suppressionBindings),
+  suppressionRoutes,
+);
