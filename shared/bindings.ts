@@ -44,6 +44,7 @@ export const STORE_NAMES = [
   'templates',
   'topics',
   'fields',
+  'erasures',
   'segments',
   'signupPages',
   'signupLimits',

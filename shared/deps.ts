@@ -14,6 +14,7 @@ import type { DeliveryDeps } from './delivery/ports.ts';
 import type { FieldsDeps } from './fields/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
+import type { ErasuresDeps } from './privacy/erasure-ports.ts';
 import type { ExportDeps } from './privacy/export-ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { SegmentsDeps } from './segments/ports.ts';
@@ -36,6 +37,7 @@ export interface Deps
     SettingsDeps,
     TopicsDeps,
     FieldsDeps,
+    ErasuresDeps,
     SegmentsDeps,
     AudienceDeps,
     ActivityDeps,

@@ -165,6 +165,12 @@ export const ERROR_CODES = {
     409,
     "A segment's conditions name this field; the error names each segment",
   ),
+  // Erasure of a person
+  'erasure.sendRunning': entry(
+    409,
+    'A campaign send is at this address right now; retry in a minute (nothing was erased)',
+  ),
+  'erasure.notFound': entry(404, 'No erasure of the organization has this id'),
   'fields.invalid': entry(
     400,
     "Custom field values name no field of the organization, don't fit their field, or take more than 10,000 bytes; `details` names each `fields.<key>`",

@@ -8,7 +8,8 @@
  *   entry put per tag gained, deleted per tag lost. Every write path (a
  *   single add, a tag call, an import) is covered, like a secondary index
  *   the table maintains itself; the per-list counts move in the writers'
- *   own transactions, so totals are exact at once;
+ *   own transactions, so totals are exact at once; a removed contact's
+ *   entries all go;
  * - the **audience facts**: the events the write implies (a first join,
  *   each new tag), published through `AudienceEvents`, which enrol the
  *   contact in the sequences they trigger. The writers publish nothing
@@ -73,8 +74,9 @@ export const indexTagsOf = async (
   deps: Pick<ContactChangesDeps, 'contacts'>,
   { before, after }: StreamChange<ContactImage>,
 ): Promise<void> => {
-  if (!after) return;
-  await deps.contacts.indexTags(after.orgId, before?.contact, after.contact);
+  const orgId = (after ?? before)?.orgId;
+  if (!orgId) return;
+  await deps.contacts.indexTags(orgId, before?.contact, after?.contact);
 };
 
 /** The audience facts' part of a record: its events, and enrolments. */
@@ -97,7 +99,13 @@ export const recordActivityOf = async (
   deps: Pick<ContactChangesDeps, 'activity'>,
   { before, after }: StreamChange<ContactImage>,
 ): Promise<void> => {
-  if (!after) return;
+  if (!after) {
+    // A contact removed (erased): its activity goes, here after every
+    // earlier record of the contact, so an event one of them writes late
+    // is deleted too.
+    if (before) await deps.activity.forget(before.orgId, before.contact.id);
+    return;
+  }
   await recordContactActivity(deps, {
     orgId: after.orgId,
     ...(before ? { before: before.contact } : {}),
@@ -122,8 +130,13 @@ export const contactChangesConsumer = streamConsumer<
     retryAttempts: 10,
     bisectOnError: true,
   },
-  // Contacts are never deleted: a tag comes and goes by a change.
-  filter: { eventNames: ['INSERT', 'MODIFY'], entityTypes: ['Contact'] },
+  // A contact removed (erased) takes its index entries with it: handled
+  // here, after every earlier record of the contact, so an entry an older
+  // record puts late is still deleted. A removal publishes no fact.
+  filter: {
+    eventNames: ['INSERT', 'MODIFY', 'REMOVE'],
+    entityTypes: ['Contact'],
+  },
   image: contactImageOf,
   handle: async (deps, change) => {
     const outcomes = await Promise.allSettled([

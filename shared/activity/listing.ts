@@ -25,7 +25,7 @@ import {
   CONTACT_ACTIVITY_TYPES,
   MAIL_ACTIVITY_TYPES,
 } from './model.ts';
-import type { ActivityDeps } from './ports.ts';
+import type { ActivityDeps, ActivityRepository } from './ports.ts';
 
 const positiveInt = v.pipe(
   v.string(),
@@ -304,4 +304,28 @@ export const listActivity = async (
         : null,
     totalExact: !found.more,
   };
+};
+
+/** Events read per request of a contact's whole activity. */
+const WHOLE_ACTIVITY_PAGE = 100;
+
+/**
+ * Every event of a contact, newest first, a page of 100 at a time: for the
+ * export and the erasure of a person, which need all of it.
+ */
+export const allActivityOf = async (
+  deps: { activity: Pick<ActivityRepository, 'page'> },
+  orgId: string,
+  contactId: string,
+): Promise<ActivityEvent[]> => {
+  const events: ActivityEvent[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await deps.activity.page(orgId, contactId, {
+      limit: WHOLE_ACTIVITY_PAGE,
+      ...(after ? { after } : {}),
+    });
+    events.push(...page.items);
+    after = page.items.at(-1)?.id;
+    if (!page.more || !after) return events;
+  }
 };

@@ -45,6 +45,8 @@ export interface ActivityRepository {
     contactId: string,
     request: ActivityPageRequest,
   ): Promise<ActivityPage>;
+  /** Deletes every event of a contact (its erasure). Returns how many. */
+  forget(orgId: string, contactId: string): Promise<number>;
 }
 
 /** What the activity needs. */

@@ -27,7 +27,12 @@ import {
 } from './contact-cursor.ts';
 import { ContactView, contactViewOf, contactViews } from './contact-view.ts';
 import { requireList } from './lists.ts';
-import { type Contact, type List, withNamesGiven } from './model.ts';
+import {
+  type Contact,
+  type ContactStatus,
+  type List,
+  withNamesGiven,
+} from './model.ts';
 import type { ContactPage, AudienceDeps as Deps } from './ports.ts';
 import {
   SUPPRESSION_OF_STATUS,
@@ -91,12 +96,32 @@ export const suppressedAddress = (email: string, status: string) =>
   );
 
 /**
+ * A contact whose address is suppressed: the suppression's status, no
+ * confirmation link, and no join unless it had joined before.
+ */
+const asSuppressed = (
+  after: Contact,
+  before: Contact | undefined,
+  status: ContactStatus,
+): Contact => {
+  if (after.status === status) return after;
+  if (after.status === 'bounced' || after.status === 'complained') return after;
+  const { confirmationNonce: _, joinedAt: __, ...rest } = after;
+  return {
+    ...rest,
+    status,
+    ...(before?.joinedAt ? { joinedAt: before.joinedAt } : {}),
+  };
+};
+
+/**
  * Adds a contact to a list, or updates the one with that email. Unlike a
  * bulk import this has effects: with double opt-in the contact is pending
  * and a confirmation email goes out; otherwise it joins the list at once.
- * A suppressed address is refused (409 `contact.suppressed`), nothing
- * written: this call subscribes, and a suppressed address is never
- * subscribed.
+ * A suppressed address (an SES bounce or complaint, one added to the
+ * suppression list, an erased person's) is stored with the suppression's
+ * status, as it was before the list existed (the spec's add is an upsert):
+ * never subscribed, and no confirmation goes to it.
  */
 export const addContact = async (
   // Everything but the sending setup: the confirmation only reads readiness.
@@ -108,11 +133,9 @@ export const addContact = async (
   // 1. The list, the organization's opt-in rule, the tags (get-or-create).
   await requireList(deps, orgId, listId);
   await checkFieldValues(deps, orgId, input.fields);
-  // A suppressed address: refused before anything is written.
   const suppressed = (await suppressedStatuses(deps, orgId, [input.email])).get(
     input.email,
   );
-  if (suppressed) throw suppressedAddress(input.email, suppressed);
   const optin = await deps.optinSettings.get(orgId);
   const doubleOptIn = optin.required || input.doubleOptIn === true;
   // The tag cap before any write: no tag is created for a refused add.
@@ -140,7 +163,7 @@ export const addContact = async (
     // 2. New: pending with a confirmation nonce, or subscribed (joined).
     // Existing: names and tags completed; a pending one gets a fresh link,
     // or joins now when the caller waives double opt-in.
-    const after: Contact = before
+    let after: Contact = before
       ? merge(before, input, tagIds, doubleOptIn, deps.ids.id(), now)
       : {
           id: deps.ids.id(),
@@ -167,6 +190,7 @@ export const addContact = async (
       after.tagIds.length,
       'tags',
     );
+    if (suppressed) after = asSuppressed(after, before, suppressed);
 
     // 3. Store conditionally; a concurrent add means: read again.
     await deps.contacts

@@ -121,13 +121,23 @@ export interface ContactRepository {
   ): Promise<ContactPage>;
   /**
    * Brings the tag index in line with a committed write of a contact: an
-   * entry for each tag it gained, none for each it lost. Idempotent.
+   * entry for each tag it gained, none for each it lost (all of them when
+   * `after` is undefined: the contact was removed). Idempotent.
    */
   indexTags(
     orgId: string,
     before: Contact | undefined,
-    after: Contact,
+    after: Contact | undefined,
   ): Promise<void>;
+  /**
+   * Removes a contact (an erasure) and moves every counter it held — its
+   * list's, its tags', its address's declined topics' — off by one, in one
+   * transaction conditional on the version read: `ConflictError` when it
+   * changed meanwhile (read it again).
+   */
+  remove(orgId: string, contact: Contact): Promise<void>;
+  /** The contacts of an address in every list of the organization, oldest first. */
+  ofAddress(orgId: string, email: string): Promise<Contact[]>;
 }
 
 /** The organization's tags. */
@@ -232,6 +242,13 @@ export interface SuppressionStore extends SuppressionLookup {
     orgId: string,
     suppressions: readonly Suppression[],
   ): Promise<{ added: string[]; stored: Map<string, Suppression> }>;
+  /**
+   * An erased person's address: its suppression stays, under the address
+   * key alone — its reason if it had one, else `erased` (at `at`) — and
+   * neither it, its log entry nor its lifts keep the address. Idempotent;
+   * answers how many items it wrote.
+   */
+  forgetAddress(orgId: string, email: string, at: string): Promise<number>;
 }
 
 /**

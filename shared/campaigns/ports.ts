@@ -89,6 +89,20 @@ export interface RecipientOutcome {
 
 /** The state of running sends: their cursor, batches and recipients. */
 export interface SendRepository {
+  /**
+   * Forgets an erased address in these campaigns' sends: each recipient
+   * item of `contactIds` keeps its outcome without the address, and a
+   * finished send's cursor stops naming it. Throws `ConflictError`
+   * (`erasure.sendRunning`) before changing anything when a running
+   * send's cursor or a batch in flight names it. Returns how many items
+   * changed. Idempotent.
+   */
+  forgetAddress(
+    orgId: string,
+    campaignIds: readonly string[],
+    contactIds: readonly string[],
+    email: string,
+  ): Promise<number>;
   /** Stores the state of a new send (a later send of the same campaign replaces it). */
   start(orgId: string, campaignId: string, state: SendState): Promise<void>;
   /** The state, strongly consistent. */

@@ -25,6 +25,7 @@ export const ENTITY_TYPES = [
   'DeliveryStats',
   'Domain',
   'DomainClaim',
+  'Erasure',
   'Field',
   'FieldKey',
   'Identity',

@@ -254,6 +254,11 @@ export const keys = {
     PK: `SIGNUPLIMIT#${counter}`,
     SK: `W#${windowStart}`,
   }),
+  /** Every window of a sign-up counter. */
+  signupLimitWindows: (counter: string): QueryKey => ({
+    PK: `SIGNUPLIMIT#${counter}`,
+    skPrefix: 'W#',
+  }),
   /** When a page last sent a confirmation email to an address. */
   signupConfirmationSent: (
     orgId: string,
@@ -579,10 +584,25 @@ export const keys = {
     PK: `${org(orgId)}#SUPPRESSIONLOG`,
     skPrefix: 'LIFT#',
   }),
+  /** The audit record of one erasure of a person (no trace of the person). */
+  erasure: (orgId: string, erasureId: string): Key => ({
+    PK: org(orgId),
+    SK: `ERASURE#${erasureId}`,
+  }),
+  /** The organization's erasures, by time-ordered id. */
+  erasuresOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'ERASURE#',
+  }),
   /** One SES event of one message, recorded once (with a TTL). */
   deliveryEvent: (orgId: string, messageId: string, event: string): Key => ({
     PK: `${org(orgId)}#MESSAGE#${messageId}`,
     SK: `EVENT#${event}`,
+  }),
+  /** Every recorded SES event of one message. */
+  deliveryEventsOfMessage: (orgId: string, messageId: string): QueryKey => ({
+    PK: `${org(orgId)}#MESSAGE#${messageId}`,
+    skPrefix: 'EVENT#',
   }),
   /** The organization's delivery counters, one per SES event type. */
   deliveryStats: (orgId: string): Key => ({

@@ -166,6 +166,12 @@ export interface DeliveryRepository
    */
   recordEvent(orgId: string, event: DeliveryEventRecord): Promise<boolean>;
   /**
+   * Deletes the recorded events of these messages (an erased person's:
+   * they name the recipient). The organization's counters keep them.
+   * Answers how many items it deleted.
+   */
+  forgetMessages(orgId: string, messageIds: readonly string[]): Promise<number>;
+  /**
    * The suppressions among these addresses, by email; strongly consistent
    * unless `consistent` is false (half the read units).
    */

@@ -4,9 +4,12 @@
  * it declined, its journeys and the campaign mail sent to it with what
  * became of each message. Every attribute present, null when unset.
  */
+
 import * as v from 'valibot';
+import { ActivityView } from '../activity/listing.ts';
 import { ContactView, contactView } from '../audience/contact-view.ts';
 import type { TagRef } from '../audience/model.ts';
+import { SUPPRESSION_REASONS } from '../audience/ports.ts';
 import {
   ENROLMENT_STATUSES,
   EXIT_REASONS,
@@ -158,6 +161,28 @@ export const PersonExport = v.pipe(
       v.array(ExportedMail),
       v.description(
         'The campaign mail sent to its contacts (series steps included), oldest first, and what became of each',
+      ),
+    ),
+    activity: v.pipe(
+      v.array(
+        v.object({
+          contactId: ViewId,
+          events: v.array(ActivityView),
+        }),
+      ),
+      v.description(
+        "Each contact's activity (GET /contacts/{contactId}/activity), newest first: its subscription, tags, field changes, unsubscribes, and each mail with what became of it, sequence steps and confirmations included; kept 400 days",
+      ),
+    ),
+    suppression: v.pipe(
+      v.nullable(
+        v.object({
+          reason: v.picklist(SUPPRESSION_REASONS),
+          at: Timestamp,
+        }),
+      ),
+      v.description(
+        'Why the address is on the suppression list, and since when; null when it is not',
       ),
     ),
   }),

@@ -4,8 +4,9 @@
  * reader, since an export reads items that belong to many areas, each by
  * key or by a paged listing of the organization (never a scan).
  */
+import type { ActivityRepository } from '../activity/ports.ts';
 import type { Contact } from '../audience/model.ts';
-import type { TagRepository } from '../audience/ports.ts';
+import type { SuppressionLookup, TagRepository } from '../audience/ports.ts';
 import type { OrganizationRepository } from '../organizations/ports.ts';
 import type { CoreDeps } from '../ports.ts';
 import type { Enrolment } from '../sequences/model.ts';
@@ -87,6 +88,10 @@ export interface ExportReader {
 /** What an export needs. */
 export interface ExportDeps extends Pick<CoreDeps, 'clock'> {
   exportReader: ExportReader;
+  /** Each contact's activity, read whole. */
+  activity: Pick<ActivityRepository, 'page'>;
+  /** The address's suppression, if any. */
+  delivery: Pick<SuppressionLookup, 'suppressions'>;
   tags: Pick<TagRepository, 'refs'>;
   organizations: Pick<OrganizationRepository, 'get'>;
 }

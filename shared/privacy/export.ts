@@ -5,6 +5,8 @@
  * moment of the call, and keeps no copy. Agnostic to how it is called and
  * where data is stored.
  */
+import { activityView, allActivityOf } from '../activity/listing.ts';
+import type { Suppression } from '../audience/ports.ts';
 import { NotFoundError, PayloadTooLargeError } from '../errors.ts';
 import { utf8Bytes } from '../validation.ts';
 import {
@@ -23,6 +25,10 @@ import type { ExportDeps as Deps } from './export-ports.ts';
  * rest is the envelope and the headers' room.
  */
 export const EXPORT_MAX_BYTES = 5_000_000;
+
+/** The address's suppression as the export shows it. */
+const suppressionOf = (found: Suppression | undefined) =>
+  found ? { reason: found.reason, at: found.at } : null;
 
 /** Who is exported: an address, or the address of a contact. */
 export type ExportSubject = { email: string } | { contactId: string };
@@ -73,18 +79,23 @@ export const exportPerson = async (
   // A contact id whose contact went meanwhile names no one either.
   if (contacts.length === 0 && topics.length === 0) throw notHeld();
   const held = contacts.map(({ contact }) => contact);
-  const [journeys, mail, tags, organization] = await Promise.all([
-    deps.exportReader.journeysOf(
-      orgId,
-      held.map((contact) => contact.id),
-    ),
-    deps.exportReader.mailOf(orgId, held),
-    deps.tags.refs(
-      orgId,
-      held.flatMap((contact) => contact.tagIds),
-    ),
-    deps.organizations.get(orgId),
-  ]);
+  const [journeys, mail, tags, organization, activity, suppressed] =
+    await Promise.all([
+      deps.exportReader.journeysOf(
+        orgId,
+        held.map((contact) => contact.id),
+      ),
+      deps.exportReader.mailOf(orgId, held),
+      deps.tags.refs(
+        orgId,
+        held.flatMap((contact) => contact.tagIds),
+      ),
+      deps.organizations.get(orgId),
+      Promise.all(
+        held.map((contact) => allActivityOf(deps, orgId, contact.id)),
+      ),
+      deps.delivery.suppressions(orgId, [email]),
+    ]);
   if (!organization) throw new Error(`organization ${orgId} vanished`);
   const document: PersonExport = {
     email,
@@ -116,6 +127,11 @@ export const exportPerson = async (
         (m) => `${m.campaignId}#${m.contactId}`,
       ),
     ),
+    activity: held.map((contact, i) => ({
+      contactId: contact.id,
+      events: (activity[i] ?? []).map(activityView),
+    })),
+    suppression: suppressionOf(suppressed.get(email)),
   };
   const bytes = utf8Bytes(JSON.stringify(JSON.stringify(document)));
   if (bytes > maxBytes) {

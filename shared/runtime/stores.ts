@@ -97,6 +97,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoFieldRepository(table);
   },
+  erasures: async () => {
+    const { DynamoErasureRepository } = await import(
+      '../adapters/aws/dynamo-erasure-repository.ts'
+    );
+    return (table) => new DynamoErasureRepository(table);
+  },
   segments: async () => {
     const { DynamoSegmentRepository } = await import(
       '../adapters/aws/dynamo-segment-repository.ts'

@@ -5,6 +5,10 @@
  */
 import type { PageContent, ThemeName } from './page-model.ts';
 
+/** The sign-up form's hourly counter of one address in an organization. */
+export const addressCounter = (orgId: string, email: string): string =>
+  `ORG#${orgId}#EMAIL#${email}`;
+
 /** Where a page stands: only a published page answers at its address. */
 export const SIGNUP_PAGE_STATUSES = ['draft', 'published'] as const;
 export type SignupPageStatus = (typeof SIGNUP_PAGE_STATUSES)[number];

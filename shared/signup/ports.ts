@@ -89,6 +89,15 @@ export interface SignupLimits {
     pageId: string,
     email: string,
   ): Promise<void>;
+  /**
+   * Deletes every item naming an erased address: its counter's windows and
+   * its confirmation marks on these pages. Returns how many were deleted.
+   */
+  forgetAddress(
+    orgId: string,
+    email: string,
+    pageIds: readonly string[],
+  ): Promise<number>;
 }
 
 /** Checks the answer of a CAPTCHA widget with its provider. */

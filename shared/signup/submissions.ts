@@ -40,7 +40,7 @@ import {
 import { readCustomFields } from './custom-values.ts';
 import { contactInEmail, contactInName, contactInNames } from './form-names.ts';
 import { CAPTCHA_RESPONSE_FIELDS } from './markup.ts';
-import type { SignupPage } from './model.ts';
+import { addressCounter, type SignupPage } from './model.ts';
 import type { CustomFormState, CustomInput } from './page-model.ts';
 import type {
   PublishedPage,
@@ -494,7 +494,7 @@ export const submitSignup = async (
   }
   if (
     !(await deps.signupLimits.take(
-      `ORG#${orgId}#EMAIL#${email}`,
+      addressCounter(orgId, email),
       window,
       HOUR,
       settings.maxPerEmailPerHour,

@@ -27,6 +27,14 @@ export interface TopicRepository {
   ): Promise<boolean>;
   /** Removes an opt-out; false when there was none. */
   removeOptOut(orgId: string, topicId: string, email: string): Promise<boolean>;
+  /**
+   * Forgets an erased address: removes each of its opt-outs (moving the
+   * counters as `removeOptOut` does), then its record of declined topics.
+   * Returns the opt-outs removed. Idempotent.
+   */
+  forgetAddress(orgId: string, email: string): Promise<number>;
+  /** The topics an address declined (strongly consistent). */
+  declinedBy(orgId: string, email: string): Promise<string[]>;
   /** Which of these addresses declined the topic (strongly by default). */
   optedOut(
     orgId: string,

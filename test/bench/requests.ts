@@ -842,6 +842,27 @@ const main = async () => {
       });
       activityRows.push({ what: 'reading a page of 25 (warm)', figures: warm });
     }
+    // Erasure (issue 31, §2): a person in one list with a tag, then the
+    // person of the export (20 lists, 5 sequences, the sent campaigns).
+    {
+      const lone = 'erase-me@bench.example';
+      await write('POST', `/lists/${list.id}/contacts`, {
+        email: lone,
+        tags: ['erase-tag'],
+      });
+      rows.push({
+        what: 'POST /erasures (1 list, a tag)',
+        ...twice(
+          await measure(() => write('POST', '/erasures', { email: lone })),
+        ),
+      });
+      rows.push({
+        what: `POST /erasures (20 lists, 5 sequences, ${EXPORT_CAMPAIGNS} sent campaigns)`,
+        ...twice(
+          await measure(() => write('POST', '/erasures', { email: person })),
+        ),
+      });
+    }
     await warmGateway.close();
 
     // BENCH_DETAIL=1: every call of every row, to see where requests go.

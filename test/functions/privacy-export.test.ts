@@ -308,6 +308,7 @@ describe('privacy: the export of a person', () => {
         ip: '198.51.100.20',
         userAgent: 'Mozilla/5.0 (test)',
         referrer: 'https://blog.example.test/post',
+        askedFields: [],
         signedUpAt: expect.any(String),
         confirmedAt: signedUp.confirmedAt,
       },
@@ -368,6 +369,18 @@ describe('privacy: the export of a person', () => {
         unsubscribedAt: null,
       },
     ]);
+    // Each contact's activity, whole; the address is not suppressed.
+    const events = (contactId: string) =>
+      document.activity
+        .find((entry: { contactId: string }) => entry.contactId === contactId)
+        ?.events.map((event: { type: string }) => event.type);
+    expect(events(w.addedId)).toEqual(
+      expect.arrayContaining(['subscribed', 'tagged']),
+    );
+    expect(events(signedUp.id)).toEqual(
+      expect.arrayContaining(['signed_up', 'confirmed']),
+    );
+    expect(document.suppression).toBeNull();
   });
 
   it('GET /contacts/{contactId}/export is the export of the contact’s address, every list included, exactly as by email', async () => {

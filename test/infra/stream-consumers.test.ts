@@ -101,7 +101,7 @@ describe('stream consumers in the stack', () => {
     expect(mappings.length).toBeLessThanOrEqual(MAX_STREAM_READERS);
   });
 
-  it('maps the table stream to the contacts function: contacts inserted or modified only, from the trim horizon', () => {
+  it('maps the table stream to the contacts function: contacts inserted, modified or removed (erased), from the trim horizon', () => {
     // Arrange
     const { api, contacts, template } = build();
 
@@ -132,6 +132,10 @@ describe('stream consumers in the stack', () => {
       {
         eventName: ['INSERT', 'MODIFY'],
         dynamodb: { NewImage: { _type: { S: ['Contact'] } } },
+      },
+      {
+        eventName: ['REMOVE'],
+        dynamodb: { OldImage: { _type: { S: ['Contact'] } } },
       },
     ]);
   });

@@ -21,6 +21,12 @@ export interface Seeded extends TestOrganization {
   fieldId: string;
   /** An address suppressed by hand (`manual`: an admin lifts it). */
   suppressedEmail: string;
+  /** The record of an erasure (of a third contact's address). */
+  erasureId: string;
+  /** A contact kept for `POST /erasures` (by its address)… */
+  erasableEmail: string;
+  /** …and one for `POST /contacts/{contactId}/erase`. */
+  erasableContactId: string;
   /** A segment over the list: its contacts carrying the tag. */
   segmentId: string;
   /** A draft campaign to the list, narrowed to the tag, with the topic. */
@@ -285,6 +291,14 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'DELETE /suppressions/{email}': (s) => ({
     params: { email: s.suppressedEmail },
   }),
+  'POST /erasures': (s) => ({ body: { email: s.erasableEmail } }),
+  'POST /contacts/{contactId}/erase': (s) => ({
+    params: { contactId: s.erasableContactId },
+  }),
+  'GET /erasures': () => ({}),
+  'GET /erasures/{erasureId}': (s) => ({
+    params: { erasureId: s.erasureId },
+  }),
   'GET /topics/{topicId}/opt-outs': (s) => ({
     params: { topicId: s.topicId },
   }),
@@ -476,6 +490,25 @@ export const seedOrganization = async (
     body: { email: contactEmail, tags: ['seed'], doubleOptIn: false },
   });
   const contactId = idOf(added);
+  // Contacts for the erasures' examples: erased, they take no other
+  // example's resource with them.
+  const contactOf = async (name: string) =>
+    idOf(
+      await client.post(`/lists/${listId}/contacts`, {
+        key,
+        body: { email: `${name}@${label}.example`, doubleOptIn: false },
+      }),
+    );
+  const erasableEmail = `bo@${label}.example`;
+  await contactOf('bo');
+  const erasableContactId = await contactOf('cy');
+  await contactOf('erased');
+  const erasureId = idOf(
+    await client.post('/erasures', {
+      key,
+      body: { email: `erased@${label}.example` },
+    }),
+  );
   const tagId = idOf(
     await client.post('/tags', { key, body: { name: `${label} tag` } }),
   );
@@ -614,6 +647,9 @@ export const seedOrganization = async (
     topicId,
     fieldId,
     suppressedEmail,
+    erasureId,
+    erasableEmail,
+    erasableContactId,
     segmentId,
     campaignId,
     identityId,
@@ -692,6 +728,7 @@ const seedJourneys = async (
  */
 export const seededAddresses = (s: Seeded): Record<string, string> => ({
   contactEmail: s.contactEmail,
+  erasableEmail: s.erasableEmail,
 });
 
 /** The ids of a seeded organization, by the name of their field. */
@@ -705,6 +742,8 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   topicId: s.topicId,
   fieldId: s.fieldId,
   suppressedEmail: s.suppressedEmail,
+  erasureId: s.erasureId,
+  erasableContactId: s.erasableContactId,
   segmentId: s.segmentId,
   identityId: s.identityId,
   spareIdentityId: s.spareIdentityId,

@@ -27,13 +27,15 @@ import type {
 } from '../../activity/ports.ts';
 import { CONTACT_WRITE_PATHS } from '../../audience/model.ts';
 import { itemSchema } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { type Key, keys } from '../../db/keys.ts';
 import { entity } from './dynamo-entity.ts';
 import {
   batchWrite,
   type DynamoTable,
+  deleteKeys,
   epochSeconds,
   queryOnce,
+  queryPages,
 } from './dynamo-table.ts';
 
 const optionalText = v.optional(v.string());
@@ -150,5 +152,18 @@ export class DynamoActivityRepository implements ActivityRepository {
       })),
       more: found.lastKey !== undefined,
     };
+  }
+
+  async forget(orgId: string, contactId: string): Promise<number> {
+    let forgotten = 0;
+    for await (const found of queryPages(
+      this.table,
+      keys.activityOfContact(orgId, contactId),
+      { consistent: true, project: [] },
+    )) {
+      await deleteKeys(this.table, found as unknown as Key[]);
+      forgotten += found.length;
+    }
+    return forgotten;
   }
 }

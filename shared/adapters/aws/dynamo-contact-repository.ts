@@ -41,6 +41,7 @@ import {
   batchWrite,
   type DynamoTable,
   failedConditions,
+  queryPages,
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
@@ -305,6 +306,22 @@ const movedTagCounters = (
   return moved;
 };
 
+/**
+ * A change as the repository writes it: a removal (an erasure) deletes
+ * `before`, and `after` is then the counters' view of its going — no tag,
+ * not subscribed — so every counter it held moves off by one.
+ */
+interface StoredChange extends ContactChange {
+  removed?: true;
+}
+
+/** The change that removes a contact, as its counters see it. */
+const removalOf = (contact: Contact): StoredChange => ({
+  before: contact,
+  after: { ...contact, tagIds: [], status: 'unsubscribed' },
+  removed: true,
+});
+
 /** Whether a change moves a contact into or out of `subscribed`. */
 const movesSubscribed = ({ before, after }: ContactChange): boolean =>
   (before?.status === 'subscribed') !== (after.status === 'subscribed');
@@ -362,7 +379,10 @@ const itemsNeeded = (
   const lists = new Set(changes.map((c) => c.after.listId));
   const tags = movedTagCounters(changes).size;
   const topics = movedTopicCounters(changes, declined).size;
-  const contacts = changes.reduce((n, c) => n + (c.before ? 1 : 2), 0);
+  const contacts = changes.reduce(
+    (n, c: StoredChange) => n + (c.before && !c.removed ? 1 : 2),
+    0,
+  );
   return (
     contacts + checkedAddresses(changes).length + lists.size + tags + topics
   );
@@ -619,6 +639,37 @@ export class DynamoContactRepository implements ContactRepository {
     await this.saveChunk(orgId, changes, declined);
   }
 
+  async remove(orgId: string, contact: Contact): Promise<void> {
+    const change = removalOf(contact);
+    const declined = await declinedTopicsOf(
+      this.table,
+      orgId,
+      checkedAddresses([change]),
+    );
+    await this.saveChunk(orgId, [change], declined);
+  }
+
+  async ofAddress(orgId: string, email: string): Promise<Contact[]> {
+    const listIds: string[] = [];
+    const lists = keys.listsOfOrganization(orgId);
+    for await (const page of queryPages(this.table, lists, {
+      consistent: true,
+      project: [],
+    })) {
+      listIds.push(
+        ...page.map((item) => String(item.SK).slice(lists.skPrefix.length)),
+      );
+    }
+    const items = await batchGet(
+      this.table,
+      listIds.map((listId) => keys.contact(orgId, listId, email)),
+      { consistent: true },
+    );
+    return items
+      .map(contactFromItem)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
   async saveMany(
     orgId: string,
     changes: ContactChange[],
@@ -687,18 +738,21 @@ export class DynamoContactRepository implements ContactRepository {
   async indexTags(
     orgId: string,
     before: Contact | undefined,
-    after: Contact,
+    after: Contact | undefined,
   ): Promise<void> {
+    const contact = after ?? before;
+    if (!contact) return;
     const entry = (tagId: string) =>
-      keys.taggedContact(orgId, after.listId, tagId, after.email);
+      keys.taggedContact(orgId, contact.listId, tagId, contact.email);
+    const kept = after?.tagIds ?? [];
     await batchWrite(this.table, [
-      ...after.tagIds
+      ...kept
         .filter((tagId) => !before?.tagIds.includes(tagId))
         .map((tagId) =>
-          this.index.putRequest(entry(tagId), { email: after.email }),
+          this.index.putRequest(entry(tagId), { email: contact.email }),
         ),
       ...(before?.tagIds ?? [])
-        .filter((tagId) => !after.tagIds.includes(tagId))
+        .filter((tagId) => !kept.includes(tagId))
         .map((tagId) => ({ DeleteRequest: { Key: entry(tagId) } })),
     ]);
   }
@@ -901,7 +955,7 @@ export class DynamoContactRepository implements ContactRepository {
 
   private async saveChunk(
     orgId: string,
-    changes: ContactChange[],
+    changes: StoredChange[],
     declined: ReadonlyMap<string, Declined>,
   ) {
     const { writes, contactItems } = this.writesOf(orgId, changes, declined);
@@ -939,7 +993,7 @@ export class DynamoContactRepository implements ContactRepository {
    */
   private writesOf(
     orgId: string,
-    changes: ContactChange[],
+    changes: StoredChange[],
     declined: ReadonlyMap<string, Declined>,
   ): { writes: Write[]; contactItems: number } {
     const contactWrites: Write[] = [];
@@ -947,7 +1001,23 @@ export class DynamoContactRepository implements ContactRepository {
     const bump = (map: Map<string, number>, key: string, by: number) =>
       map.set(key, (map.get(key) ?? 0) + by);
 
-    for (const { before, after, origin } of changes) {
+    for (const { before, after, origin, removed } of changes) {
+      const list = listDeltas.get(after.listId) ?? new Map<string, number>();
+      listDeltas.set(after.listId, list);
+      if (removed && before) {
+        contactWrites.push(
+          {
+            tx: this.contacts.deleteTx(
+              keys.contact(orgId, before.listId, before.email),
+              { if: (w) => w.eq('version', before.version) },
+            ),
+          },
+          { tx: this.pointers.deleteTx(keys.contactById(orgId, before.id)) },
+        );
+        bump(list, 'contactCount', -1);
+        bump(list, statusCountAttribute(before.status), -1);
+        continue;
+      }
       // The stored version always moves on by one from the one read.
       const stored = { ...after, version: (before?.version ?? 0) + 1 };
       contactWrites.push({
@@ -969,8 +1039,6 @@ export class DynamoContactRepository implements ContactRepository {
           ),
         });
       }
-      const list = listDeltas.get(after.listId) ?? new Map<string, number>();
-      listDeltas.set(after.listId, list);
       if (!before) bump(list, 'contactCount', 1);
       if (before?.status !== after.status) {
         if (before) bump(list, statusCountAttribute(before.status), -1);

@@ -54,9 +54,11 @@ import {
   batchGet,
   Counter,
   type DynamoTable,
+  deleteKeys,
   epochSeconds,
   failedConditions,
   queryOnce,
+  queryPages,
   transactWrite,
 } from './dynamo-table.ts';
 import { SuppressionsRekeyedItem } from './suppressions-rekeyed.ts';
@@ -438,6 +440,91 @@ export class DynamoDeliveryRepository
       moveCollectionCounter(this.table, keys.suppressionLifts(orgId), 1),
     ]);
     return liftOf(record);
+  }
+
+  async forgetMessages(
+    orgId: string,
+    messageIds: readonly string[],
+  ): Promise<number> {
+    let forgotten = 0;
+    for (const messageId of new Set(messageIds)) {
+      for await (const found of queryPages(
+        this.table,
+        keys.deliveryEventsOfMessage(orgId, messageId),
+        { consistent: true, project: [] },
+      )) {
+        await deleteKeys(this.table, found as unknown as Key[]);
+        forgotten += found.length;
+      }
+    }
+    return forgotten;
+  }
+
+  async forgetAddress(
+    orgId: string,
+    email: string,
+    at: string,
+  ): Promise<number> {
+    // Still stored by address (before the rekey): moved first.
+    if (!this.rekeyed.has(orgId)) await this.moveAddress(orgId, email);
+    const [addressKey = ''] = (await this.addressKeys([email])).values();
+    const key = keys.suppression(orgId, addressKey);
+    let written = 0;
+    for (let round = 1; ; round++) {
+      const found = await this.suppressed.get(key, { consistent: true });
+      if (found) {
+        if (found.email === undefined) break;
+        await this.suppressed.update(
+          key,
+          { remove: ['email'] },
+          {
+            if: (w) => w.exists(),
+          },
+        );
+        await this.log.update(
+          keys.suppressionLogEntry(orgId, found.at, addressKey),
+          { remove: ['email'] },
+          { if: (w) => w.exists() },
+        );
+        written += 2;
+        break;
+      }
+      const erased = { reason: 'erased' as const, at, source: 'api' as const };
+      try {
+        await transactWrite(this.table, [
+          this.suppressed.putTx(key, erased, { if: (w) => w.missing() }),
+          this.log.putTx(keys.suppressionLogEntry(orgId, at, addressKey), {
+            ...erased,
+            addressKey,
+          }),
+          moveCollectionCounter(this.table, keys.suppressionLog(orgId), 1),
+        ]);
+        written += 2;
+        break;
+      } catch (error) {
+        // Suppressed meanwhile: that one stays, without the address.
+        if (round >= CONFLICT_ATTEMPTS || !failedConditions(error)?.length) {
+          throw error;
+        }
+      }
+    }
+    // Its lifts, found by their address key among the organization's.
+    for await (const page of this.lifts.pages(keys.suppressionLifts(orgId), {
+      consistent: true,
+    })) {
+      for (const lift of page) {
+        if (lift.addressKey !== addressKey || lift.email === undefined) {
+          continue;
+        }
+        await this.lifts.update(
+          keys.suppressionLift(orgId, lift.liftedAt, addressKey),
+          { remove: ['email'] },
+          { if: (w) => w.exists() },
+        );
+        written++;
+      }
+    }
+    return written;
   }
 
   async rekey(orgId: string, at: string): Promise<RekeyReport> {

@@ -26,10 +26,12 @@ import { keys } from '../../db/keys.ts';
 import { ConflictError } from '../../errors.ts';
 import {
   CampaignRecipientKeys,
+  RECIPIENT_SHARDS_ATTRIBUTE,
   shardedSendAttributes,
 } from './campaign-recipient-keys.ts';
 import { entity } from './dynamo-entity.ts';
 import {
+  batchGet,
   type DynamoTable,
   failedConditions,
   isConditionFailure,
@@ -118,6 +120,71 @@ export class DynamoSendRepository implements SendRepository {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
+  }
+
+  async forgetAddress(
+    orgId: string,
+    campaignIds: readonly string[],
+    contactIds: readonly string[],
+    email: string,
+  ): Promise<number> {
+    const byPartition = new Map(
+      campaignIds.map((id) => [keys.campaignSend(orgId, id).PK, id]),
+    );
+    const sends = (
+      await batchGet(
+        this.table,
+        campaignIds.map((id) => keys.campaignSend(orgId, id)),
+      )
+    ).map((item) => ({
+      campaignId: byPartition.get(String(item.PK)) ?? '',
+      sharded: item[RECIPIENT_SHARDS_ATTRIBUTE] !== undefined,
+      state: this.sends.parse(item),
+    }));
+    // The walk's positions are emails: a running send at this one waits.
+    const naming = sends.filter(
+      ({ state }) =>
+        state.cursor === email ||
+        Object.values(state.inFlight).some(
+          (batch) => batch.after === email || batch.last === email,
+        ),
+    );
+    const running = naming.find(
+      ({ state }) => !state.walked || Object.keys(state.inFlight).length > 0,
+    );
+    if (running) {
+      throw new ConflictError(
+        'erasure.sendRunning',
+        `The send of campaign ${running.campaignId} is at this address right now; retry in a minute`,
+      );
+    }
+    let changed = 0;
+    for (const { campaignId, state } of naming) {
+      // A finished send's cursor is read by nothing: it can go.
+      await this.sends.update(
+        keys.campaignSend(orgId, campaignId),
+        { set: { cursor: null }, add: { version: 1 } },
+        { if: (w) => w.eq('version', state.version) },
+      );
+      changed++;
+    }
+    const recipientKeys = sends.flatMap(({ campaignId, sharded }) =>
+      contactIds.map((contactId) =>
+        sharded
+          ? keys.campaignRecipient(orgId, campaignId, contactId)
+          : keys.legacyCampaignRecipient(orgId, campaignId, contactId),
+      ),
+    );
+    const found = await batchGet(this.table, recipientKeys);
+    for (const item of found.filter((i) => i.email !== undefined)) {
+      await this.claims.update(
+        { PK: String(item.PK), SK: String(item.SK) },
+        { remove: ['email'] },
+        { if: (w) => w.exists() },
+      );
+      changed++;
+    }
+    return changed;
   }
 
   get(orgId: string, campaignId: string): Promise<SendState | undefined> {

@@ -7,15 +7,19 @@
  */
 import * as v from 'valibot';
 import { itemSchema } from '../../db/items.ts';
-import { keys } from '../../db/keys.ts';
+import { type Key, keys } from '../../db/keys.ts';
 import { attr } from '../../db/table.ts';
+import { addressCounter } from '../../signup/model.ts';
 import type { SignupLimits } from '../../signup/ports.ts';
 import { entity } from './dynamo-entity.ts';
 import {
+  batchGet,
   Counter,
   type DynamoTable,
+  deleteKeys,
   epochSeconds,
   isConditionFailure,
+  queryPages,
 } from './dynamo-table.ts';
 
 /** Windows and marks outlive their use by this long before TTL deletes them. */
@@ -43,7 +47,7 @@ export class DynamoSignupLimits implements SignupLimits {
   private readonly windows;
   private readonly marks;
 
-  constructor(table: DynamoTable) {
+  constructor(private readonly table: DynamoTable) {
     this.windows = entity(table, SignupLimitItem);
     this.marks = entity(table, ConfirmationSentItem);
   }
@@ -101,5 +105,31 @@ export class DynamoSignupLimits implements SignupLimits {
         housekeeping: { [attr.ttl]: epochSeconds(new Date()) + GRACE_SECONDS },
       },
     );
+  }
+
+  async forgetAddress(
+    orgId: string,
+    email: string,
+    pageIds: readonly string[],
+  ): Promise<number> {
+    const windows: Key[] = [];
+    for await (const page of queryPages(
+      this.table,
+      keys.signupLimitWindows(addressCounter(orgId, email)),
+      { consistent: true, project: [] },
+    )) {
+      windows.push(...(page as unknown as Key[]));
+    }
+    const marks = (
+      await batchGet(
+        this.table,
+        pageIds.map((pageId) =>
+          keys.signupConfirmationSent(orgId, pageId, email),
+        ),
+      )
+    ).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
+    const found = [...windows, ...marks];
+    await deleteKeys(this.table, found);
+    return found.length;
   }
 }

@@ -230,6 +230,41 @@ export class DynamoTopicRepository implements TopicRepository {
     );
   }
 
+  async declinedBy(orgId: string, email: string): Promise<string[]> {
+    const found = await declinedTopicsOf(this.table, orgId, [email]);
+    return found.get(email)?.topicIds ?? [];
+  }
+
+  async forgetAddress(orgId: string, email: string): Promise<number> {
+    return retryOnConflict(async (retryable) => {
+      const declined = (await declinedTopicsOf(this.table, orgId, [email])).get(
+        email,
+      );
+      if (declined?.version === undefined) return 0;
+      let removed = 0;
+      for (const topicId of declined.topicIds) {
+        if (await this.removeOptOut(orgId, topicId, email)) removed++;
+      }
+      try {
+        // Gone only if nothing was declined again meanwhile (a set's last
+        // element deleted takes the attribute with it).
+        await this.declined.delete(keys.declinedTopics(orgId, email), {
+          if: (w) => w.missing('topicIds'),
+        });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        retryable(
+          new ConflictError(
+            'write.contended',
+            'The address declined a topic while it was being erased; retry',
+            { cause: error },
+          ),
+        );
+      }
+      return removed;
+    });
+  }
+
   /**
    * Writes or deletes one opt-out and, in the same transaction, moves the
    * topic's counter by `delta`, the address's declined topics (and their
