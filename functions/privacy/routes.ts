@@ -148,7 +148,12 @@ export const privacyRoutes = [
     ),
     body: EraseBody,
     responses: { 201: json(ErasureView, 'The erasure, done and recorded') },
-    errors: ['person.notFound', 'erasure.sendRunning', 'write.contended'],
+    errors: [
+      'person.notFound',
+      'erasure.sendRunning',
+      'contact.changed',
+      'write.contended',
+    ],
     handle: async (deps, { caller, body }) =>
       created(
         erasureView(await erasePerson(deps, caller, { email: body.email })),
@@ -167,7 +172,12 @@ export const privacyRoutes = [
     ),
     params: idParams('contactId'),
     responses: { 201: json(ErasureView, 'The erasure, done and recorded') },
-    errors: ['contact.notFound', 'erasure.sendRunning', 'write.contended'],
+    errors: [
+      'contact.notFound',
+      'erasure.sendRunning',
+      'contact.changed',
+      'write.contended',
+    ],
     handle: async (deps, { caller, params }) =>
       created(
         erasureView(

@@ -201,8 +201,8 @@ export const activityView = (event: ActivityEvent): ActivityView => ({
 
 const Decoded = v.object({
   a: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-  p: v.pipe(v.number(), v.integer(), v.minValue(2)),
-  b: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  p: v.pipe(v.number(), v.safeInteger(), v.minValue(2)),
+  b: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
   l: v.string(),
 });
 

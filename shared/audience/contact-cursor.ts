@@ -23,8 +23,8 @@ export interface ContactListing {
 
 const Decoded = v.object({
   a: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),
-  p: v.pipe(v.number(), v.integer(), v.minValue(2)),
-  b: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+  p: v.pipe(v.number(), v.safeInteger(), v.minValue(2)),
+  b: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0)), 0),
   l: v.string(),
 });
 

@@ -35,6 +35,7 @@ import {
 } from './model.ts';
 import type { ContactPage, AudienceDeps as Deps } from './ports.ts';
 import {
+  followSuppression,
   SUPPRESSION_OF_STATUS,
   suppressAddress,
   suppressedStatuses,
@@ -196,6 +197,39 @@ export const addContact = async (
     await deps.contacts
       .save(orgId, [{ ...(before ? { before } : {}), after, origin: 'api' }])
       .catch(retryable);
+    // An address suppressed while this add ran (an erasure, an SES report)
+    // is read again once stored: the contact follows it, and no email
+    // goes. Either the suppression's writer saw this contact, or this
+    // sees the suppression.
+    if (!suppressed) {
+      const now = (await suppressedStatuses(deps, orgId, [input.email])).get(
+        input.email,
+      );
+      if (now) {
+        const followed = await changeContact(
+          deps,
+          orgId,
+          () => deps.contacts.get(orgId, listId, input.email),
+          (current, at) => followSuppression(current, now, at),
+          'api',
+        ).catch((error: unknown) => {
+          // Erased meanwhile: the add runs again, after the erasure.
+          if (!(error instanceof NotFoundError)) throw error;
+          return retryable(
+            new ConflictError(
+              'contact.changed',
+              'The address was erased while it was being added',
+              { cause: error },
+            ),
+          );
+        });
+        return {
+          created: !before,
+          contact: await contactViewOf(deps, orgId, followed.after),
+          confirmation: { status: 'not_required' as const },
+        };
+      }
+    }
 
     // 4. A new confirmation link means a confirmation email.
     const needsEmail =

@@ -216,7 +216,7 @@ const liftViewOf = (lift: SuppressionLift): SuppressionLiftView => ({
 // organization.
 const Cursor = v.object({
   a: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-  p: v.pipe(v.number(), v.integer(), v.minValue(2)),
+  p: v.pipe(v.number(), v.safeInteger(), v.minValue(2)),
   l: v.string(),
 });
 

@@ -192,15 +192,30 @@ export const erasePerson = async (
     contactIds,
     email,
   );
-  // 2. The address's choices, while its contacts still count them.
+  // 2. The suppression first, under the address key alone: an add racing
+  //    this erasure either stores its contact before the contacts are
+  //    read below (and it goes with them) or sees the suppression once
+  //    stored (and keeps it unsubscribed, as an add after the erasure).
+  const suppressionItems = await deps.delivery.forgetAddress(
+    orgId,
+    email,
+    deps.clock.now().toISOString(),
+  );
+  // 3. The address's choices, while its contacts still count them.
   const topicOptOuts = await deps.topics.forgetAddress(orgId, email);
-  // 3. Journeys, so no step is sent to a contact about to go.
-  const journeys = await forgetJourneys(deps, orgId, contactIds);
-  // 4. The contacts, their counters with them (the stream drops their
+  // 4. Journeys, so no step is sent to a contact about to go.
+  let journeys = await forgetJourneys(deps, orgId, contactIds);
+  // 5. The contacts, their counters with them (the stream drops their
   //    tag index entries and their activity again); then the records of
   //    mail other than campaigns' (they name the recipient), found by the
   //    messages their activity names, and the activity itself.
   const removed = await removeContacts(deps, orgId, email);
+  // A contact added meanwhile may have been enrolled: its journeys too.
+  journeys += await forgetJourneys(
+    deps,
+    orgId,
+    removed.filter((id) => !contactIds.includes(id)),
+  );
   let activityItems = 0;
   let messageItems = 0;
   for (const contactId of new Set([...contactIds, ...removed])) {
@@ -213,18 +228,12 @@ export const erasePerson = async (
     );
     activityItems += await deps.activity.forget(orgId, contactId);
   }
-  // 5. Sign-up counters and confirmation marks.
+  // 6. Sign-up counters and confirmation marks.
   const pages = await deps.signupPages.all(orgId);
   const signupItems = await deps.signupLimits.forgetAddress(
     orgId,
     email,
     pages.map((page) => page.id),
-  );
-  // 6. The suppression stays, under the address's keyed hash alone.
-  const suppressionItems = await deps.delivery.forgetAddress(
-    orgId,
-    email,
-    deps.clock.now().toISOString(),
   );
 
   const erasure: Erasure = {

@@ -44,7 +44,8 @@ const byTime =
  * 1. The address: the one given (normalized by the body's schema), or the
  *    one a contact id names.
  * 2. Its contacts in every list and the topics it declined, together.
- * 3. Nothing held: 404 `person.notFound`, the same answer whether another
+ * 3. Nothing held (no contact, no declined topic, no suppression): 404
+ *    `person.notFound`, the same answer whether another
  *    organization holds the address or none does (by contact id, 404
  *    `contact.notFound`, as on any contact route).
  * 4. Its contacts' journeys and campaign mail, its tags' names and the
@@ -72,30 +73,31 @@ export const exportPerson = async (
       ? subject.email
       : await deps.exportReader.addressOf(orgId, subject.contactId);
   if (email === undefined) throw notHeld();
-  const [contacts, topics] = await Promise.all([
+  const [contacts, topics, suppressed] = await Promise.all([
     deps.exportReader.contactsOf(orgId, email),
     deps.exportReader.topicOptOutsOf(orgId, email),
+    deps.delivery.suppressions(orgId, [email]),
   ]);
-  // A contact id whose contact went meanwhile names no one either.
-  if (contacts.length === 0 && topics.length === 0) throw notHeld();
+  // A contact id whose contact went meanwhile names no one either; an
+  // address on the suppression list alone is held (by its address, or by
+  // its key once erased: the document then says why it is suppressed).
+  if (contacts.length === 0 && topics.length === 0 && suppressed.size === 0) {
+    throw notHeld();
+  }
   const held = contacts.map(({ contact }) => contact);
-  const [journeys, mail, tags, organization, activity, suppressed] =
-    await Promise.all([
-      deps.exportReader.journeysOf(
-        orgId,
-        held.map((contact) => contact.id),
-      ),
-      deps.exportReader.mailOf(orgId, held),
-      deps.tags.refs(
-        orgId,
-        held.flatMap((contact) => contact.tagIds),
-      ),
-      deps.organizations.get(orgId),
-      Promise.all(
-        held.map((contact) => allActivityOf(deps, orgId, contact.id)),
-      ),
-      deps.delivery.suppressions(orgId, [email]),
-    ]);
+  const [journeys, mail, tags, organization, activity] = await Promise.all([
+    deps.exportReader.journeysOf(
+      orgId,
+      held.map((contact) => contact.id),
+    ),
+    deps.exportReader.mailOf(orgId, held),
+    deps.tags.refs(
+      orgId,
+      held.flatMap((contact) => contact.tagIds),
+    ),
+    deps.organizations.get(orgId),
+    Promise.all(held.map((contact) => allActivityOf(deps, orgId, contact.id))),
+  ]);
   if (!organization) throw new Error(`organization ${orgId} vanished`);
   const document: PersonExport = {
     email,

@@ -171,9 +171,18 @@ const main = async () => {
     meterDynamo(dynamo, calls);
     const tableName = 'bench-requests';
     await ensureTable(dynamo, tableName, tableDefinition);
+    // The key's rate window (120 requests a minute) moves on a minute
+    // before each part that writes much: the bench makes more calls than
+    // a key may in a minute, and a refused call would measure nothing.
+    let skew = 0;
+    const nextMinute = () => {
+      skew += 61_000;
+    };
+    const clock = { now: () => new Date(Date.now() + skew) };
     // A new container's deps: every in-memory cache cold.
     const containerDeps = () =>
       localDeps({
+        clock,
         dynamodb: dynamodb.endpoint,
         dynamo,
         tableName,
@@ -291,7 +300,7 @@ const main = async () => {
     });
     // A custom field that a segment names (its deletion is refused).
     const plan = await call('POST', '/fields', {
-      key: 'plan',
+      key: 'level',
       label: 'Plan',
       type: 'option',
       options: ['free', 'pro'],
@@ -300,7 +309,7 @@ const main = async () => {
       name: 'Pro plan',
       listId: list.id,
       match: 'all',
-      conditions: [{ field: 'fields.plan', operator: 'is', value: 'pro' }],
+      conditions: [{ field: 'fields.level', operator: 'is', value: 'pro' }],
     });
     const campaign = await call('POST', '/campaigns', {
       name: 'November',
@@ -451,6 +460,7 @@ const main = async () => {
       });
     }
     const warmGateway = await serve(await containerDeps());
+    nextMinute();
     const write = caller(warmGateway.origin, apiKey);
     await write('GET', '/me');
     let n = 0;
@@ -519,7 +529,7 @@ const main = async () => {
             listId: list.id,
             match: 'all',
             conditions: [
-              { field: 'fields.plan', operator: 'is', value: 'pro' },
+              { field: 'fields.level', operator: 'is', value: 'pro' },
             ],
           }),
       ],
@@ -574,14 +584,15 @@ const main = async () => {
       rows.push({ what, cold: warm, warm });
     }
 
+    nextMinute();
     // A hosted page: its view (cold, then warm) and a sign-up, asking no
     // custom field and asking five (one of each type).
     const fields = [
-      { key: 'company', label: 'Company', type: 'text' },
-      { key: 'seats', label: 'Seats', type: 'number' },
-      { key: 'birthday', label: 'Birthday', type: 'date' },
-      { key: 'vip', label: 'VIP', type: 'boolean' },
-      { key: 'plan', label: 'Plan', type: 'option', options: ['free', 'pro'] },
+      { key: 'form_company', label: 'Company', type: 'text' },
+      { key: 'form_seats', label: 'Seats', type: 'number' },
+      { key: 'form_birthday', label: 'Birthday', type: 'date' },
+      { key: 'form_vip', label: 'VIP', type: 'boolean' },
+      { key: 'tier', label: 'Tier', type: 'option', options: ['free', 'pro'] },
     ];
     for (const field of fields) await write('POST', '/fields', field);
     const hosted: [string, Record<string, string>][] = [];
@@ -591,11 +602,11 @@ const main = async () => {
         '5 custom fields',
         fields.map(({ key }) => ({ key })),
         {
-          'fields.company': 'Bench Ltd',
-          'fields.seats': '12',
-          'fields.birthday': '1990-01-31',
-          'fields.vip': 'true',
-          'fields.plan': 'pro',
+          'fields.form_company': 'Bench Ltd',
+          'fields.form_seats': '12',
+          'fields.form_birthday': '1990-01-31',
+          'fields.form_vip': 'true',
+          'fields.tier': 'pro',
         },
       ],
     ] as const) {
@@ -641,6 +652,7 @@ const main = async () => {
       });
       await fresh.close();
     }
+    nextMinute();
     // An export as its organization grows: the address of contact 0 in
     // 20 lists, 5 sequences (each reads the enrolment of each of its 20
     // contacts), 100 campaigns (`BENCH_EXPORT_CAMPAIGNS`) sent to its
@@ -711,6 +723,7 @@ const main = async () => {
       what: `POST /exports (20 lists, 5 sequences, ${EXPORT_CAMPAIGNS} sent campaigns)`,
       ...twice(await measure(exportOf)),
     });
+    nextMinute();
     // Each contact's activity (issue 31, §4): the writes of each kind of
     // event, made by the stream consumer (from a write's two images) and
     // the events consumer (from SES's event), and one page read.
@@ -842,6 +855,7 @@ const main = async () => {
       });
       activityRows.push({ what: 'reading a page of 25 (warm)', figures: warm });
     }
+    nextMinute();
     // Erasure (issue 31, §2): a person in one list with a tag, then the
     // person of the export (20 lists, 5 sequences, the sent campaigns).
     {

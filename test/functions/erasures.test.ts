@@ -144,4 +144,51 @@ describe('erasures over HTTP (issue 31 §2)', () => {
       'email',
     ]);
   });
+
+  it('an address on the suppression list alone is held: its export says why it is suppressed; an erased one stays held by its key, without the address anywhere but the request', async () => {
+    // Arrange
+    const listed = uniqueEmail('listed');
+    await client.post('/suppressions', {
+      key: org.ownerKey,
+      body: { addresses: [{ email: listed }] },
+    });
+    const erased = uniqueEmail('erased');
+    await add(erased);
+    await client.post('/erasures', {
+      key: org.ownerKey,
+      body: { email: erased },
+    });
+
+    // Act
+    const ofListed = await client.post('/exports', {
+      key: org.ownerKey,
+      body: { email: listed },
+    });
+    const ofErased = await client.post('/exports', {
+      key: org.ownerKey,
+      body: { email: erased },
+    });
+    const lifted = await client.delete(
+      `/suppressions/${encodeURIComponent(erased)}`,
+      { key: org.ownerKey, query: { force: 'true' } },
+    );
+    const lifts = await client.get('/suppressions/lifts', {
+      key: org.ownerKey,
+    });
+
+    // Assert
+    expect(ofListed.status).toBe(200);
+    expect(ofListed.json.data).toMatchObject({
+      contacts: [],
+      suppression: { reason: 'manual' },
+    });
+    expect(ofErased.json.data).toMatchObject({
+      contacts: [],
+      activity: [],
+      suppression: { reason: 'erased' },
+    });
+    // A forced lift of an erased person's suppression writes no address.
+    expect(lifted.status).toBe(200);
+    expect(JSON.stringify(lifts.json)).not.toContain(erased);
+  });
 });

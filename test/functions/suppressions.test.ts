@@ -439,4 +439,36 @@ describe('the suppression list, through the pipeline', () => {
     expect(report).toEqual({ orgId: org.orgId, moved: 0, dropped: 0 });
     expect(String(unknown)).toMatch(/No organization/);
   });
+
+  it('a cursor holding a position of another log, or a page past any count, is 400 naming cursor (never a 500)', async () => {
+    // Arrange: positions the API never gives for these listings.
+    const cursor = (a: string, p: number, l: string) =>
+      Buffer.from(JSON.stringify({ a, p, l })).toString('base64url');
+
+    // Act
+    const answers = await Promise.all([
+      client.get('/suppressions', {
+        key: org.memberKey,
+        query: { limit: '1', cursor: cursor('LIFT#2026', 2, 'suppressions/1') },
+      }),
+      client.get('/suppressions/lifts', {
+        key: org.memberKey,
+        query: { limit: '1', cursor: cursor('LOG#2026', 2, 'lifts/1') },
+      }),
+      client.get('/suppressions', {
+        key: org.memberKey,
+        query: {
+          limit: '1',
+          cursor: cursor('LOG#2026', 1e308, 'suppressions/1'),
+        },
+      }),
+    ]);
+
+    // Assert
+    expect(answers.map((a) => [a.status, a.json.details?.[0]?.field])).toEqual([
+      [400, 'cursor'],
+      [400, 'cursor'],
+      [400, 'cursor'],
+    ]);
+  });
 });

@@ -37,7 +37,7 @@ import {
   SES_EVENT_TYPES,
   type SesEventType,
 } from '../../delivery/ses-event.ts';
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
 import type {
   RekeyReport,
   SuppressionRekeyer,
@@ -380,6 +380,13 @@ export class DynamoDeliveryRepository
         ...(typeof last === 'string' ? { last } : {}),
       };
     }
+    // A position of this log only: a cursor is the client's to send back.
+    if (!after.startsWith(collection.skPrefix)) {
+      throw new ValidationError(
+        'Invalid request: cursor: is not a cursor this API gave',
+        [{ field: 'cursor', message: 'is not a cursor this API gave' }],
+      );
+    }
     const [total, read] = await Promise.all([
       collectionCount(this.table, collection),
       queryOnce(this.table, collection, {
@@ -408,7 +415,8 @@ export class DynamoDeliveryRepository
       await this.addressKeys([suppression.email])
     ).values();
     const record = {
-      email: suppression.email,
+      // An erased person's address is not written back by its lift.
+      ...(suppression.reason === 'erased' ? {} : { email: suppression.email }),
       reason: suppression.reason,
       ...(suppression.source ? { source: suppression.source } : {}),
       addressKey,

@@ -280,6 +280,49 @@ describe('erasing a person (issue 31 §2)', () => {
     ]);
   });
 
+  it('adds racing an erasure end as if one came after it: no contact of the address is left subscribed, and each list counts what it holds', async () => {
+    const w = await journeyWorld();
+    const second = await createList(w.deps, w.orgId, { name: 'Second' });
+    for (let round = 0; round < 10; round++) {
+      // Arrange
+      const email = uniqueEmail(`race${round}`);
+      await addContact(w.deps, w.orgId, w.listId, {
+        email,
+        doubleOptIn: false,
+      });
+      const add = (listId: string) =>
+        addContact(w.deps, w.orgId, listId, {
+          email,
+          firstName: 'Racer',
+          doubleOptIn: false,
+        }).catch(() => undefined);
+
+      // Act
+      const [erased] = await Promise.allSettled([
+        erasePerson(w.deps, ownerOf(w.orgId), { email }),
+        add(w.listId),
+        add(second.id),
+        add(w.listId),
+        add(second.id),
+      ]);
+
+      // Assert
+      if (erased.status !== 'fulfilled') continue;
+      const left = await w.deps.contacts.ofAddress(w.orgId, email);
+      expect(left.filter((c) => c.status === 'subscribed')).toEqual([]);
+    }
+    for (const listId of [w.listId, second.id]) {
+      const list = await w.deps.lists.get(w.orgId, listId);
+      const all = await w.deps.contacts.page(
+        w.orgId,
+        listId,
+        {},
+        { page: 1, limit: 100 },
+      );
+      expect(list?.contactCount).toBe(all.total);
+    }
+  });
+
   it('a contact id of another organization is unknown (404), and nothing of that organization changes', async () => {
     // Arrange
     const w = await journeyWorld();
