@@ -153,9 +153,9 @@ const removeContacts = async (
   email: string,
 ): Promise<string[]> => {
   const removed: string[] = [];
-  await retryOnConflict(async () => {
+  await retryOnConflict(async (retryable) => {
     for (const contact of await deps.contacts.ofAddress(orgId, email)) {
-      await deps.contacts.remove(orgId, contact);
+      await deps.contacts.remove(orgId, contact).catch(retryable);
       removed.push(contact.id);
     }
   });

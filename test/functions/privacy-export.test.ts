@@ -391,7 +391,14 @@ describe('privacy: the export of a person', () => {
     });
     // Assert
     expect(byIdOfOne.status).toBe(200);
-    expect(timeless(byIdOfOne.json.data)).toEqual(timeless(byEmail.json.data));
+    // The activity may gain an event between the two reads (SES's events
+    // arrive in the background): its contacts are compared, not its events.
+    const { activity: idActivity, ...byId } = byIdOfOne.json.data;
+    const { activity: emailActivity, ...byAddress } = byEmail.json.data;
+    expect(timeless(byId)).toEqual(timeless(byAddress));
+    const contactsOf = (activity: { contactId: string }[]) =>
+      activity.map((entry) => entry.contactId);
+    expect(contactsOf(idActivity)).toEqual(contactsOf(emailActivity));
     expect(byIdOfOne.json.data.contacts).toHaveLength(2);
   });
 

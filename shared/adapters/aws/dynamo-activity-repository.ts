@@ -28,6 +28,7 @@ import type {
 import { CONTACT_WRITE_PATHS } from '../../audience/model.ts';
 import { itemSchema } from '../../db/items.ts';
 import { type Key, keys } from '../../db/keys.ts';
+import { ConsentEntry } from './dynamo-contact-repository.ts';
 import { entity } from './dynamo-entity.ts';
 import {
   batchWrite,
@@ -51,27 +52,7 @@ const ActivityItem = itemSchema('ContactActivity', {
   changes: v.optional(
     v.array(v.object({ key: v.string(), from: FieldValue, to: FieldValue })),
   ),
-  consent: v.optional(
-    v.object({
-      pageId: v.string(),
-      pageVersion: v.number(),
-      consentText: v.string(),
-      ip: optionalText,
-      userAgent: optionalText,
-      referrer: optionalText,
-      askedFields: v.optional(
-        v.array(
-          v.object({
-            key: v.string(),
-            label: v.string(),
-            required: v.boolean(),
-          }),
-        ),
-      ),
-      signedUpAt: v.string(),
-      confirmedAt: optionalText,
-    }),
-  ),
+  consent: v.optional(ConsentEntry),
   ip: optionalText,
   message: v.optional(
     v.object({

@@ -91,6 +91,26 @@ const optionalFields = {
 } satisfies Record<(typeof OPTIONAL_FIELDS)[number], typeof optionalText>;
 
 /** A contact's item (its search haystack is housekeeping, never read). */
+/**
+ * A consent record as a contact item keeps it (and its activity's
+ * `signed_up` and `confirmed` events copy it).
+ */
+export const ConsentEntry = v.object({
+  pageId: v.string(),
+  pageVersion: v.number(),
+  consentText: v.string(),
+  ip: optionalText,
+  userAgent: optionalText,
+  referrer: optionalText,
+  askedFields: v.optional(
+    v.array(
+      v.object({ key: v.string(), label: v.string(), required: v.boolean() }),
+    ),
+  ),
+  signedUpAt: v.string(),
+  confirmedAt: optionalText,
+});
+
 export const ContactItem = itemSchema('Contact', {
   id: v.string(),
   listId: v.string(),
@@ -102,29 +122,7 @@ export const ContactItem = itemSchema('Contact', {
   updatedAt: v.string(),
   version: v.number(),
   ...optionalFields,
-  consents: v.optional(
-    v.array(
-      v.object({
-        pageId: v.string(),
-        pageVersion: v.number(),
-        consentText: v.string(),
-        ip: optionalText,
-        userAgent: optionalText,
-        referrer: optionalText,
-        askedFields: v.optional(
-          v.array(
-            v.object({
-              key: v.string(),
-              label: v.string(),
-              required: v.boolean(),
-            }),
-          ),
-        ),
-        signedUpAt: v.string(),
-        confirmedAt: optionalText,
-      }),
-    ),
-  ),
+  consents: v.optional(v.array(ConsentEntry)),
   signupNames: v.optional(v.array(v.picklist(['firstName', 'lastName']))),
   fields: v.optional(
     v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
