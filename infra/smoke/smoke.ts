@@ -702,7 +702,7 @@ export const CLEANUPS: readonly Cleanup[] = [
       }
       return {
         kept: false,
-        note: `${data.length} left subscribed, now unsubscribed (the API deletes no contact)`,
+        note: `${data.length} left subscribed, now unsubscribed (kept: an erasure is for a person's request, not a cleanup)`,
       };
     },
   },
@@ -712,7 +712,7 @@ export const CLEANUPS: readonly Cleanup[] = [
     async run({ names, created }) {
       return {
         kept: true,
-        why: `list "${names.listName}" (${created.listId}): the API has no DELETE /lists (nor DELETE /contacts)`,
+        why: `list "${names.listName}" (${created.listId}): the API has no DELETE /lists`,
       };
     },
   },
