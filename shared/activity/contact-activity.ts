@@ -24,7 +24,7 @@ import { withoutAddresses } from './without-addresses.ts';
  * The consent a write recorded: the newest of `after` that `before` did
  * not hold (a sign-up through a hosted page appends one).
  */
-const newConsentOf = (
+export const newConsentOf = (
   before: Contact | undefined,
   after: Contact,
 ): ConsentRecord | undefined => {

@@ -194,7 +194,7 @@ export const DeletedCampaign = v.pipe(
   v.title('DeletedCampaign'),
 );
 
-const summaryOf = (campaign: Campaign): CampaignSummary => ({
+export const summaryOf = (campaign: Campaign): CampaignSummary => ({
   id: campaign.id,
   name: campaign.name,
   subject: campaign.subject,

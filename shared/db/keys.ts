@@ -627,6 +627,14 @@ const CONTACT_SK = /^CONTACT#(.+)$/;
  * undefined for a key of another access pattern.
  */
 export const keyParsers = {
+  /**
+   * The organization of an item kept under it: its partition is the
+   * organization's (`ORG#<id>`) or one below it (`ORG#<id>#…`).
+   */
+  organization: (key: { PK?: unknown }): string | undefined => {
+    if (typeof key.PK !== 'string') return;
+    return /^ORG#([^#]+)(?:#|$)/.exec(key.PK)?.[1];
+  },
   /** The inverse of {@link keys.contact}. */
   contact: (key: { PK?: unknown; SK?: unknown }): ContactKey | undefined => {
     if (typeof key.PK !== 'string' || typeof key.SK !== 'string') return;

@@ -24,7 +24,7 @@ import type {
 import { type SesEvent, tagOf } from './ses-event.ts';
 
 /** The recipients an event is about, normalized. */
-const recipientsOf = (event: SesEvent): string[] => {
+export const recipientsOf = (event: SesEvent): string[] => {
   const addresses = (() => {
     switch (event.eventType) {
       case 'Bounce':
@@ -44,7 +44,7 @@ const recipientsOf = (event: SesEvent): string[] => {
 };
 
 /** When the event happened, as SES says (the message's time for a send). */
-const instantOf = (event: SesEvent): string => {
+export const instantOf = (event: SesEvent): string => {
   switch (event.eventType) {
     case 'Bounce':
       return event.bounce.timestamp;
@@ -85,7 +85,9 @@ const ACTIVITY_OF: Partial<Record<SesEvent['eventType'], MailActivityType>> = {
  * the message's tags alone (kind, campaign, sequence or series, step);
  * none for a message of no contact (a test send) or of another kind.
  */
-const activityMessageOf = (event: SesEvent): ActivityMessage | undefined => {
+export const activityMessageOf = (
+  event: SesEvent,
+): ActivityMessage | undefined => {
   const kind = ACTIVITY_MESSAGE_KINDS.find((k) => k === tagOf(event, 'kind'));
   if (!kind) return undefined;
   const campaignId = tagOf(event, 'campaign');

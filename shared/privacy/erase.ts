@@ -242,6 +242,7 @@ export const erasePerson = async (
     erasedBy: { keyId: caller.keyId, userId: caller.userId },
     target,
     contacts: removed.length,
+    contactIds: removed,
     journeys,
     topicOptOuts,
     items:

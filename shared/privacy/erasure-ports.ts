@@ -18,6 +18,11 @@ export interface Erasure {
   target: ErasureTarget;
   /** Contacts deleted (one per list that held the address). */
   contacts: number;
+  /**
+   * Their ids: they name nothing any more, and tell a system that kept
+   * them (from webhooks, say) what to erase on its side.
+   */
+  contactIds: string[];
   /** Journeys through sequences deleted, their pending steps cancelled. */
   journeys: number;
   /** Topic opt-outs deleted. */

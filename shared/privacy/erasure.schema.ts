@@ -38,6 +38,12 @@ export const ErasureView = v.pipe(
       ),
     ),
     contacts: Count('Contacts deleted: one per list that held the address'),
+    contactIds: v.pipe(
+      v.array(ViewId),
+      v.description(
+        'The ids of the contacts deleted (they name nothing any more): what a system that kept them, from webhooks say, erases on its side. Empty in records older than the field',
+      ),
+    ),
     journeys: Count(
       'Journeys through sequences deleted, their pending steps cancelled',
     ),
@@ -57,6 +63,7 @@ export const erasureView = (erasure: Erasure): ErasureView => ({
   erasedBy: erasure.erasedBy,
   target: erasure.target,
   contacts: erasure.contacts,
+  contactIds: erasure.contactIds,
   journeys: erasure.journeys,
   topicOptOuts: erasure.topicOptOuts,
   items: erasure.items,

@@ -96,6 +96,10 @@ describe('erasures over HTTP (issue 31 §2)', () => {
     // Assert
     expect(erased.status).toBe(201);
     expect(erased.json.data).toMatchObject({ target: 'contact', contacts: 2 });
+    // The ids of what is gone, for a system that kept them (issue 32).
+    expect([...erased.json.data.contactIds].sort()).toEqual(
+      [contactId, otherId].sort(),
+    );
     expect(again.status).toBe(404);
     expect(again.json.code).toBe('contact.notFound');
     expect(sibling.status).toBe(404);

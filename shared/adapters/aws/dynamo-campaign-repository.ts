@@ -33,7 +33,7 @@ import {
 const nullable = <S extends v.GenericSchema>(schema: S) =>
   v.optional(v.nullable(schema), null);
 
-const CampaignItem = itemSchema('Campaign', {
+export const CampaignItem = itemSchema('Campaign', {
   id: v.string(),
   name: v.string(),
   subject: v.string(),

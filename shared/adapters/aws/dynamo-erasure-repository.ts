@@ -22,12 +22,14 @@ import { type DynamoTable, transactWrite } from './dynamo-table.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-const ErasureItem = itemSchema('Erasure', {
+export const ErasureItem = itemSchema('Erasure', {
   id: v.string(),
   erasedAt: v.string(),
   erasedBy: v.object({ keyId: v.string(), userId: v.string() }),
   target: v.picklist(ERASURE_TARGETS),
   contacts: Count,
+  // Absent from records written before the ids were kept.
+  contactIds: v.optional(v.array(v.string()), () => []),
   journeys: Count,
   topicOptOuts: Count,
   items: Count,
