@@ -26,6 +26,15 @@ import {
 } from 'openapi3-ts/oas31';
 import * as v from 'valibot';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_EVENTS,
+  type WebhookEventType,
+} from '../webhooks/events.ts';
+import {
+  webhookPayloadSchema,
+  webhookPayloadTitle,
+} from '../webhooks/payloads.ts';
 import { ErrorEnvelope, pageEnvelope, successEnvelope } from './envelopes.ts';
 import {
   type Answer,
@@ -612,6 +621,65 @@ const overview = (): string =>
     codeTable(),
   ].join('\n\n');
 
+/** The headers of a webhook delivery (the Standard Webhooks scheme). */
+const WEBHOOK_HEADERS: ParameterObject[] = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      "The event id (the body's `id`): the same on every attempt, and for the same fact. Drop a repeat.",
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description:
+      'When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (5 minutes).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      "One or more `v1,<base64>` signatures, space-separated: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret (the bytes of its `whsec_` value, base64-decoded). Two while a rolled secret's old value is still valid. Any one matching is enough; the `standardwebhooks` libraries check it.",
+    schema: { type: 'string' },
+  },
+];
+
+/** `contact.tagged` → `onContactTagged`. */
+const webhookOperationId = (type: WebhookEventType) =>
+  `on${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}`;
+
+/** The delivery of one event type, as the document's `webhooks` lists it. */
+const webhookOperation = (type: WebhookEventType): OperationObject => ({
+  operationId: webhookOperationId(type),
+  summary: type,
+  description: `${WEBHOOK_EVENTS[type]}\n\nPOSTed to each enabled endpoint that takes \`${type}\`, signed; see the webhooks tag.`,
+  tags: ['webhooks'],
+  security: [],
+  parameters: WEBHOOK_HEADERS,
+  requestBody: {
+    required: true,
+    content: {
+      'application/json': {
+        schema: schemaRef(webhookPayloadTitle(type)),
+      },
+    },
+  },
+  responses: {
+    '2XX': {
+      description:
+        'Received. Any other answer, a redirect included, or none within 5 seconds, is a failure: the delivery is retried.',
+    },
+  },
+});
+
 /**
  * Builds the OpenAPI 3.1 document of `groups`: one operation per route,
  * tagged with its group.
@@ -629,7 +697,12 @@ export const buildOpenApi = (
     ),
   );
   const converter = new SchemaConverter(
-    titledSchemas([...answerSchemas, pageEnvelope(v.unknown()), ErrorEnvelope]),
+    titledSchemas([
+      ...answerSchemas,
+      ...WEBHOOK_EVENT_TYPES.map(webhookPayloadSchema),
+      pageEnvelope(v.unknown()),
+      ErrorEnvelope,
+    ]),
   );
 
   const builder = OpenApiBuilder.create()
@@ -693,5 +766,8 @@ export const buildOpenApi = (
     }
   }
   for (const [path, item] of paths) builder.addPath(path, item);
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    builder.addWebhook(type, { post: webhookOperation(type) });
+  }
   return builder.getSpec();
 };

@@ -21,7 +21,7 @@ const TIMEOUT = 120_000;
 
 /** The client: each refused call is on the line after its directive. */
 const CLIENT = `import createClient from 'openapi-fetch';
-import type { paths } from './api.js';
+import type { paths, webhooks } from './api.js';
 
 const client = createClient<paths>({ baseUrl: 'https://mail.example.test/api/v1' });
 const listId = '00000000-0000-4000-8000-000000000001';
@@ -69,6 +69,15 @@ export const doubleOptIn = () =>
 export const unknownStatus = () =>
   // @ts-expect-error: no such status
   client.POST('/lists/{listId}/contacts/bulk', { ...path, body: { contacts: [{ email: 'ada@example.test', status: 'active' }] } });
+
+/** A webhook receiver, typed from the document's \`webhooks\` (issue 32). */
+type Unsubscribed = webhooks['contact.unsubscribed']['post']['requestBody']['content']['application/json'];
+export const onUnsubscribed = (event: Unsubscribed): string =>
+  \`\${event.id} \${event.type} \${event.data.contact.email} by \${event.data.via ?? 'unknown'}\`;
+type Clicked = webhooks['mail.clicked']['post']['requestBody']['content']['application/json'];
+export const onClicked = (event: Clicked): string => \`\${event.data.link} \${event.data.mail.campaignId ?? ''}\`;
+// @ts-expect-error: an unsubscribed event names no tag
+export const tagOfUnsubscribed = (event: Unsubscribed) => event.data.tag;
 `;
 
 /** The compiler's diagnostics of `file`, as `line: message`. */

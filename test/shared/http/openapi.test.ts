@@ -8,6 +8,7 @@
 import type {
   OpenAPIObject,
   OperationObject,
+  ParameterObject,
   ReferenceObject,
   ResponseObject,
   SchemaObject,
@@ -27,6 +28,7 @@ import {
   type Route,
   routeFor,
 } from '../../../shared/http/route.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/events.ts';
 
 const route = routeFor<Deps>();
 
@@ -757,5 +759,28 @@ describe("the spec's paths", () => {
     expect(built, 'move them to SPEC_OPERATIONS_BUILT and the README').toEqual(
       [],
     );
+  });
+});
+
+describe('the webhooks of the document (issue 32 §1)', () => {
+  it('lists every event type once, its body a titled component, with the three signature headers', () => {
+    // Act
+    const hooks = document.webhooks ?? {};
+    // Assert
+    expect(Object.keys(hooks)).toEqual(WEBHOOK_EVENT_TYPES);
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const post = hooks[type]?.post as OperationObject;
+      const body = post.requestBody as {
+        content: Record<string, { schema: { $ref: string } }>;
+      };
+      const ref = body.content['application/json']?.schema.$ref ?? '';
+      const component = document.components?.schemas?.[
+        ref.split('/').at(-1) ?? ''
+      ] as SchemaObject;
+      expect(component?.properties?.type).toMatchObject({ const: type });
+      expect((post.parameters as ParameterObject[]).map((p) => p.name)).toEqual(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+      );
+    }
   });
 });
