@@ -43,13 +43,13 @@ export const streamConsumerFunction = <const B extends Bindings, T>(
 export const streamConsumerFunctions: readonly StreamConsumerFunction[] = [
   streamConsumerFunction({
     description:
-      "Contact writes: the tag index gets an entry per tag gained and loses one per tag lost (a tag filter reads only the tag's contacts); the audience facts each write implies (a first join, a new tag; none for a bulk import) enrol contacts in sequences.",
+      "Contact writes: the tag index gets an entry per tag gained and loses one per tag lost (a tag filter reads only the tag's contacts); the audience facts each write implies (a first join, a new tag; none for a bulk import) enrol contacts in sequences; the contact's activity; its webhook events.",
     bindings: contactChangesBindings,
     group: contactChangesConsumer,
   }),
   streamConsumerFunction({
     description:
-      'Journeys in flight: a deleted sequence has its schedules cancelled and its journeys removed; a resumed one sends the steps that came due while it was paused.',
+      "Journeys in flight: a deleted sequence has its schedules cancelled and its journeys removed; a resumed one sends the steps that came due while it was paused. Also the webhook events of campaigns' statuses, journeys' starts and ends, and erasures.",
     bindings: journeysBindings,
     group: journeysConsumer,
   }),

@@ -1,6 +1,6 @@
 /**
  * The `contacts` stream consumer: every committed write of a contact, read
- * from the table's change stream, feeds three readers in one function, so
+ * from the table's change stream, feeds four readers in one function, so
  * that the table's stream keeps at most two readers per shard (AWS
  * throttles past two):
  * - the **tag index** (one small item per list × tag × contact, so that
@@ -16,7 +16,10 @@
  *   themselves, so a crash after a write loses no enrolment;
  * - the **contact's activity**: what the write says happened to the
  *   contact (a status entered and how, a sign-up, a confirmation, tags,
- *   field values), one item per event, an import's writes included.
+ *   field values), one item per event, an import's writes included;
+ * - its **webhook events** (`contact.*`, `signup.submitted`): the same
+ *   derivation as the activity, plus its creation and removal, published
+ *   only when an endpoint of the organization takes them.
  *
  * Each handler is idempotent on its own (index entries derived from the
  * record's two images; an enrolment put only if absent; activity items
@@ -32,19 +35,27 @@ import {
   contactImageOf,
 } from '../../shared/adapters/aws/dynamo-contact-repository.ts';
 import { publishContactFacts } from '../../shared/audience/facts.ts';
-import { type DepsOf, queue, scheduler, table } from '../../shared/bindings.ts';
+import {
+  type DepsOf,
+  queue,
+  scheduler,
+  table,
+  webhookEvents,
+} from '../../shared/bindings.ts';
 import { enrolFromEvents } from '../../shared/sequences/enrolment.ts';
 import { STEPS_QUEUE } from '../../shared/sequences/queue.ts';
 import {
   type StreamChange,
   streamConsumer,
 } from '../../shared/streams/consumer.ts';
+import { emitContactEvents } from '../../shared/webhooks/contact-events.ts';
 
 /**
  * What the `contacts` consumer may use: the tag index's puts and deletes;
  * the activity's puts; the sequences a fact triggers, the contact, the
  * published version (reads); the journey (a conditional put); its first
- * step's schedule, or its message when due at once.
+ * step's schedule, or its message when due at once; the names of its tags
+ * (a batch read) for its webhook events, and their sink.
  */
 export const contactChangesBindings = [
   table({
@@ -54,9 +65,11 @@ export const contactChangesBindings = [
       'enrolments',
       'contacts',
       'activity',
+      'tags',
     ],
     actions: [
       'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
       'dynamodb:Query',
       'dynamodb:PutItem',
       'dynamodb:BatchWriteItem',
@@ -64,6 +77,7 @@ export const contactChangesBindings = [
   }),
   scheduler(STEPS_QUEUE),
   queue(STEPS_QUEUE),
+  webhookEvents,
 ] as const;
 
 /** The deps of the `contacts` consumer. */
@@ -114,6 +128,20 @@ export const recordActivityOf = async (
   });
 };
 
+/** The webhook events' part of a record (a removal's too). */
+export const emitWebhookEventsOf = async (
+  deps: Pick<ContactChangesDeps, 'webhookEvents' | 'tags'>,
+  { before, after }: StreamChange<ContactImage>,
+): Promise<void> => {
+  const orgId = (after ?? before)?.orgId;
+  if (!orgId) return;
+  await emitContactEvents(deps, {
+    orgId,
+    ...(before ? { before: before.contact } : {}),
+    ...(after ? { after: after.contact, origin: after.origin } : {}),
+  });
+};
+
 /** The `contacts` stream consumer. */
 export const contactChangesConsumer = streamConsumer<
   ContactChangesDeps,
@@ -143,6 +171,7 @@ export const contactChangesConsumer = streamConsumer<
       indexTagsOf(deps, change),
       publishFactsOf(deps, change),
       recordActivityOf(deps, change),
+      emitWebhookEventsOf(deps, change),
     ]);
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') throw outcome.reason;

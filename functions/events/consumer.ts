@@ -10,6 +10,7 @@ import {
   type DepsOf,
   PIPELINE_ACTIONS,
   table,
+  webhookEvents,
 } from '../../shared/bindings.ts';
 import {
   KnownOrganizations,
@@ -17,6 +18,9 @@ import {
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
+import type { WebhookEvent } from '../../shared/webhooks/events.ts';
+import { emitEvents } from '../../shared/webhooks/emit.ts';
+import { mailEventsOf } from '../../shared/webhooks/mail-events.ts';
 
 /** What the `events` consumer may use: the table and the address key. */
 export const eventsBindings = [
@@ -43,6 +47,8 @@ export const eventsBindings = [
   }),
   // Suppressions are keyed by address key.
   addressKey,
+  // Each event's webhook events (mail.*), published once per batch.
+  webhookEvents,
 ] as const;
 
 /** The deps of the `events` consumer. */
@@ -72,6 +78,9 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
   // A campaign's events are recorded one by one and counted together: one
   // counter write per campaign and batch, once the batch is handled (see
   // `dynamo-campaign-stats.ts`); if it fails, their messages come again.
+  // Its webhook events (mail.*) are published with the batch's, once
+  // every event was recorded; if that fails, the batch comes again (the
+  // events are the same, with the same ids).
   handle: async (deps, event, delivery) => {
     const { batch } = delivery;
     await recordSesEvent(
@@ -86,6 +95,19 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
             (tally) => tally.commit(),
           )),
     );
+    const found = mailEventsOf(event);
+    if (found.length === 0) return;
+    if (!batch) {
+      await emitEvents(deps, found);
+      return;
+    }
+    batch
+      .share(
+        'webhooks',
+        (): WebhookEvent[] => [],
+        (events) => emitEvents(deps, events).then(() => undefined),
+      )
+      .push(...found);
   },
 });
 

@@ -17,7 +17,6 @@ import {
   type WebhookEventType,
   webhookEventId,
 } from './events.ts';
-import type { WebhookEmitDeps } from './ports.ts';
 
 /** A change of an item of an organization: before and after. */
 export interface Change<T> {
@@ -154,16 +153,3 @@ export const erasureEventsOf = ({
         }),
       ]
     : [];
-
-/** Publishes the events of a change some endpoint takes; reads nothing else. */
-export const emitEvents = async (
-  deps: WebhookEmitDeps,
-  orgId: string,
-  events: readonly WebhookEvent[],
-): Promise<WebhookEvent[]> => {
-  if (events.length === 0) return [];
-  const wanted = await deps.webhookEvents.wanted(orgId);
-  const taken = events.filter((e) => wanted.has(e.type));
-  if (taken.length > 0) await deps.webhookEvents.publish(taken);
-  return taken;
-};

@@ -1,0 +1,32 @@
+/**
+ * Application logic: hands events found in committed facts to the sink,
+ * keeping only the types some enabled endpoint of their organization
+ * takes (the sink remembers that per organization for a few seconds).
+ */
+import type { WebhookEvent } from './events.ts';
+import type { WebhookEmitDeps } from './ports.ts';
+
+/**
+ * Publishes the events someone takes, of any organizations, in one call;
+ * returns them. Nothing is sent when none is wanted.
+ */
+export const emitEvents = async (
+  deps: WebhookEmitDeps,
+  events: readonly WebhookEvent[],
+): Promise<WebhookEvent[]> => {
+  if (events.length === 0) return [];
+  const orgIds = [...new Set(events.map((event) => event.orgId))];
+  const wanted = new Map(
+    await Promise.all(
+      orgIds.map(
+        async (orgId) =>
+          [orgId, await deps.webhookEvents.wanted(orgId)] as const,
+      ),
+    ),
+  );
+  const taken = events.filter((event) =>
+    wanted.get(event.orgId)?.has(event.type),
+  );
+  if (taken.length > 0) await deps.webhookEvents.publish(taken);
+  return taken;
+};
