@@ -49,17 +49,20 @@ export const DeliveryQuery = v.object({
 });
 export type DeliveryQueryInput = v.InferOutput<typeof DeliveryQuery>;
 
-/** Body of POST /webhooks/{webhookId}/test. */
-export const TestWebhookBody = v.object({
-  type: v.optional(
-    v.pipe(
-      WebhookEventTypeSchema,
-      v.description(
-        'The type of the sample event (default: the first the endpoint takes); any type may be tried',
+/** Body of POST /webhooks/{webhookId}/test (optional). */
+export const TestWebhookBody = v.optional(
+  v.object({
+    type: v.optional(
+      v.pipe(
+        WebhookEventTypeSchema,
+        v.description(
+          'The type of the sample event (default: the first the endpoint takes); any type may be tried',
+        ),
       ),
     ),
-  ),
-});
+  }),
+  {},
+);
 export type TestWebhookInput = v.InferOutput<typeof TestWebhookBody>;
 
 const attemptEntries = {

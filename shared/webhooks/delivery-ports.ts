@@ -139,6 +139,18 @@ export interface WebhookUrlRules {
   allowLoopback: boolean;
 }
 
+/** The stores of webhook delivery, as the deps aggregate holds them. */
+export interface WebhookStoresDeps {
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
+}
+
+/** The guarded HTTP client and the URL rules of this stack. */
+export interface WebhookCallsDeps {
+  webhookSender: WebhookSender;
+  webhookUrlRules: WebhookUrlRules;
+}
+
 /** What the endpoint routes need. */
 export interface WebhookEndpointDeps extends Pick<CoreDeps, 'clock' | 'ids'> {
   webhooks: WebhookRepository;

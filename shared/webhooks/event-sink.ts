@@ -38,7 +38,7 @@ export class QueuedWebhookEventSink implements WebhookEventSink {
   constructor(
     private readonly options: {
       subscriptions: WebhookSubscriptionReader;
-      queue: () => QueueSender;
+      queue: () => QueueSender | Promise<QueueSender>;
       clock: Clock;
       cacheMs?: number;
     },
@@ -87,7 +87,7 @@ export class QueuedWebhookEventSink implements WebhookEventSink {
     });
     if (sent.length === 0) return;
     await sendAll(
-      this.options.queue(),
+      await this.options.queue(),
       sent.map((event) => ({
         message: event,
         options: { group: event.orgId },
