@@ -14,6 +14,14 @@ import {
 } from './events/consumer.ts';
 import { sendBindings, sendConsumer } from './sender/consumer.ts';
 import { stepsBindings, stepsConsumer } from './steps/consumer.ts';
+import {
+  webhookDeliveriesBindings,
+  webhookDeliveriesConsumer,
+} from './webhook-deliveries/consumer.ts';
+import {
+  webhookFanoutBindings,
+  webhookFanoutConsumer,
+} from './webhook-fanout/consumer.ts';
 
 /** Events of an EventBridge bus this group's queue receives. */
 export interface EventSubscription {
@@ -85,5 +93,17 @@ export const consumerFunctions: readonly ConsumerFunction[] = [
       "Journeys: each step of a contact's sequence sent once when it falls due, the next one scheduled; resumes and clean-ups after a delete.",
     bindings: stepsBindings,
     group: stepsConsumer,
+  }),
+  consumerFunction({
+    description:
+      'Webhook events: each becomes one delivery per enabled endpoint of its organization that takes its type, the first attempt queued.',
+    bindings: webhookFanoutBindings,
+    group: webhookFanoutConsumer,
+  }),
+  consumerFunction({
+    description:
+      'Webhook attempts: each a signed POST with its own 5 s, a batch at once; failures retried with back-off for 77 hours, a failing endpoint probed by one delivery while the others wait.',
+    bindings: webhookDeliveriesBindings,
+    group: webhookDeliveriesConsumer,
   }),
 ];

@@ -33,6 +33,7 @@ import {
 import { tagBindings, tagRoutes } from './tags/routes.ts';
 import { templateBindings, templateRoutes } from './templates/routes.ts';
 import { topicBindings, topicRoutes } from './topics/routes.ts';
+import { webhookBindings, webhookRoutes } from './webhooks/routes.ts';
 
 /** A group's handler, as Lambda (or the local gateway) invokes it. */
 export type GroupHandler = (
@@ -228,6 +229,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/domains/lambda.ts',
     bindings: domainBindings,
     routes: domainRoutes,
+    pipeline: createApiHandler,
+  }),
+  endpointGroup({
+    name: 'webhooks',
+    description:
+      'Webhooks: endpoints that receive the organization’s events as they happen, signed per Standard Webhooks, retried for 77 hours, with a delivery log, redeliveries and test calls.',
+    entry: 'functions/webhooks/lambda.ts',
+    bindings: webhookBindings,
+    routes: webhookRoutes,
     pipeline: createApiHandler,
   }),
   endpointGroup({

@@ -61,6 +61,8 @@ export const STORE_NAMES = [
   'sequences',
   'enrolments',
   'exportReader',
+  'webhooks',
+  'webhookDeliveries',
 ] as const satisfies readonly (keyof Deps)[];
 
 /** One store of the table. */
@@ -130,6 +132,21 @@ export interface SchedulerBinding {
 export interface SignupFormsBinding {
   kind: 'signupForms';
 }
+/**
+ * Publishes webhook events (`webhookEvents`: the sink emitters hand their
+ * events to): may read the organizations' subscription summaries
+ * (`dynamodb:GetItem`) and send to the fan-out queue.
+ */
+export interface WebhookEventsBinding {
+  kind: 'webhookEvents';
+}
+/**
+ * Calls webhook endpoints over the internet through the guarded client,
+ * and knows the URL rules of this stack (https only on AWS).
+ */
+export interface WebhookCallsBinding {
+  kind: 'webhookCalls';
+}
 /** Sends messages to a consumer group's queue. */
 export interface QueueBinding<Q extends string = string> {
   kind: 'queue';
@@ -148,6 +165,8 @@ export type Binding =
   | SendingQuotaBinding
   | SchedulerBinding
   | SignupFormsBinding
+  | WebhookEventsBinding
+  | WebhookCallsBinding
   | QueueBinding;
 
 /** A group's declared list of bindings. */
@@ -178,6 +197,8 @@ export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
 export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
 export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
 export const signupForms: SignupFormsBinding = { kind: 'signupForms' };
+export const webhookEvents: WebhookEventsBinding = { kind: 'webhookEvents' };
+export const webhookCalls: WebhookCallsBinding = { kind: 'webhookCalls' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -221,7 +242,10 @@ interface Provided<B extends Binding> {
   };
   sendingQuota: { provider: AccountReader };
   signupForms: { signupForms: SignupFormSettings };
-  scheduler: SchedulingDeps & { scheduleMinLeadSeconds: number };
+  scheduler: SchedulingDeps &
+    Pick<Deps, 'scheduleMinLeadSeconds' | 'queueDelayMaxSeconds'>;
+  webhookEvents: Pick<Deps, 'webhookEvents'>;
+  webhookCalls: Pick<Deps, 'webhookSender' | 'webhookUrlRules'>;
   queue: {
     queues: QueueSenders<B extends QueueBinding<infer Q> ? Q : never>;
   };

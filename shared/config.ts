@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import { type Binding, type Bindings, bindingsOf } from './bindings.ts';
+import { WEBHOOK_FANOUT_QUEUE } from './webhooks/queues.ts';
 
 const seconds = (fallback: number) =>
   v.optional(
@@ -147,6 +148,11 @@ const VARIABLES = {
     /** …or the ARN of the Secrets Manager secret holding it (AWS). */
     SIGNUP_CAPTCHA_SECRET_ARN: v.optional(Text),
   },
+  webhookEvents: {
+    /** The table holding the organizations' subscription summaries. */
+    TABLE_NAME: Text,
+  },
+  webhookCalls: {},
   queue: {},
 } as const satisfies Record<Binding['kind'], v.ObjectEntries>;
 
@@ -202,6 +208,10 @@ export const configSchemaOf = (bindings: Bindings) => {
     Object.assign(entries, VARIABLES[binding.kind]);
     if (binding.kind === 'queue') {
       entries[queueUrlEnv(binding.queue)] = v.pipe(v.string(), v.url());
+    }
+    if (binding.kind === 'webhookEvents') {
+      // Where the events go: the fan-out consumer's queue.
+      entries[queueUrlEnv(WEBHOOK_FANOUT_QUEUE)] = v.pipe(v.string(), v.url());
     }
     if (binding.kind === 'scheduler') {
       for (const target of binding.queues) {

@@ -28,6 +28,11 @@ import type {
 } from './signup/ports.ts';
 import type { TemplatesDeps } from './templates/ports.ts';
 import type { TopicsDeps } from './topics/ports.ts';
+import type {
+  WebhookCallsDeps,
+  WebhookStoresDeps,
+} from './webhooks/delivery-ports.ts';
+import type { WebhookEmitDeps } from './webhooks/ports.ts';
 
 /** Everything the domain and the pipeline need, built once per container. */
 export interface Deps
@@ -46,6 +51,9 @@ export interface Deps
     DeliveryDeps,
     CampaignStatsDeps,
     SchedulingDeps,
+    WebhookStoresDeps,
+    WebhookCallsDeps,
+    WebhookEmitDeps,
     Pick<
       CampaignsDeps,
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
@@ -58,6 +66,12 @@ export interface Deps
   signupForms: SignupFormSettings;
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
+  /**
+   * The longest wait sent as a delayed queue message; a longer one is a
+   * schedule (900 s, SQS's limit, on AWS; shorter on the local stack, so
+   * that its movable clock moves the waits).
+   */
+  queueDelayMaxSeconds: number;
   /** The consumer queues a function may send to, by group name. */
   queues: QueueSenders<string>;
   // Topics see contacts through a narrower port; the audience's store is one.

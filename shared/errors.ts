@@ -184,6 +184,27 @@ export const ERROR_CODES = {
     413,
     'The export is over 5 MB, the most one answer carries (a Lambda answer is at most 6 MB)',
   ),
+  // Webhooks (issue 32): endpoints and their delivery log
+  'webhook.notFound': entry(
+    404,
+    'No webhook endpoint of the organization has this id',
+  ),
+  'webhook.limitReached': entry(
+    400,
+    'The organization has the most webhook endpoints it may have (20)',
+  ),
+  'webhook.changed': entry(
+    409,
+    'The webhook endpoint changed while the request ran, again and again; retry',
+  ),
+  'webhook.disabled': entry(
+    409,
+    'The webhook endpoint is disabled: enable it (PATCH enabled: true) before sending to it',
+  ),
+  'webhookDelivery.notFound': entry(
+    404,
+    'The endpoint has no delivery with this id (deliveries are kept 30 days)',
+  ),
   // The suppression list
   'suppression.notFound': entry(
     404,

@@ -137,6 +137,18 @@ export interface QueueSender {
    * `delaySeconds` (0–900) keeps the message out of sight that long.
    */
   send(message: unknown, options?: SendOptions): Promise<void>;
+  /**
+   * Sends up to ten messages in one request (SQS `SendMessageBatch`), each
+   * with its own options; rejects unless every one was taken. A sender
+   * without it sends them one by one.
+   */
+  sendBatch?(messages: readonly QueueMessage[]): Promise<void>;
+}
+
+/** One message of a batch, and how it is sent. */
+export interface QueueMessage {
+  message: unknown;
+  options?: SendOptions;
 }
 
 /** The queues a function may send to, by consumer group name. */

@@ -34,6 +34,7 @@ import { Construct } from 'constructs';
 import type { TrackingDomain } from '../../shared/adapters/aws/ses-email-provider.ts';
 import type { Bindings, TableAction } from '../../shared/bindings.ts';
 import { queueUrlEnv } from '../../shared/config.ts';
+import { WEBHOOK_FANOUT_QUEUE } from '../../shared/webhooks/queues.ts';
 import { type BundleOptions, bundleFunction, repoRoot } from '../bundle.ts';
 
 /** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
@@ -350,15 +351,29 @@ export class AppFunction extends Construct {
           scheduling.grantScheduling(this, targets);
           break;
         }
-        case 'queue': {
-          const queue = resources.queues?.get(binding.queue);
-          if (!queue) throw new Error(`No queue named ${binding.queue}`);
-          queue.grantSendMessages(this.fn);
-          this.bindEnvironment(queueUrlEnv(binding.queue), queue.queueUrl);
+        case 'queue':
+          this.bindQueue(resources, binding.queue);
           break;
-        }
+        case 'webhookEvents':
+          // The summaries (one GetItem per organization every few seconds)
+          // and the fan-out queue.
+          resources.table.grant(this.fn, 'dynamodb:GetItem');
+          this.bindEnvironment('TABLE_NAME', resources.table.tableName);
+          this.bindQueue(resources, WEBHOOK_FANOUT_QUEUE);
+          break;
+        case 'webhookCalls':
+          // Calls out to the internet: no grant, no variable.
+          break;
       }
     }
+  }
+
+  /** Lets the function send to a consumer group's queue, and tells it the URL. */
+  private bindQueue(resources: BindingResources, name: string): void {
+    const queue = resources.queues?.get(name);
+    if (!queue) throw new Error(`No queue named ${name}`);
+    queue.grantSendMessages(this.fn);
+    this.bindEnvironment(queueUrlEnv(name), queue.queueUrl);
   }
 
   /**

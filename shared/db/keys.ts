@@ -594,6 +594,62 @@ export const keys = {
     PK: org(orgId),
     skPrefix: 'ERASURE#',
   }),
+  /** A webhook endpoint of an organization. */
+  webhook: (orgId: string, webhookId: string): Key => ({
+    PK: org(orgId),
+    SK: `WEBHOOK#${webhookId}`,
+  }),
+  /** The organization's webhook endpoints (a counted collection, `WEBHOOK$count`). */
+  webhooksOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'WEBHOOK#',
+  }),
+  /**
+   * The event types the organization's enabled endpoints take: a counter
+   * per type, moved in every endpoint write's transaction.
+   */
+  webhookSubscriptions: (orgId: string): Key => ({
+    PK: org(orgId),
+    SK: 'WEBHOOKTYPES',
+  }),
+  /** An event's body, once for all its deliveries (with a TTL). */
+  webhookEvent: (orgId: string, eventId: string): Key => ({
+    PK: `${org(orgId)}#WEBHOOKEVENT#${eventId}`,
+    SK: 'EVENT',
+  }),
+  /** One delivery of an event to an endpoint (with a TTL). */
+  webhookDelivery: (
+    orgId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#WEBHOOK#${webhookId}`,
+    SK: `DELIVERY#${deliveryId}`,
+  }),
+  /** An endpoint's deliveries, by time-ordered id. */
+  webhookDeliveries: (orgId: string, webhookId: string): QueryKey => ({
+    PK: `${org(orgId)}#WEBHOOK#${webhookId}`,
+    skPrefix: 'DELIVERY#',
+  }),
+  /** An endpoint's health: its failures and the probe of its circuit. */
+  webhookHealth: (orgId: string, webhookId: string): Key => ({
+    PK: `${org(orgId)}#WEBHOOK#${webhookId}`,
+    SK: 'HEALTH',
+  }),
+  /** A delivery waiting for its endpoint to recover. */
+  webhookParked: (
+    orgId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#WEBHOOK#${webhookId}`,
+    SK: `PARKED#${deliveryId}`,
+  }),
+  /** The deliveries waiting for an endpoint, oldest first. */
+  webhookParkedOf: (orgId: string, webhookId: string): QueryKey => ({
+    PK: `${org(orgId)}#WEBHOOK#${webhookId}`,
+    skPrefix: 'PARKED#',
+  }),
   /** One SES event of one message, recorded once (with a TTL). */
   deliveryEvent: (orgId: string, messageId: string, event: string): Key => ({
     PK: `${org(orgId)}#MESSAGE#${messageId}`,

@@ -190,6 +190,10 @@ export const awsDeps = async <const B extends Bindings>(
         ),
       });
     },
+    // Never configurable on AWS: https only, no loopback.
+    webhookCalls: () => ({
+      rules: { httpsOnly: true, allowLoopback: false },
+    }),
     queue: async (name) => {
       const { SqsQueueSender } = await import(
         '../adapters/aws/sqs-queue-sender.ts'

@@ -28,6 +28,12 @@ import type { Scheduler } from '../scheduling/ports.ts';
 import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
 import type { SignupFormSettings } from '../signup/ports.ts';
+import type {
+  WebhookCallsDeps,
+  WebhookSender,
+  WebhookUrlRules,
+} from '../webhooks/delivery-ports.ts';
+import { WEBHOOK_FANOUT_QUEUE } from '../webhooks/queues.ts';
 import { loadStores } from './stores.ts';
 
 /** The table and the settings of its stores. */
@@ -66,6 +72,19 @@ export interface DepsOptions {
   queue?: (name: string) => Awaitable<QueueSender>;
   /** The defences of the public sign-up form (operator settings). */
   signupForms?: () => Awaitable<SignupFormSettings>;
+  /**
+   * The longest wait sent as a delayed queue message (default 900 s, SQS's
+   * limit); longer ones are schedules.
+   */
+  queueDelayMaxSeconds?: number;
+  /**
+   * The URL rules of webhook endpoints here, and the client that calls
+   * them (default: the guarded client under those rules).
+   */
+  webhookCalls?: () => Awaitable<{
+    rules: WebhookUrlRules;
+    sender?: WebhookSender;
+  }>;
 }
 
 /**
@@ -100,6 +119,51 @@ const tableDeps = async (
   audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
   apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
 });
+
+/**
+ * The sink of webhook events: the table's subscription summaries, read
+ * through a small adapter of its own, and the fan-out queue, asked for
+ * when first sent to.
+ */
+const webhookEventsOf = async (options: DepsOptions, clock: Clock) => {
+  const table = await need(options.table, 'webhookEvents');
+  const queue = options.queue;
+  if (!queue) throw new Error('The composition root provides no queues');
+  const [{ DynamoWebhookSubscriptions }, { QueuedWebhookEventSink }] =
+    await Promise.all([
+      import('../adapters/aws/dynamo-webhook-subscriptions.ts'),
+      import('../webhooks/event-sink.ts'),
+    ]);
+  return new QueuedWebhookEventSink({
+    subscriptions: new DynamoWebhookSubscriptions({
+      client: table.dynamo,
+      tableName: table.tableName,
+    }),
+    queue: () => queue(WEBHOOK_FANOUT_QUEUE),
+    clock,
+  });
+};
+
+/**
+ * The webhook client: the one given, or the guarded client under the
+ * rules (loaded with the first call).
+ */
+const webhookCallsOf = (calls: {
+  rules: WebhookUrlRules;
+  sender?: WebhookSender;
+}): WebhookCallsDeps => {
+  let guarded: Promise<WebhookSender> | undefined;
+  const sender: WebhookSender = calls.sender ?? {
+    post: async (request) => {
+      guarded ??= import('../adapters/guarded-webhook-sender.ts').then(
+        ({ GuardedWebhookSender }) =>
+          new GuardedWebhookSender({ rules: calls.rules }),
+      );
+      return (await guarded).post(request);
+    },
+  };
+  return { webhookSender: sender, webhookUrlRules: calls.rules };
+};
 
 /** What one binding adds to the deps. */
 const provide = async (
@@ -162,6 +226,13 @@ const provide = async (
       return {
         scheduler: await need(options.scheduler, 'scheduler'),
         scheduleMinLeadSeconds: options.scheduleMinLeadSeconds ?? 120,
+        queueDelayMaxSeconds: options.queueDelayMaxSeconds ?? 900,
+      };
+    case 'webhookEvents':
+      return { webhookEvents: await webhookEventsOf(options, clock) };
+    case 'webhookCalls':
+      return {
+        ...webhookCallsOf(await need(options.webhookCalls, 'webhookCalls')),
       };
     case 'signupForms':
       return { signupForms: await need(options.signupForms, 'signupForms') };
@@ -221,6 +292,8 @@ export const ALL_BINDINGS = [
   { kind: 'sendingQuota' },
   { kind: 'scheduler', queues: [] },
   { kind: 'signupForms' },
+  { kind: 'webhookEvents' },
+  { kind: 'webhookCalls' },
 ] as const satisfies Bindings;
 
 /** Marshalling options of every document client we create. */

@@ -25,6 +25,10 @@ import type { Deps } from '../deps.ts';
 import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { SignupFormSettings } from '../signup/ports.ts';
+import type {
+  WebhookSender,
+  WebhookUrlRules,
+} from '../webhooks/delivery-ports.ts';
 import { buildAdminDeps } from './admin.ts';
 import { ALL_BINDINGS, buildDeps, documentClientOptions } from './deps.ts';
 import { signupFormSettings } from './signup-forms.ts';
@@ -68,6 +72,19 @@ export interface LocalOptions {
   scheduleMinLeadSeconds?: number;
   /** The consumer queues, by group name. */
   queues?: QueueSenders<string>;
+  /**
+   * The longest wait sent as a delayed queue message (default 900 s, as
+   * on AWS); `npm start` shortens it so that the movable clock moves
+   * longer waits (schedules follow it, SQS delays do not).
+   */
+  queueDelayMaxSeconds?: number;
+  /**
+   * What webhook endpoints may be here: default http and loopback allowed
+   * (the local inbox), private and metadata addresses never.
+   */
+  webhookUrlRules?: WebhookUrlRules;
+  /** The client that calls webhook endpoints (default: the guarded one). */
+  webhookSender?: WebhookSender;
   /** Base URL of the hosted sign-up pages; default: the API's origin. */
   pagesUrl?: string;
   /**
@@ -76,6 +93,16 @@ export interface LocalOptions {
    */
   signupForms?: Partial<SignupFormSettings>;
 }
+
+/**
+ * The local stack's webhook URL rules: http and loopback allowed, so that
+ * its inbox (and a developer's own receiver) can take deliveries; private,
+ * link-local and metadata addresses refused as on AWS.
+ */
+export const LOCAL_WEBHOOK_URL_RULES: WebhookUrlRules = {
+  httpsOnly: false,
+  allowLoopback: true,
+};
 
 /** A document client for the embedded DynamoDB engine. */
 export const localDynamo = (endpoint: string): DynamoDBDocumentClient =>
@@ -144,6 +171,19 @@ export const localDeps = async (options: LocalOptions): Promise<Deps> => {
       new LocalEmailProvider(options.providerStateFile, dns, clock),
     dns: () => dns,
     scheduler: () => options.scheduler ?? noScheduler,
+    // A queue no option names is a wiring mistake, told when first used.
+    queue: (name) => {
+      const queue = options.queues?.[name];
+      if (!queue) throw new Error(`This local stack has no ${name} queue`);
+      return queue;
+    },
+    ...(options.queueDelayMaxSeconds !== undefined
+      ? { queueDelayMaxSeconds: options.queueDelayMaxSeconds }
+      : {}),
+    webhookCalls: () => ({
+      rules: options.webhookUrlRules ?? LOCAL_WEBHOOK_URL_RULES,
+      ...(options.webhookSender ? { sender: options.webhookSender } : {}),
+    }),
     ...(options.scheduleMinLeadSeconds !== undefined
       ? { scheduleMinLeadSeconds: options.scheduleMinLeadSeconds }
       : {}),

@@ -200,6 +200,18 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoEnrolmentRepository(table);
   },
+  webhooks: async () => {
+    const { DynamoWebhookRepository } = await import(
+      '../adapters/aws/dynamo-webhook-repository.ts'
+    );
+    return (table) => new DynamoWebhookRepository(table);
+  },
+  webhookDeliveries: async () => {
+    const { DynamoWebhookDeliveryRepository } = await import(
+      '../adapters/aws/dynamo-webhook-delivery-repository.ts'
+    );
+    return (table) => new DynamoWebhookDeliveryRepository(table);
+  },
   exportReader: async () => {
     const { DynamoExportReader } = await import(
       '../adapters/aws/dynamo-export-reader.ts'

@@ -148,7 +148,7 @@ export const createTestDeps = async (
     /**
      * Stand-ins for the edges the stream consumers use too (journeys
      * schedule steps and send to the steps queue): without queues, a
-     * sink for the steps queue.
+     * sink for the steps queue and the webhook queues.
      */
     scheduler?: Scheduler;
     queues?: QueueSenders<string>;
@@ -210,7 +210,13 @@ export const createTestDeps = async (
           mailer: options.asyncHalf.mailerWith,
           queues: options.asyncHalf.senders,
         }
-      : { queues: { steps: { send: async () => {} } } }),
+      : {
+          queues: {
+            steps: { send: async () => {} },
+            webhookFanout: { send: async () => {} },
+            webhookDeliveries: { send: async () => {} },
+          },
+        }),
     ...(options.queues ? { queues: options.queues } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.mailer ? { mailer: () => options.mailer as Mailer } : {}),

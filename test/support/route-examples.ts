@@ -52,6 +52,9 @@ export interface Seeded extends TestOrganization {
   pendingContactId: string;
   /** A sign-up page of the list, a draft drawn with a theme. */
   pageId: string;
+  /** A webhook endpoint, enabled, and the delivery of a test event to it. */
+  webhookId: string;
+  webhookDeliveryId: string;
   /**
    * Valid signed tokens of the public links: confirm for the pending
    * contact, the others for the subscribed one.
@@ -268,6 +271,39 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     body: { label: 'Plan', options: ['free', 'pro', 'team'] },
   }),
   'DELETE /fields/{fieldId}': (s) => ({ params: { fieldId: s.fieldId } }),
+  'POST /webhooks': () => ({
+    body: {
+      url: 'https://hooks.example.com/matrix',
+      events: ['contact.created', 'mail.bounced'],
+      description: 'Matrix endpoint',
+    },
+  }),
+  'GET /webhooks': () => ({ query: { page: '1', limit: '20' } }),
+  'GET /webhooks/{webhookId}': (s) => ({ params: { webhookId: s.webhookId } }),
+  'PATCH /webhooks/{webhookId}': (s) => ({
+    params: { webhookId: s.webhookId },
+    body: { description: 'Renamed', events: ['contact.created'] },
+  }),
+  'DELETE /webhooks/{webhookId}': (s) => ({
+    params: { webhookId: s.webhookId },
+  }),
+  'POST /webhooks/{webhookId}/secret/roll': (s) => ({
+    params: { webhookId: s.webhookId },
+  }),
+  'GET /webhooks/{webhookId}/deliveries': (s) => ({
+    params: { webhookId: s.webhookId },
+    query: { limit: '10' },
+  }),
+  'GET /webhooks/{webhookId}/deliveries/{deliveryId}': (s) => ({
+    params: { webhookId: s.webhookId, deliveryId: s.webhookDeliveryId },
+  }),
+  'POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': (s) => ({
+    params: { webhookId: s.webhookId, deliveryId: s.webhookDeliveryId },
+  }),
+  'POST /webhooks/{webhookId}/test': (s) => ({
+    params: { webhookId: s.webhookId },
+    body: { type: 'contact.created' },
+  }),
   'POST /exports': (s) => ({ body: { email: s.contactEmail } }),
   'GET /contacts/{contactId}/export': (s) => ({
     params: { contactId: s.contactId },
@@ -611,6 +647,18 @@ export const seedOrganization = async (
       body: { domain: `${label}-${org.orgId.slice(-8)}.example` },
     }),
   );
+  const webhookId = idOf(
+    await client.post('/webhooks', {
+      key,
+      body: {
+        url: `https://hooks.${label}.example.com/in`,
+        events: ['contact.created'],
+      },
+    }),
+  );
+  const webhookDeliveryId = idOf(
+    await client.post(`/webhooks/${webhookId}/test`, { key }),
+  );
   // Signed as the emails sign them (shared/audience/confirmation.ts,
   // shared/mail/compose.ts).
   const claims = { o: org.orgId, c: contactId };
@@ -657,6 +705,8 @@ export const seedOrganization = async (
     domainId,
     pendingContactId,
     pageId,
+    webhookId,
+    webhookDeliveryId,
     ...journeys,
   };
 };
@@ -756,4 +806,6 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   seriesDraftId: s.seriesDraftId,
   seriesNodeId: s.seriesNodeId,
   pageId: s.pageId,
+  webhookId: s.webhookId,
+  webhookDeliveryId: s.webhookDeliveryId,
 });

@@ -1,9 +1,34 @@
 /**
- * Driven adapter: sends a message to a consumer group's queue with SQS
- * `SendMessage` (AWS, or the embedded engine of the local stack).
+ * Driven adapter: sends messages to a consumer group's queue with SQS
+ * `SendMessage`, or ten at a time with `SendMessageBatch` (AWS, or the
+ * embedded engine of the local stack).
  */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueSender, SendOptions } from '../../ports.ts';
+import {
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { QueueMessage, QueueSender, SendOptions } from '../../ports.ts';
+
+/** The most entries one SendMessageBatch takes. */
+const BATCH_LIMIT = 10;
+
+/** A failed batch is sent again this many times, its failed entries only. */
+const BATCH_ROUNDS = 3;
+
+/** The per-message options of a request, as SQS names them. */
+const optionsOf = (options: SendOptions | undefined) => ({
+  // On a standard queue, a message group makes it a fair queue.
+  ...(options?.group ? { MessageGroupId: options.group } : {}),
+  ...(options?.delaySeconds
+    ? {
+        DelaySeconds: Math.min(
+          900,
+          Math.max(0, Math.round(options.delaySeconds)),
+        ),
+      }
+    : {}),
+});
 
 /** The QueueSender port over one queue URL. */
 export class SqsQueueSender implements QueueSender {
@@ -17,17 +42,42 @@ export class SqsQueueSender implements QueueSender {
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(message),
-        // On a standard queue, a message group makes it a fair queue.
-        ...(options?.group ? { MessageGroupId: options.group } : {}),
-        ...(options?.delaySeconds
-          ? {
-              DelaySeconds: Math.min(
-                900,
-                Math.max(0, Math.round(options.delaySeconds)),
-              ),
-            }
-          : {}),
+        ...optionsOf(options),
       }),
     );
+  }
+
+  /**
+   * Sends up to ten messages in one request. SQS answers entry by entry:
+   * the entries it failed (throttled, say) are sent again, twice at most;
+   * any left failed reject the call.
+   */
+  async sendBatch(messages: readonly QueueMessage[]): Promise<void> {
+    if (messages.length > BATCH_LIMIT) {
+      throw new Error(
+        `A batch holds at most ${BATCH_LIMIT} messages; got ${messages.length}`,
+      );
+    }
+    let entries = messages.map(({ message, options }, index) => ({
+      Id: String(index),
+      MessageBody: JSON.stringify(message),
+      ...optionsOf(options),
+    }));
+    for (let round = 1; entries.length > 0; round++) {
+      const { Failed = [] } = await this.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: entries,
+        }),
+      );
+      if (Failed.length === 0) return;
+      const failed = new Set(Failed.map((entry) => entry.Id));
+      if (round === BATCH_ROUNDS || Failed.some((entry) => entry.SenderFault)) {
+        throw new Error(
+          `SQS took ${entries.length - Failed.length} of ${entries.length} messages: ${Failed.map((entry) => `${entry.Code}: ${entry.Message}`).join('; ')}`,
+        );
+      }
+      entries = entries.filter((entry) => failed.has(entry.Id));
+    }
   }
 }
