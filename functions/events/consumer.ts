@@ -18,8 +18,8 @@ import {
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
-import type { WebhookEvent } from '../../shared/webhooks/events.ts';
 import { emitEvents } from '../../shared/webhooks/emit.ts';
+import type { WebhookEvent } from '../../shared/webhooks/events.ts';
 import { mailEventsOf } from '../../shared/webhooks/mail-events.ts';
 
 /** What the `events` consumer may use: the table and the address key. */

@@ -7,16 +7,19 @@
  * when its fact is read again. An organization no endpoint listens to
  * costs no message and no read beyond the sink's question.
  */
+import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
-  eventsConsumer,
   type EventsDeps,
+  eventsConsumer,
 } from '../../../functions/events/consumer.ts';
 import type { Caller } from '../../../shared/access/model.ts';
-import { addContact } from '../../../shared/audience/contacts.ts';
+import {
+  addContact,
+  unsubscribeContact,
+} from '../../../shared/audience/contacts.ts';
 import { tagContact } from '../../../shared/audience/tags.ts';
-import { unsubscribeContact } from '../../../shared/audience/contacts.ts';
 import { createCampaign } from '../../../shared/campaigns/campaigns.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
@@ -67,9 +70,16 @@ const listening = (w: World, orgIds = [w.orgId]) => {
 /** Holds every event to its type's documented body. */
 const expectDocumented = (events: WebhookEvent[]) => {
   for (const event of events) {
-    const parsed = v.safeParse(webhookPayloadSchema(event.type), payloadOf(event));
+    const parsed = v.safeParse(
+      webhookPayloadSchema(event.type),
+      payloadOf(event),
+    );
     expect(
-      parsed.success ? [] : parsed.issues.map((i) => `${event.type}: ${v.getDotPath(i)} ${i.message}`),
+      parsed.success
+        ? []
+        : parsed.issues.map(
+            (i) => `${event.type}: ${v.getDotPath(i)} ${i.message}`,
+          ),
     ).toEqual([]);
     expect(parsed.output).toEqual(payloadOf(event));
   }
@@ -77,8 +87,8 @@ const expectDocumented = (events: WebhookEvent[]) => {
 
 const ownerOf = (orgId: string): Caller => ({
   orgId,
-  keyId: 'key-1',
-  userId: 'user-1',
+  keyId: randomUUID(),
+  userId: randomUUID(),
   role: 'owner',
 });
 
@@ -106,7 +116,11 @@ describe('webhook events from committed facts (issue 32 §1)', () => {
     expect(published[2]?.data.tag).toMatchObject({ name: 'vip' });
     expect(published[3]?.data).toMatchObject({
       via: 'api',
-      contact: { id: contact.id, status: 'unsubscribed', tags: [{ name: 'vip' }] },
+      contact: {
+        id: contact.id,
+        status: 'unsubscribed',
+        tags: [{ name: 'vip' }],
+      },
     });
   });
 
@@ -208,16 +222,26 @@ describe('webhook events from committed facts (issue 32 §1)', () => {
     const delivered = {
       eventType: 'Delivery',
       mail,
-      delivery: { timestamp: w.now().toISOString(), recipients: [contact.email] },
+      delivery: {
+        timestamp: w.now().toISOString(),
+        recipients: [contact.email],
+      },
     } as SesEvent;
     const clicked = {
       eventType: 'Click',
       mail,
-      click: { timestamp: w.now().toISOString(), link: 'https://shop.example/x' },
+      click: {
+        timestamp: w.now().toISOString(),
+        link: 'https://shop.example/x',
+      },
     } as SesEvent;
     const closes: (() => Promise<void>)[] = [];
     const batch = {
-      share: <T>(key: string, open: () => T, close: (value: T) => Promise<void>) => {
+      share: <T>(
+        key: string,
+        open: () => T,
+        close: (value: T) => Promise<void>,
+      ) => {
         const shared = (batch as unknown as { values: Map<string, T> }).values;
         if (!shared.has(key)) {
           const value = open();
