@@ -7,8 +7,9 @@
  * change (version, status, instant), so a record read again is the same
  * event.
  */
-import { progressView, summaryOf } from '../campaigns/campaigns.ts';
+
 import type { Campaign } from '../campaigns/model.ts';
+import { progressView, summaryOf } from '../campaigns/views.ts';
 import { erasureView } from '../privacy/erasure.schema.ts';
 import type { Erasure } from '../privacy/erasure-ports.ts';
 import type { Enrolment } from '../sequences/model.ts';
