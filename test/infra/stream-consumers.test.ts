@@ -176,7 +176,7 @@ describe('stream consumers in the stack', () => {
     });
   });
 
-  it('maps the table stream to the journeys function: heads written or removed', () => {
+  it('maps the table stream to the journeys function: heads, campaigns, journeys and erasures written or removed (issue 32: their webhook events)', () => {
     // Arrange
     const { api, journeys, template } = build();
 
@@ -192,14 +192,15 @@ describe('stream consumers in the stack', () => {
     const patterns = (mapping.Properties.FilterCriteria.Filters as Props[]).map(
       (filter) => JSON.parse(filter.Pattern),
     );
+    const types = ['Sequence', 'Campaign', 'SequenceEnrolment', 'Erasure'];
     expect(patterns).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
-        dynamodb: { NewImage: { _type: { S: ['Sequence'] } } },
+        dynamodb: { NewImage: { _type: { S: types } } },
       },
       {
         eventName: ['REMOVE'],
-        dynamodb: { OldImage: { _type: { S: ['Sequence'] } } },
+        dynamodb: { OldImage: { _type: { S: types } } },
       },
     ]);
   });
