@@ -28,7 +28,7 @@ export const meBindings = [
 /** The deps of the `me` group's function. */
 export type MeDeps = DepsOf<typeof meBindings>;
 
-const route = routeFor<MeDeps>();
+const route = routeFor<MeDeps>({ scope: 'none' });
 
 /** GET /me. */
 export const meRoutes = [
