@@ -31,7 +31,7 @@ export const CallerContext = v.pipe(
     keyId: v.pipe(
       ViewId,
       v.description(
-        "The key's id; it authenticates nothing, and no endpoint ever returns a key's value",
+        "The key's id; it authenticates nothing, and no endpoint returns a key's value but once, the answer of POST /api-keys that creates it",
       ),
     ),
     scopes: v.pipe(
