@@ -130,6 +130,13 @@ export interface SchedulerBinding {
 export interface SignupFormsBinding {
   kind: 'signupForms';
 }
+/**
+ * Registers and disables API keys at the edge (the API Gateway usage plan
+ * in front of our own key check): the key routes create and revoke keys.
+ */
+export interface GatewayKeysBinding {
+  kind: 'gatewayKeys';
+}
 /** Sends messages to a consumer group's queue. */
 export interface QueueBinding<Q extends string = string> {
   kind: 'queue';
@@ -148,6 +155,7 @@ export type Binding =
   | SendingQuotaBinding
   | SchedulerBinding
   | SignupFormsBinding
+  | GatewayKeysBinding
   | QueueBinding;
 
 /** A group's declared list of bindings. */
@@ -178,6 +186,7 @@ export const sendingSetup: SendingSetupBinding = { kind: 'sendingSetup' };
 export const sendingStatus: SendingStatusBinding = { kind: 'sendingStatus' };
 export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
 export const signupForms: SignupFormsBinding = { kind: 'signupForms' };
+export const gatewayKeys: GatewayKeysBinding = { kind: 'gatewayKeys' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -221,6 +230,7 @@ interface Provided<B extends Binding> {
   };
   sendingQuota: { provider: AccountReader };
   signupForms: { signupForms: SignupFormSettings };
+  gatewayKeys: Pick<Deps, 'gatewayKeys'>;
   scheduler: SchedulingDeps & { scheduleMinLeadSeconds: number };
   queue: {
     queues: QueueSenders<B extends QueueBinding<infer Q> ? Q : never>;

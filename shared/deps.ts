@@ -5,7 +5,7 @@
  * the tests use it; no domain area imports it (each takes its own
  * `<Area>Deps`, narrowed with `Pick`).
  */
-import type { AccessDeps } from './access/ports.ts';
+import type { AccessDeps, GatewayKeyRegistry } from './access/ports.ts';
 import type { ActivityDeps } from './activity/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
 import type { CampaignsDeps } from './campaigns/ports.ts';
@@ -56,6 +56,8 @@ export interface Deps
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */
   signupForms: SignupFormSettings;
+  /** The edge's registry of API keys (the key routes register and disable). */
+  gatewayKeys: GatewayKeyRegistry;
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /** The consumer queues a function may send to, by group name. */

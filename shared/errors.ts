@@ -55,6 +55,10 @@ export const ERROR_CODES = {
   'auth.missingKey': entry(401, 'No x-api-key header was sent'),
   'auth.invalidKey': entry(401, 'The key is unknown, revoked or expired'),
   'auth.roleTooLow': entry(403, "The key's role is below the operation's"),
+  'auth.scopeMissing': entry(
+    403,
+    'The key is narrowed to scopes that do not cover the operation; the message names the scope it needs',
+  ),
   'rateLimit.exceeded': entry(
     429,
     'More than 120 requests of this key in 60 seconds; retry after Retry-After seconds',
@@ -81,6 +85,10 @@ export const ERROR_CODES = {
   ),
   'apiKey.notFound': entry(404, 'No API key has this id'),
   'apiKey.limit': entry(409, 'The member already holds the most keys allowed'),
+  'apiKey.scopeEscalation': entry(
+    403,
+    'A scoped key may only create keys narrowed to scopes it holds itself',
+  ),
   'member.notFound': entry(404, 'The user is not a member of the organization'),
   'member.changed': entry(
     409,

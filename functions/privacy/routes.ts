@@ -69,7 +69,7 @@ export const privacyBindings = [
 /** The deps of the `privacy` group's function. */
 export type PrivacyDeps = DepsOf<typeof privacyBindings>;
 
-const route = routeFor<PrivacyDeps>();
+const route = routeFor<PrivacyDeps>({ scope: 'audience' });
 
 /** Paragraphs of Markdown, one a string. */
 const md = (...paragraphs: string[]) => paragraphs.join('\n\n');

@@ -62,7 +62,7 @@ export const templateBindings = [
 /** The deps of the `templates` group's function. */
 export type TemplateDeps = DepsOf<typeof templateBindings>;
 
-const route = routeFor<TemplateDeps>();
+const route = routeFor<TemplateDeps>({ scope: 'campaigns' });
 
 const TemplateParams = idParams('templateId');
 

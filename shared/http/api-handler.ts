@@ -17,6 +17,7 @@ import { createAuthenticator } from '../access/authenticate.ts';
 import { type Caller, roleAtLeast } from '../access/model.ts';
 import type { AccessDeps } from '../access/ports.ts';
 import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
+import { scopeRefusal } from '../access/scopes.ts';
 import {
   ForbiddenError,
   NotFoundError,
@@ -128,7 +129,8 @@ const authenticateAndCount = (deps: PipelineDeps): Middleware => {
  * Step 3: the route of the request, and may this key take it? An unknown
  * route, or a public one reached through the keyed pipeline, is a 404; a
  * role too low is a 403 before the body is read, so a member key learns
- * nothing of an admin route's body rules (the same 403 whatever it sent).
+ * nothing of an admin route's body rules (the same 403 whatever it sent);
+ * so is a route outside the scopes a key is narrowed to, after the role.
  */
 const findRoute = (routes: readonly Route[]): Middleware => {
   const table = new Map(
@@ -151,6 +153,8 @@ const findRoute = (routes: readonly Route[]): Middleware => {
           `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
         );
       }
+      const refusal = caller && scopeRefusal(caller.scopes, found);
+      if (refusal) throw new ForbiddenError('auth.scopeMissing', refusal);
       request.context.route = found;
     },
   };

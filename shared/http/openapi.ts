@@ -25,6 +25,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import * as v from 'valibot';
+import { SCOPES, scopesCovering } from '../access/scopes.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import {
   WEBHOOK_EVENT_TYPES,
@@ -391,7 +392,7 @@ const PIPELINE_RESPONSES: Partial<
 > = {
   400: { name: 'InvalidRequest', codes: ['request.invalid'] },
   401: { name: 'Unauthorized', codes: ['auth.missingKey', 'auth.invalidKey'] },
-  403: { name: 'RoleTooLow', codes: ['auth.roleTooLow'] },
+  403: { name: 'Forbidden', codes: ['auth.roleTooLow', 'auth.scopeMissing'] },
   413: { name: 'BodyTooLarge', codes: ['request.tooLarge'] },
   415: { name: 'UnsupportedMediaType', codes: ['request.mediaType'] },
   429: { name: 'RateLimited', codes: ['rateLimit.exceeded'] },
@@ -423,6 +424,22 @@ const ROLE_SENTENCES: Record<MinimumRole, string> = {
     '**Role: member.** Any key of the organization may call it (member, admin or owner).',
   admin:
     "**Role: admin.** An admin's or owner's key; a member's key answers 403 `auth.roleTooLow`.",
+};
+
+/**
+ * The sentence that states which scoped keys may call an operation (a key
+ * without scopes may call every one its role allows).
+ */
+const scopeSentence = (route: Route): string | undefined => {
+  if (route.role === 'public') return undefined;
+  if (route.scope === 'none') {
+    return '**Scopes: any.** Every key may call it, whatever its scopes.';
+  }
+  const [own, read] = scopesCovering(route);
+  if (!own) {
+    return '**Scopes: full access only.** A key narrowed to scopes answers 403 `auth.scopeMissing`.';
+  }
+  return `**Scope: ${own}${read ? ` (or ${read}: a GET)` : ''}.** A key narrowed to other scopes answers 403 \`auth.scopeMissing\`.`;
 };
 
 const camel = (words: string[]): string =>
@@ -558,7 +575,11 @@ const operationOf = (
     operationId: operationIdOf(group.name, route),
     tags: [group.name],
     summary: route.summary,
-    description: [route.description, ROLE_SENTENCES[route.role]]
+    description: [
+      route.description,
+      ROLE_SENTENCES[route.role],
+      scopeSentence(route),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     ...(parameters.length ? { parameters } : {}),
@@ -575,7 +596,12 @@ const operationOf = (
   }
   operation.responses = responses;
   if (route.role === 'public') operation.security = [];
-  else operation['x-required-role'] = route.role;
+  else {
+    operation['x-required-role'] = route.role;
+    // The scopes, any one of which lets a scoped key call it.
+    operation['x-scopes'] =
+      route.scope === 'none' ? [...SCOPES] : scopesCovering(route);
+  }
   return operation;
 };
 
@@ -613,6 +639,7 @@ const overview = (): string =>
     'A multi-tenant email marketing service: lists, contacts, tags, templates, topics, sender settings and domains of an organization.',
     '## Authentication and roles',
     'Every request carries an API key in the `x-api-key` header, except the public routes (links in emails, this reference). A key acts for one organization with the role its creator holds there: a member reads, an admin or owner also writes. Each operation states its role (`x-required-role`).',
+    `A key may be narrowed to scopes (${SCOPES.map((scope) => `\`${scope}\``).join(', ')}; \`POST /api-keys\`): \`read\` covers every GET, each other scope the operations of its groups. A key without scopes has full access. Each operation states the scopes that let a scoped key call it (\`x-scopes\`); outside them it answers 403 \`auth.scopeMissing\` and nothing is done.`,
     '## Rate limit',
     'Each key may make 120 requests in any 60 seconds. Answers to a counted request carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 also carries `Retry-After`.',
     '## Answers',
@@ -722,7 +749,7 @@ export const buildOpenApi = (
       in: 'header',
       name: 'x-api-key',
       description:
-        'An API key of the organization, created with the admin CLI. It acts with the role its creator holds in the organization.',
+        'An API key of the organization, created with `POST /api-keys` or the admin CLI. It acts with the role its creator holds in the organization, within its scopes if it has any.',
     });
   builder.rootDoc.security = [{ [SECURITY_SCHEME]: [] }];
   for (const [name, header] of Object.entries(RATE_LIMIT_HEADERS)) {

@@ -4,6 +4,7 @@
  * and the local composition roots.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { GatewayKeyRegistry } from '../access/ports.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
@@ -66,6 +67,8 @@ export interface DepsOptions {
   queue?: (name: string) => Awaitable<QueueSender>;
   /** The defences of the public sign-up form (operator settings). */
   signupForms?: () => Awaitable<SignupFormSettings>;
+  /** The edge's registry of API keys (API Gateway; none locally). */
+  gatewayKeys?: () => Awaitable<GatewayKeyRegistry>;
 }
 
 /**
@@ -165,6 +168,8 @@ const provide = async (
       };
     case 'signupForms':
       return { signupForms: await need(options.signupForms, 'signupForms') };
+    case 'gatewayKeys':
+      return { gatewayKeys: await need(options.gatewayKeys, 'gatewayKeys') };
     case 'queue':
       return {};
   }
@@ -221,6 +226,7 @@ export const ALL_BINDINGS = [
   { kind: 'sendingQuota' },
   { kind: 'scheduler', queues: [] },
   { kind: 'signupForms' },
+  { kind: 'gatewayKeys' },
 ] as const satisfies Bindings;
 
 /** Marshalling options of every document client we create. */

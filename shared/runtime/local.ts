@@ -144,6 +144,7 @@ export const localDeps = async (options: LocalOptions): Promise<Deps> => {
       new LocalEmailProvider(options.providerStateFile, dns, clock),
     dns: () => dns,
     scheduler: () => options.scheduler ?? noScheduler,
+    gatewayKeys: () => noEdgeKeyRegistry,
     ...(options.scheduleMinLeadSeconds !== undefined
       ? { scheduleMinLeadSeconds: options.scheduleMinLeadSeconds }
       : {}),

@@ -1194,6 +1194,51 @@ describe('StatelessStack', () => {
     }
   });
 
+  it('lets only the groups that manage keys change them at the edge, finding the usage plan of their API’s stage (issue 32)', () => {
+    // Arrange
+    const built = stacks();
+    expect(
+      endpointGroups
+        .filter((g) => binds(g.bindings, 'gatewayKeys'))
+        .map((g) => g.name),
+    ).toEqual(['keys']);
+
+    for (const group of endpointGroups) {
+      // Act
+      const granted = statementsFor(built, group, 'apigateway:').flatMap(
+        (statement) =>
+          asArray<string>(statement.Action).flatMap((action) =>
+            asArray<unknown>(statement.Resource).map(
+              (r) => `${action} ${resolve(built.apiTemplate, r)}`,
+            ),
+          ),
+      );
+      const env = environmentOf(built, group);
+
+      // Assert
+      if (!binds(group.bindings, 'gatewayKeys')) {
+        expect(granted, group.name).toEqual([]);
+        expect(env.REST_API_ID, group.name).toBeUndefined();
+        continue;
+      }
+      const arn = 'arn:aws:apigateway:eu-west-1::';
+      expect(new Set(granted)).toEqual(
+        new Set([
+          `apigateway:POST ${arn}/apikeys`,
+          `apigateway:POST ${arn}/usageplans/*/keys`,
+          `apigateway:GET ${arn}/apikeys`,
+          `apigateway:GET ${arn}/usageplans`,
+          `apigateway:PATCH ${arn}/apikeys/*`,
+        ]),
+      );
+      // The API itself (not its stage or plan: they depend on the functions).
+      expect(env.REST_API_ID).toEqual({
+        Ref: logicalId(built.api, built.api.api),
+      });
+      expect(env.API_STAGE_NAME).toBe('prod');
+    }
+  });
+
   it('keeps a sending setup grant clean under the AWS Solutions checks', () => {
     // Arrange
     const built = stacksWith([

@@ -1,11 +1,13 @@
 /**
- * The route matrix: tenancy, roles and keys, checked on every declared
- * route (functions/groups.ts) through the in-process client. A route added
- * later is covered by adding its example to test/support/route-examples.ts.
+ * The route matrix: tenancy, roles, scopes and keys, checked on every
+ * declared route (functions/groups.ts) through the in-process client. A
+ * route added later is covered by adding its example to
+ * test/support/route-examples.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../functions/groups.ts';
+import { SCOPES, type Scope, scopesAllow } from '../../shared/access/scopes.ts';
 import {
   type ApiClient,
   createApiClient,
@@ -35,7 +37,13 @@ const adminOnly = keyed.filter((route) => route.role !== 'member');
 // A clock in the future (DynamoDB Local deletes items whose TTL is past),
 // moved on a second per call so no key reaches the rate limit.
 const clock = fixedClock('2030-03-04T09:00:00.000Z');
-const cases = { foreign: 0, role: 0, noKey: 0 };
+const cases = {
+  foreign: 0,
+  role: 0,
+  noKey: 0,
+  scopeRefused: 0,
+  scopePassed: 0,
+};
 
 /**
  * Query ids that only filter what a route reads: an unknown or another
@@ -76,6 +84,8 @@ describe('the route matrix (every declared route)', () => {
   let a: Seeded;
   let b: Seeded;
   let revokedKey: string;
+  /** Owner keys of organization B, each narrowed to one scope. */
+  const scopedKeys = {} as Record<Scope, string>;
 
   const send = (
     route: { method: string; path: string },
@@ -112,11 +122,26 @@ describe('the route matrix (every declared route)', () => {
     );
     await client.admin('key', 'revoke', '--key', String(revoked.keyId));
     revokedKey = String(revoked.apiKey);
+    for (const scope of SCOPES) {
+      const made = await client.admin(
+        'key',
+        'create',
+        '--org',
+        b.orgId,
+        '--email',
+        `owner-${b.orgId.slice(-12)}@example.test`,
+        '--name',
+        `only ${scope}`,
+        '--scopes',
+        scope,
+      );
+      scopedKeys[scope] = String(made.apiKey);
+    }
   });
 
   afterAll(() => {
     console.log(
-      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.noKey} missing, malformed, forged or revoked key cases`,
+      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.scopeRefused} refused and ${cases.scopePassed} admitted route × scope cases, ${cases.noKey} missing, malformed, forged or revoked key cases`,
     );
   });
 
@@ -263,6 +288,66 @@ describe('the route matrix (every declared route)', () => {
       expect(asMember.status).toBe(403);
       expect(asMember.json.code).toBe('auth.roleTooLow');
       expect(await client.snapshot()).toEqual(before);
+    },
+  );
+
+  it('declares a scope on every keyed route (a route without one is open to full-access keys only)', () => {
+    const unscoped = keyed
+      .filter((route) => route.scope === undefined)
+      .map((route) => route.key);
+    expect(unscoped, 'routeFor<Deps>({ scope }) in its routes.ts').toEqual([]);
+  });
+
+  it.each(
+    keyed.flatMap((route) =>
+      SCOPES.map((scope) => [route.key, scope, route] as const),
+    ),
+  )(
+    'Scopes: %s with a key narrowed to %s answers 403 auth.scopeMissing and writes nothing when the scope does not cover it, and passes the scope step when it does',
+    async (_, scope, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      const key = scopedKeys[scope];
+      const before = await client.snapshot();
+      if (!scopesAllow([scope], route)) {
+        // Act
+        const answer = await send(route, example, key);
+        // Assert
+        expect(answer.status).toBe(403);
+        expect(answer.json.code).toBe('auth.scopeMissing');
+        expect(answer.json.error).toContain(`needs the ${route.scope} scope`);
+        expect(await client.snapshot()).toEqual(before);
+        cases.scopeRefused++;
+        return;
+      }
+      // A GET is run as it is (a read); a write is sent invalid, so that
+      // its 400 (validation, after the scope step) proves the step passed
+      // without doing anything.
+      const request =
+        route.method === 'GET'
+          ? example
+          : route.body
+            ? { ...example, body: 'not an object' as never }
+            : {
+                ...example,
+                params: Object.fromEntries(
+                  Object.keys(example.params ?? {}).map((name) => [
+                    name,
+                    'not-an-id',
+                  ]),
+                ),
+              };
+      // Act
+      const answer = await send(route, request, key);
+      // Assert (a read may refresh what it shows: GET /me, the sending
+      // state it keeps, so only the refused writes are held to the table)
+      if (route.method === 'GET') expect(answer.status).toBe(200);
+      else {
+        expect(answer.status).toBe(400);
+        expect(answer.json.code).toBe('request.invalid');
+        expect(await client.snapshot()).toEqual(before);
+      }
+      cases.scopePassed++;
     },
   );
 

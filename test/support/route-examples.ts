@@ -52,6 +52,8 @@ export interface Seeded extends TestOrganization {
   pendingContactId: string;
   /** A sign-up page of the list, a draft drawn with a theme. */
   pageId: string;
+  /** A spare API key of the owner, made through the API (it can be revoked). */
+  apiKeyId: string;
   /**
    * Valid signed tokens of the public links: confirm for the pending
    * contact, the others for the subscribed one.
@@ -440,6 +442,12 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'POST /public/topic-opt-out': (s) => ({
     query: { token: s.tokens.topicOptOut },
   }),
+  'GET /api-keys': () => ({ query: { page: '1', limit: '20' } }),
+  'POST /api-keys': () => ({
+    body: { name: 'Matrix key', scopes: ['read', 'audience'] },
+  }),
+  'GET /api-keys/{keyId}': (s) => ({ params: { keyId: s.apiKeyId } }),
+  'DELETE /api-keys/{keyId}': (s) => ({ params: { keyId: s.apiKeyId } }),
   'GET /openapi.json': () => ({}),
   'GET /docs': () => ({}),
   'GET /docs/{asset}': () => ({
@@ -611,6 +619,12 @@ export const seedOrganization = async (
       body: { domain: `${label}-${org.orgId.slice(-8)}.example` },
     }),
   );
+  const apiKeyId = idOf(
+    await client.post('/api-keys', {
+      key,
+      body: { name: `${label} spare key`, scopes: ['read'] },
+    }),
+  );
   // Signed as the emails sign them (shared/audience/confirmation.ts,
   // shared/mail/compose.ts).
   const claims = { o: org.orgId, c: contactId };
@@ -657,6 +671,7 @@ export const seedOrganization = async (
     domainId,
     pendingContactId,
     pageId,
+    apiKeyId,
     ...journeys,
   };
 };
@@ -756,4 +771,5 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   seriesDraftId: s.seriesDraftId,
   seriesNodeId: s.seriesNodeId,
   pageId: s.pageId,
+  apiKeyId: s.apiKeyId,
 });

@@ -256,6 +256,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('states on every keyed route the scopes that let a scoped key call it (issue 32)', () => {
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      if (r.route.role === 'public') {
+        expect(operation?.['x-scopes'], r.key).toBeUndefined();
+        continue;
+      }
+      const expected =
+        r.route.scope === 'none'
+          ? ['read', 'audience', 'campaigns', 'settings']
+          : r.route.method === 'GET'
+            ? [r.route.scope, 'read']
+            : [r.route.scope];
+      expect(operation?.['x-scopes'], r.key).toEqual(expected);
+      expect(operation?.description, r.key).toMatch(/\*\*Scopes?: /);
+    }
+  });
+
   it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429', () => {
     // Assert
     expect(Object.keys(document.components?.headers ?? {}).sort()).toEqual([
