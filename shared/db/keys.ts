@@ -61,6 +61,14 @@ export const keys = {
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
   /** The rolling request log of one key (the last admitted instants). */
   rateLog: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
+  /**
+   * The record of one Idempotency-Key of one API key: a partition of its
+   * own (its id is a hash of the key's scope), so records never crowd one.
+   */
+  idempotencyRecord: (orgId: string, recordId: string): Key => ({
+    PK: `${org(orgId)}#IDEMPOTENCY#${recordId}`,
+    SK: 'IDEMPOTENCY',
+  }),
   /** Application-wide settings (sending switch). */
   appSettings: (): Key => ({ PK: 'APP', SK: 'SETTINGS' }),
   /** One list of an organization. */

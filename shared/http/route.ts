@@ -145,6 +145,12 @@ export interface Route<D = never> {
    */
   origin?: 'api' | 'pages';
   role: MinimumRole;
+  /**
+   * The operation changes nothing though its method is not GET (a read
+   * that takes a body: `POST /render`, `POST /exports`): like a GET, it
+   * ignores an `Idempotency-Key`, and no answer of it is kept.
+   */
+  readOnly?: true;
   /** One line: what the operation does. */
   summary: string;
   /** Its rules, in Markdown (the spec's numbered rules where it has them). */
@@ -168,6 +174,7 @@ type RouteInput<R extends MinimumRole, P, Q, B> = {
   path: string;
   origin?: 'api' | 'pages';
   role: R;
+  readOnly?: true;
   summary: string;
   params?: P;
   query?: Q;
@@ -214,9 +221,19 @@ export const routeFor =
     definition as unknown as Route<D>;
 
 /**
+ * Whether a route takes an `Idempotency-Key`: every keyed write (a method
+ * other than GET) but the reads declared `readOnly`.
+ */
+export const takesIdempotencyKey = (
+  route: Pick<Route, 'method' | 'role' | 'readOnly'>,
+): boolean =>
+  route.role !== 'public' && route.method !== 'GET' && !route.readOnly;
+
+/**
  * Every error code a route can answer: its own, and those of the pipeline
  * before it (no key, a bad key, the rate limit, a role too low, input that
- * does not validate, a body that is not JSON, an unexpected failure).
+ * does not validate, a body that is not JSON, an `Idempotency-Key` that is
+ * invalid, reused or still running, an unexpected failure).
  */
 export const errorsOf = (route: Route): ErrorCode[] => {
   const codes = new Set<ErrorCode>(route.errors);
@@ -236,6 +253,11 @@ export const errorsOf = (route: Route): ErrorCode[] => {
   if (route.body) {
     codes.add('request.mediaType');
     codes.add('request.tooLarge');
+  }
+  if (takesIdempotencyKey(route)) {
+    codes.add('idempotency.keyInvalid');
+    codes.add('idempotency.keyReused');
+    codes.add('idempotency.inProgress');
   }
   codes.add('internal');
   return [...codes];

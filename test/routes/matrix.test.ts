@@ -4,8 +4,10 @@
  * later is covered by adding its example to test/support/route-examples.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../functions/groups.ts';
+import { takesIdempotencyKey } from '../../shared/http/route.ts';
 import {
   type ApiClient,
   createApiClient,
@@ -81,12 +83,14 @@ describe('the route matrix (every declared route)', () => {
     route: { method: string; path: string },
     example: Example,
     key?: string,
+    headers?: Record<string, string>,
   ) => {
     clock.advance(1000);
     return client.call(route.method, pathOf(route.path, example.params), {
       ...(key ? { key } : {}),
       ...(example.query ? { query: example.query } : {}),
       ...(example.body !== undefined ? { body: example.body } : {}),
+      ...(headers ? { headers } : {}),
     });
   };
 
@@ -172,6 +176,56 @@ describe('the route matrix (every declared route)', () => {
     }
     // Assert
     expect(refused).toEqual([]);
+  });
+
+  it('Idempotency-Key: every write answers a repeat as it answered first, marked, writing nothing; the key for another request is a 422 writing nothing (deletions last)', async () => {
+    // Arrange: an organization of its own, as the examples change it.
+    const d = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org D'),
+      'orgd',
+    );
+    const writes = routes.filter(takesIdempotencyKey);
+    const ordered = [
+      ...writes.filter((route) => route.method !== 'DELETE'),
+      ...writes
+        .filter((route) => route.method === 'DELETE')
+        .sort((x, y) => y.path.length - x.path.length),
+    ];
+    // Act
+    const wrong: string[] = [];
+    for (const route of ordered) {
+      const example = ROUTE_EXAMPLES[route.key]?.(d);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const first = await send(route, example, d.ownerKey, headers);
+      const before = await client.snapshot();
+      const again = await send(route, example, d.ownerKey, headers);
+      // The same key, the request with one more query parameter.
+      const other = await send(
+        route,
+        { ...example, query: { ...example.query, again: '1' } },
+        d.ownerKey,
+        headers,
+      );
+      const after = await client.snapshot();
+      const expected = REFUSED_BY_SEED[route.key];
+      if (
+        (expected ? first.status !== 409 : first.status >= 300) ||
+        again.status !== first.status ||
+        again.body !== first.body ||
+        again.headers['idempotent-replayed'] !== 'true' ||
+        other.status !== 422 ||
+        other.json.code !== 'idempotency.keyReused' ||
+        !isDeepStrictEqual(after, before)
+      ) {
+        wrong.push(
+          `${route.key} → ${first.status}, again ${again.status} (${again.headers['idempotent-replayed']}), other ${other.status}, table ${isDeepStrictEqual(after, before) ? 'unchanged' : 'changed'}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
   });
 
   it.each(keyed.map((route) => [route.key, route] as const))(
