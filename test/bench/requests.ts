@@ -622,7 +622,7 @@ const main = async () => {
       // (the whole template) is kept too, compressed — well for HTML, not
       // at all for random text.
       ...[
-        ['100 KB', '<p>Dear reader, here is the news of the week.</p>'],
+        ['100 KB of HTML', '<p>Dear reader, here is the news of the week.</p>'],
         ['100 KB of random text', ''],
       ].flatMap(([size, paragraph]) => {
         const content = () =>
