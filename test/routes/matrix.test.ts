@@ -228,6 +228,70 @@ describe('the route matrix (every declared route)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('Idempotency-Key, a run that stopped before keeping its answer: every create, run again once its lease is over, finds what the first created — the same resource, no item more', async () => {
+    // Arrange: an organization of its own; a store whose runs die after
+    // the operation's writes, before the answer is kept.
+    const e = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org E'),
+      'orge',
+    );
+    const store = client.deps.idempotency;
+    const complete = store.complete.bind(store);
+    const keysOf = (items: Record<string, unknown>[]) =>
+      items
+        .filter((item) => item._type !== 'IdempotencyRecord')
+        .map((item) => `${item.PK} ${item.SK}`);
+    const creates = routes.filter(
+      (route) => takesIdempotencyKey(route) && route.responses[201],
+    );
+    // Upserts by address or name: run again, they find the contact (the
+    // tag) and answer 200 "already there", as a retry without the key
+    // always did (decision 0053-idem).
+    const upserts: Record<string, (data: { id?: string }) => unknown> = {
+      'POST /lists/{listId}/contacts': (data) => data.id,
+      'POST /contacts/{contactId}/tags': (data) =>
+        (data as { tag?: { id?: string } }).tag?.id,
+    };
+    // Act
+    const wrong: string[] = [];
+    let compared = 0;
+    for (const route of creates) {
+      const example = ROUTE_EXAMPLES[route.key]?.(e);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      store.complete = async () => {
+        throw new Error('the process died');
+      };
+      const lost = await send(route, example, e.ownerKey, headers).finally(
+        () => {
+          store.complete = complete;
+        },
+      );
+      if (lost.status !== 201) continue;
+      const afterLost = keysOf(await client.scan());
+      clock.advance(31_000);
+      const rerun = await send(route, example, e.ownerKey, headers);
+      const afterRerun = keysOf(await client.scan());
+      compared++;
+      const upsert = upserts[route.key];
+      const idOf = upsert ?? ((data: { id?: string }) => data.id);
+      if (
+        rerun.status !== (upsert ? 200 : 201) ||
+        rerun.headers['idempotent-replayed'] !== undefined ||
+        idOf(rerun.json.data) !== idOf(lost.json.data) ||
+        !isDeepStrictEqual(afterRerun, afterLost)
+      ) {
+        wrong.push(
+          `${route.key} → ${rerun.status} ${rerun.body.slice(0, 200)}; new items: ${afterRerun.filter((key) => !afterLost.includes(key)).join(', ')}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(15);
+  });
+
   it.each(keyed.map((route) => [route.key, route] as const))(
     'Tenancy: %s answers another organization’s id exactly as an unknown id (404, or an empty page for a filter), and writes nothing',
     async (_, route) => {
