@@ -22,6 +22,7 @@ import { AppError, ValidationError } from '../errors.ts';
 import type { IdempotencyDeps } from '../idempotency/ports.ts';
 import {
   abandonKeyed,
+  type Begun,
   beginKeyed,
   finishKeyed,
   InProgressError,
@@ -146,7 +147,10 @@ const replayOf = (kept: string): APIGatewayProxyResult => {
   };
 };
 
-/** An error rendered as the pipeline's error step renders it. */
+/**
+ * An error rendered as the pipeline's error step renders it (a kept
+ * refusal is returned, not thrown: it is the answer, given and kept).
+ */
 const errorAnswer = (error: unknown): APIGatewayProxyResult => {
   const rendered = toErrorResponse(error);
   return {
@@ -173,7 +177,7 @@ export const idempotent = <D extends IdempotencyDeps, C extends StepContext>(
     const key = idempotencyKeyOf(event);
     if (key === undefined) return plain(event, context);
 
-    let begun: Awaited<ReturnType<typeof beginKeyed>>;
+    let begun: Begun;
     try {
       begun = await beginKeyed(deps, {
         orgId: caller.orgId,
