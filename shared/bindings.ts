@@ -35,6 +35,7 @@ export const STORE_NAMES = [
   'organizations',
   'access',
   'rateLimits',
+  'idempotency',
   'appSettings',
   'lists',
   'contacts',
@@ -66,11 +67,15 @@ export const STORE_NAMES = [
 /** One store of the table. */
 export type StoreName = (typeof STORE_NAMES)[number];
 
-/** The stores every API request reads: its key, its rate counter, its org. */
+/**
+ * The stores every API request reads: its key, its rate counter, its org,
+ * and the record of its Idempotency-Key when it carries one.
+ */
 export const PIPELINE_STORES = [
   'access',
   'rateLimits',
   'organizations',
+  'idempotency',
 ] as const satisfies readonly StoreName[];
 
 /**

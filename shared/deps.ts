@@ -12,6 +12,7 @@ import type { CampaignsDeps } from './campaigns/ports.ts';
 import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
 import type { FieldsDeps } from './fields/ports.ts';
+import type { IdempotencyDeps } from './idempotency/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { ErasuresDeps } from './privacy/erasure-ports.ts';
@@ -51,7 +52,8 @@ export interface Deps
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
     >,
     Pick<SequencesDeps, 'sequences' | 'enrolments'>,
-    Pick<ExportDeps, 'exportReader'> {
+    Pick<ExportDeps, 'exportReader'>,
+    Pick<IdempotencyDeps, 'idempotency'> {
   signupPages: SignupPageRepository;
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */

@@ -98,6 +98,8 @@ export const privacyRoutes = [
     method: 'POST',
     path: '/exports',
     role: 'admin',
+    // A read: its answer is the person's data, kept nowhere (decision 0051).
+    readOnly: true,
     summary:
       'Export everything held about an address, across every list (GDPR access and portability)',
     description: md(

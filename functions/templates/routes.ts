@@ -181,6 +181,7 @@ export const templateRoutes = [
     method: 'POST',
     path: '/render',
     role: 'member',
+    readOnly: true,
     summary:
       'Render a template with merge values: subject, html, text, unknownVariables; 400 without {{unsubscribeUrl}}',
     description: md(

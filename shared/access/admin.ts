@@ -90,10 +90,10 @@ export const removeMember = async (
 export const issueApiKey = async (
   deps: Pick<AdminDeps, 'access' | 'clock' | 'ids' | 'gatewayKeys'>,
   member: Member,
-  options: { name?: string; scopes?: Scope[] } = {},
+  options: { name?: string; scopes?: Scope[]; keyId?: string } = {},
 ): Promise<{ keyId: string; apiKey: string }> => {
   // 1. Store the hash, conditional on the membership still existing.
-  const keyId = deps.ids.id();
+  const keyId = options.keyId ?? deps.ids.id();
   const apiKey = formatApiKey(keyId, deps.ids.secret(KEY_SECRET_BYTES));
   const now = deps.clock.now();
   await deps.access.createKey({

@@ -77,16 +77,30 @@ export const createApiKeyAs = async (
   if (!member)
     throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
 
-  // 3. Issue it, and show it as stored, with its value this once.
-  const { keyId, apiKey } = await issueApiKey(deps, member, input).catch(
-    (error: unknown) => {
-      // The member left between the two reads: as above.
-      if (error instanceof NotFoundError && error.code === 'member.notFound') {
-        throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
-      }
-      throw error;
-    },
-  );
+  // 3. A run of an Idempotency-Key's request after one that stopped
+  // without answering: that one's key was stored, but its value reached
+  // no one and is kept nowhere (only its hash). It is revoked, and the
+  // key made again under a new id (decision 0055).
+  const createdId = deps.ids.createdId();
+  const lost = deps.ids.rerun
+    ? await deps.access.findKey(createdId)
+    : undefined;
+  if (lost && lost.orgId === caller.orgId) {
+    await revokeApiKey(deps, { keyId: createdId });
+  }
+  const keyId = lost ? deps.ids.id() : createdId;
+
+  // 4. Issue it, and show it as stored, with its value this once.
+  const { apiKey } = await issueApiKey(deps, member, {
+    ...input,
+    keyId,
+  }).catch((error: unknown) => {
+    // The member left between the two reads: as above.
+    if (error instanceof NotFoundError && error.code === 'member.notFound') {
+      throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
+    }
+    throw error;
+  });
   return { ...(await getApiKey(deps, caller.orgId, keyId)), apiKey };
 };
 

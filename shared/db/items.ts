@@ -30,6 +30,7 @@ export const ENTITY_TYPES = [
   'Erasure',
   'Field',
   'FieldKey',
+  'IdempotencyRecord',
   'Identity',
   'IdentityBook',
   'List',

@@ -85,6 +85,14 @@ export const keys = {
     PK: org(orgId),
     skPrefix: 'APIKEY#',
   }),
+  /**
+   * The record of one Idempotency-Key of one API key: a partition of its
+   * own (its id is a hash of the key's scope), so records never crowd one.
+   */
+  idempotencyRecord: (orgId: string, recordId: string): Key => ({
+    PK: `${org(orgId)}#IDEMPOTENCY#${recordId}`,
+    SK: 'IDEMPOTENCY',
+  }),
   /** Application-wide settings (sending switch). */
   appSettings: (): Key => ({ PK: 'APP', SK: 'SETTINGS' }),
   /** One list of an organization. */

@@ -1,7 +1,7 @@
 /**
  * The request pipeline shared by every endpoint group, as middy middleware:
- * authentication → rate limit → route → role → JSON body → validation →
- * handler → envelope, with errors mapped in one place. Runtime-neutral: the same
+ * authentication → rate limit → route → role → JSON body → Idempotency-Key
+ * → validation → handler → envelope, with errors mapped in one place. Runtime-neutral: the same
  * handler runs on Lambda and behind the local gateway.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -25,18 +25,24 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.ts';
+import type { IdempotencyDeps } from '../idempotency/ports.ts';
 import { logger } from '../observability.ts';
 import { parse, reservedKeyIssue } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
+import { idempotent } from './idempotency.ts';
 import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
 
 /** What the middlewares learn about a request, for the ones after them. */
-/** What the pipeline itself reads: keys, rate counters, time. */
+/**
+ * What the pipeline itself reads: keys, rate counters, time, and the
+ * records of Idempotency-Key requests (with the ids a run derives).
+ */
 export type PipelineDeps = Pick<
   AccessDeps,
   'access' | 'rateLimits' | 'organizations' | 'clock' | 'apiKeyCacheTtlSeconds'
->;
+> &
+  IdempotencyDeps;
 
 interface PipelineContext extends Context {
   caller?: Caller;
@@ -312,4 +318,4 @@ export const createApiHandler = <D extends PipelineDeps>(
     .use(authenticateAndCount(deps))
     .use(findRoute(routes))
     .use(jsonBody())
-    .handler(dispatch(deps));
+    .handler(idempotent(deps, dispatch));

@@ -153,6 +153,12 @@ export interface Route<D = never> {
    * one is open to full-access keys only.
    */
   scope?: RouteScope;
+  /**
+   * The operation changes nothing though its method is not GET (a read
+   * that takes a body: `POST /render`, `POST /exports`): like a GET, it
+   * ignores an `Idempotency-Key`, and no answer of it is kept.
+   */
+  readOnly?: true;
   /** One line: what the operation does. */
   summary: string;
   /** Its rules, in Markdown (the spec's numbered rules where it has them). */
@@ -178,6 +184,7 @@ type RouteInput<R extends MinimumRole, P, Q, B> = {
   role: R;
   /** Overrides the group's scope for this route. */
   scope?: RouteScope;
+  readOnly?: true;
   summary: string;
   params?: P;
   query?: Q;
@@ -228,9 +235,19 @@ export const routeFor =
     }) as unknown as Route<D>;
 
 /**
+ * Whether a route takes an `Idempotency-Key`: every keyed write (a method
+ * other than GET) but the reads declared `readOnly`.
+ */
+export const takesIdempotencyKey = (
+  route: Pick<Route, 'method' | 'role' | 'readOnly'>,
+): boolean =>
+  route.role !== 'public' && route.method !== 'GET' && !route.readOnly;
+
+/**
  * Every error code a route can answer: its own, and those of the pipeline
  * before it (no key, a bad key, the rate limit, a role too low, a scope
  * missing, input that does not validate, a body that is not JSON, an
+ * `Idempotency-Key` that is invalid, reused or still running, an
  * unexpected failure).
  */
 export const errorsOf = (route: Route): ErrorCode[] => {
@@ -254,6 +271,11 @@ export const errorsOf = (route: Route): ErrorCode[] => {
   if (route.body) {
     codes.add('request.mediaType');
     codes.add('request.tooLarge');
+  }
+  if (takesIdempotencyKey(route)) {
+    codes.add('idempotency.keyInvalid');
+    codes.add('idempotency.keyReused');
+    codes.add('idempotency.inProgress');
   }
   codes.add('internal');
   return [...codes];

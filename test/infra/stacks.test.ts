@@ -30,6 +30,7 @@ import {
 import { configNamesOf, loadConfig } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import { API_PREFIX, resourcePath } from '../../shared/http/route.ts';
+import { RUN_LEASE_MS } from '../../shared/idempotency/requests.ts';
 
 type Resources = Record<string, { Type: string; Properties: Props }>;
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -385,6 +386,21 @@ describe('StatelessStack', () => {
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON' },
       });
+    }
+  });
+
+  it('stops every endpoint function before a keyed write’s lease ends (a run still alive is never run beside)', () => {
+    // Arrange
+    const { api, apiTemplate } = stacks();
+    const functions = apiTemplate.findResources('AWS::Lambda::Function');
+
+    // Assert
+    for (const group of endpointGroups) {
+      const timeout = Number(
+        functions[logicalId(api, functionOf(api, group).fn)]?.Properties
+          ?.Timeout,
+      );
+      expect(timeout * 1000, group.name).toBeLessThan(RUN_LEASE_MS);
     }
   });
 

@@ -5,9 +5,11 @@
  * test/support/route-examples.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../functions/groups.ts';
 import { SCOPES, type Scope, scopesAllow } from '../../shared/access/scopes.ts';
+import { takesIdempotencyKey } from '../../shared/http/route.ts';
 import {
   type ApiClient,
   createApiClient,
@@ -91,12 +93,14 @@ describe('the route matrix (every declared route)', () => {
     route: { method: string; path: string },
     example: Example,
     key?: string,
+    headers?: Record<string, string>,
   ) => {
     clock.advance(1000);
     return client.call(route.method, pathOf(route.path, example.params), {
       ...(key ? { key } : {}),
       ...(example.query ? { query: example.query } : {}),
       ...(example.body !== undefined ? { body: example.body } : {}),
+      ...(headers ? { headers } : {}),
     });
   };
 
@@ -197,6 +201,140 @@ describe('the route matrix (every declared route)', () => {
     }
     // Assert
     expect(refused).toEqual([]);
+  });
+
+  it('Idempotency-Key: every write answers a repeat as it answered first, marked, writing nothing; the key for another request is a 422 writing nothing (deletions last)', async () => {
+    // Arrange: an organization of its own, as the examples change it.
+    const d = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org D'),
+      'orgd',
+    );
+    const writes = routes.filter(takesIdempotencyKey);
+    const ordered = [
+      ...writes.filter((route) => route.method !== 'DELETE'),
+      ...writes
+        .filter((route) => route.method === 'DELETE')
+        .sort((x, y) => y.path.length - x.path.length),
+    ];
+    // Act
+    const wrong: string[] = [];
+    for (const route of ordered) {
+      const example = ROUTE_EXAMPLES[route.key]?.(d);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const first = await send(route, example, d.ownerKey, headers);
+      const before = await client.snapshot();
+      const again = await send(route, example, d.ownerKey, headers);
+      // The same key, the request with one more query parameter.
+      const other = await send(
+        route,
+        { ...example, query: { ...example.query, again: '1' } },
+        d.ownerKey,
+        headers,
+      );
+      const after = await client.snapshot();
+      const expected = REFUSED_BY_SEED[route.key];
+      if (
+        (expected ? first.status !== 409 : first.status >= 300) ||
+        again.status !== first.status ||
+        again.body !== first.body ||
+        again.headers['idempotent-replayed'] !== 'true' ||
+        other.status !== 422 ||
+        other.json.code !== 'idempotency.keyReused' ||
+        !isDeepStrictEqual(after, before)
+      ) {
+        wrong.push(
+          `${route.key} → ${first.status}, again ${again.status} (${again.headers['idempotent-replayed']}), other ${other.status}, table ${isDeepStrictEqual(after, before) ? 'unchanged' : 'changed'}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
+  });
+
+  it('Idempotency-Key, a run that stopped before keeping its answer: every create, run again once its lease is over, finds what the first created — the same resource, no item more', async () => {
+    // Arrange: an organization of its own; a store whose runs die after
+    // the operation's writes, before the answer is kept.
+    const e = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org E'),
+      'orge',
+    );
+    const store = client.deps.idempotency;
+    const complete = store.complete.bind(store);
+    const keysOf = (items: Record<string, unknown>[]) =>
+      items
+        .filter((item) => item._type !== 'IdempotencyRecord')
+        .map((item) => `${item.PK} ${item.SK}`);
+    const creates = routes.filter(
+      (route) => takesIdempotencyKey(route) && route.responses[201],
+    );
+    // Upserts by address or name: run again, they find the contact (the
+    // tag) and answer 200 "already there", as a retry without the key
+    // always did (decision 0055).
+    const upserts: Record<string, (data: { id?: string }) => unknown> = {
+      'POST /lists/{listId}/contacts': (data) => data.id,
+      'POST /contacts/{contactId}/tags': (data) =>
+        (data as { tag?: { id?: string } }).tag?.id,
+    };
+    // A key's value is shown once and kept nowhere: run again, the create
+    // revokes the key the lost run made and makes another (decision 0055).
+    const remade = new Set(['POST /api-keys']);
+    // Act
+    const wrong: string[] = [];
+    let compared = 0;
+    for (const route of creates) {
+      const example = ROUTE_EXAMPLES[route.key]?.(e);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      store.complete = async () => {
+        throw new Error('the process died');
+      };
+      const lost = await send(route, example, e.ownerKey, headers).finally(
+        () => {
+          store.complete = complete;
+        },
+      );
+      if (lost.status !== 201) continue;
+      const afterLost = keysOf(await client.scan());
+      clock.advance(31_000);
+      const rerun = await send(route, example, e.ownerKey, headers);
+      const afterRerun = keysOf(await client.scan());
+      compared++;
+      if (remade.has(route.key)) {
+        // Its value reached no one: that key is revoked, another made.
+        const earlier = await client.get(`/api-keys/${lost.json.data.id}`, {
+          key: e.ownerKey,
+        });
+        if (
+          rerun.status !== 201 ||
+          rerun.json.data.id === lost.json.data.id ||
+          !rerun.json.data.apiKey ||
+          earlier.json.data?.revokedAt === null
+        ) {
+          wrong.push(
+            `${route.key} → ${rerun.status} ${rerun.body.slice(0, 200)}`,
+          );
+        }
+        continue;
+      }
+      const upsert = upserts[route.key];
+      const idOf = upsert ?? ((data: { id?: string }) => data.id);
+      if (
+        rerun.status !== (upsert ? 200 : 201) ||
+        rerun.headers['idempotent-replayed'] !== undefined ||
+        idOf(rerun.json.data) !== idOf(lost.json.data) ||
+        !isDeepStrictEqual(afterRerun, afterLost)
+      ) {
+        wrong.push(
+          `${route.key} → ${rerun.status} ${rerun.body.slice(0, 200)}; new items: ${afterRerun.filter((key) => !afterLost.includes(key)).join(', ')}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(15);
   });
 
   it.each(keyed.map((route) => [route.key, route] as const))(

@@ -27,6 +27,7 @@ import {
   page,
   type Route,
   routeFor,
+  takesIdempotencyKey,
 } from '../../../shared/http/route.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/events.ts';
 
@@ -274,9 +275,10 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429', () => {
+  it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429 (and a write’s 409)', () => {
     // Assert
     expect(Object.keys(document.components?.headers ?? {}).sort()).toEqual([
+      'Idempotent-Replayed',
       'RateLimit-Limit',
       'RateLimit-Remaining',
       'RateLimit-Reset',
@@ -303,7 +305,67 @@ describe('the OpenAPI document', () => {
             'RateLimit-Reset',
           ]),
         );
-        expect(headers.includes('Retry-After'), where).toBe(status === '429');
+        expect(headers.includes('Retry-After'), where).toBe(
+          status === '429' ||
+            (status === '409' && takesIdempotencyKey(r.route)),
+        );
+      }
+    }
+  });
+
+  it('takes Idempotency-Key on every write and marks the answers it may give again, and nowhere else', () => {
+    const key = resolve(
+      document,
+      document.components?.parameters?.IdempotencyKey as ParameterObject,
+    );
+    expect(key).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+    const writes = routes.filter((r) => takesIdempotencyKey(r.route));
+    // Every keyed write but the two reads that take a body.
+    expect(
+      routes
+        .filter((r) => r.route.role !== 'public' && r.route.method !== 'GET')
+        .filter((r) => !takesIdempotencyKey(r.route))
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['POST /exports', 'POST /render']);
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      const takes = (operation?.parameters ?? []).some(
+        (p) =>
+          '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey',
+      );
+      expect(takes, r.key).toBe(writes.includes(r));
+      for (const [status, value] of Object.entries(
+        operation?.responses ?? {},
+      )) {
+        const headers = Object.keys(
+          resolve(document, value as ResponseObject).headers ?? {},
+        );
+        // Not what the pipeline answers before the key is read, the key's
+        // own 422, a rate, nor a failure.
+        const replayable =
+          writes.includes(r) &&
+          !['401', '403', '415', '422', '429'].includes(status) &&
+          Number(status) < 500;
+        expect(
+          headers.includes('Idempotent-Replayed'),
+          `${r.key} ${status}`,
+        ).toBe(replayable);
+      }
+      const codes = errorsOf(r.route);
+      for (const code of [
+        'idempotency.keyInvalid',
+        'idempotency.keyReused',
+        'idempotency.inProgress',
+      ] as const) {
+        expect(codes.includes(code), `${r.key} ${code}`).toBe(
+          writes.includes(r),
+        );
       }
     }
   });
