@@ -17,6 +17,7 @@ import { REDOC_BUNDLE } from './docs/assets.ts';
 import { createDocsRoutes, docsBindings } from './docs/routes.ts';
 import { domainBindings, domainRoutes } from './domains/routes.ts';
 import { fieldBindings, fieldRoutes } from './fields/routes.ts';
+import { keyBindings, keyRoutes } from './keys/routes.ts';
 import { listBindings, listRoutes } from './lists/routes.ts';
 import { meBindings, meRoutes } from './me/routes.ts';
 import { pageBindings, pageRoutes } from './pages/routes.ts';
@@ -238,6 +239,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     entry: 'functions/webhooks/lambda.ts',
     bindings: webhookBindings,
     routes: webhookRoutes,
+    pipeline: createApiHandler,
+  }),
+  endpointGroup({
+    name: 'keys',
+    description:
+      'API keys of the organization: listing them, creating one (its value shown once, optionally narrowed to scopes) and revoking them.',
+    entry: 'functions/keys/lambda.ts',
+    bindings: keyBindings,
+    routes: keyRoutes,
     pipeline: createApiHandler,
   }),
   endpointGroup({

@@ -142,6 +142,9 @@ export class StatelessStack extends Stack {
       pagesUrl: this.pages?.url ?? frontDoor.url,
       appFromAddress: appFromAddress(this).valueAsString,
       signupForms: signupFormResources(this),
+      // The id of the API, not of its stage or plan (they depend on the
+      // functions): a key-managing function finds the plan by these.
+      gatewayKeys: { restApiId: this.api.restApiId, stageName: STAGE_NAME },
       configurationSetName: sesEvents.configurationSetName,
       ...(tracking ? { tracking } : {}),
       scheduling: this.schedules,

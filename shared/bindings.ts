@@ -35,6 +35,7 @@ export const STORE_NAMES = [
   'organizations',
   'access',
   'rateLimits',
+  'idempotency',
   'appSettings',
   'lists',
   'contacts',
@@ -68,11 +69,15 @@ export const STORE_NAMES = [
 /** One store of the table. */
 export type StoreName = (typeof STORE_NAMES)[number];
 
-/** The stores every API request reads: its key, its rate counter, its org. */
+/**
+ * The stores every API request reads: its key, its rate counter, its org,
+ * and the record of its Idempotency-Key when it carries one.
+ */
 export const PIPELINE_STORES = [
   'access',
   'rateLimits',
   'organizations',
+  'idempotency',
 ] as const satisfies readonly StoreName[];
 
 /**
@@ -147,6 +152,13 @@ export interface WebhookEventsBinding {
 export interface WebhookCallsBinding {
   kind: 'webhookCalls';
 }
+/**
+ * Registers and disables API keys at the edge (the API Gateway usage plan
+ * in front of our own key check): the key routes create and revoke keys.
+ */
+export interface GatewayKeysBinding {
+  kind: 'gatewayKeys';
+}
 /** Sends messages to a consumer group's queue. */
 export interface QueueBinding<Q extends string = string> {
   kind: 'queue';
@@ -167,6 +179,7 @@ export type Binding =
   | SignupFormsBinding
   | WebhookEventsBinding
   | WebhookCallsBinding
+  | GatewayKeysBinding
   | QueueBinding;
 
 /** A group's declared list of bindings. */
@@ -199,6 +212,7 @@ export const sendingQuota: SendingQuotaBinding = { kind: 'sendingQuota' };
 export const signupForms: SignupFormsBinding = { kind: 'signupForms' };
 export const webhookEvents: WebhookEventsBinding = { kind: 'webhookEvents' };
 export const webhookCalls: WebhookCallsBinding = { kind: 'webhookCalls' };
+export const gatewayKeys: GatewayKeysBinding = { kind: 'gatewayKeys' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -242,6 +256,7 @@ interface Provided<B extends Binding> {
   };
   sendingQuota: { provider: AccountReader };
   signupForms: { signupForms: SignupFormSettings };
+  gatewayKeys: Pick<Deps, 'gatewayKeys'>;
   scheduler: SchedulingDeps &
     Pick<Deps, 'scheduleMinLeadSeconds' | 'queueDelayMaxSeconds'>;
   webhookEvents: Pick<Deps, 'webhookEvents'>;

@@ -153,6 +153,12 @@ const VARIABLES = {
     TABLE_NAME: Text,
   },
   webhookCalls: {},
+  gatewayKeys: {
+    /** The REST API whose stage's usage plan holds the keys… */
+    REST_API_ID: Text,
+    /** …and that stage (the plan is found by them at the first key change). */
+    API_STAGE_NAME: Text,
+  },
   queue: {},
 } as const satisfies Record<Binding['kind'], v.ObjectEntries>;
 
@@ -189,6 +195,8 @@ export interface Config {
   SIGNUP_CAPTCHA_SITE_KEY?: string;
   SIGNUP_CAPTCHA_SECRET?: string;
   SIGNUP_CAPTCHA_SECRET_ARN?: string;
+  REST_API_ID?: string;
+  API_STAGE_NAME?: string;
   /** Queue URLs and schedule targets, by their derived names. */
   [name: string]: string | number | undefined;
 }

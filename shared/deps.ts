@@ -5,13 +5,14 @@
  * the tests use it; no domain area imports it (each takes its own
  * `<Area>Deps`, narrowed with `Pick`).
  */
-import type { AccessDeps } from './access/ports.ts';
+import type { AccessDeps, GatewayKeyRegistry } from './access/ports.ts';
 import type { ActivityDeps } from './activity/ports.ts';
 import type { AudienceDeps } from './audience/ports.ts';
 import type { CampaignsDeps } from './campaigns/ports.ts';
 import type { CampaignStatsDeps } from './campaigns/stats-ports.ts';
 import type { DeliveryDeps } from './delivery/ports.ts';
 import type { FieldsDeps } from './fields/ports.ts';
+import type { IdempotencyDeps } from './idempotency/ports.ts';
 import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { ErasuresDeps } from './privacy/erasure-ports.ts';
@@ -59,11 +60,14 @@ export interface Deps
       'campaigns' | 'sends' | 'audience' | 'pacer' | 'sendWindows'
     >,
     Pick<SequencesDeps, 'sequences' | 'enrolments'>,
-    Pick<ExportDeps, 'exportReader'> {
+    Pick<ExportDeps, 'exportReader'>,
+    Pick<IdempotencyDeps, 'idempotency'> {
   signupPages: SignupPageRepository;
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */
   signupForms: SignupFormSettings;
+  /** The edge's registry of API keys (the key routes register and disable). */
+  gatewayKeys: GatewayKeyRegistry;
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */
   scheduleMinLeadSeconds: number;
   /**

@@ -23,6 +23,7 @@ export type ErrorStatus =
   | 410
   | 413
   | 415
+  | 422
   | 429
   | 500
   | 503;
@@ -55,6 +56,10 @@ export const ERROR_CODES = {
   'auth.missingKey': entry(401, 'No x-api-key header was sent'),
   'auth.invalidKey': entry(401, 'The key is unknown, revoked or expired'),
   'auth.roleTooLow': entry(403, "The key's role is below the operation's"),
+  'auth.scopeMissing': entry(
+    403,
+    'The key is narrowed to scopes that do not cover the operation; the message names the scope it needs',
+  ),
   'rateLimit.exceeded': entry(
     429,
     'More than 120 requests of this key in 60 seconds; retry after Retry-After seconds',
@@ -79,8 +84,25 @@ export const ERROR_CODES = {
     409,
     'Another request wrote the same items at the same moment, again and again; retry',
   ),
+  // Idempotency-Key (issue 32)
+  'idempotency.keyInvalid': entry(
+    400,
+    'The Idempotency-Key header is not 1 to 255 visible ASCII characters, or was sent twice; `details` names it',
+  ),
+  'idempotency.keyReused': entry(
+    422,
+    'This API key used the Idempotency-Key in the last 24 hours for another request (method, path, query or body); a new request takes a new key',
+  ),
+  'idempotency.inProgress': entry(
+    409,
+    'A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its answer',
+  ),
   'apiKey.notFound': entry(404, 'No API key has this id'),
   'apiKey.limit': entry(409, 'The member already holds the most keys allowed'),
+  'apiKey.scopeEscalation': entry(
+    403,
+    'A scoped key may only create keys narrowed to scopes it holds itself',
+  ),
   'member.notFound': entry(404, 'The user is not a member of the organization'),
   'member.changed': entry(
     409,
@@ -461,6 +483,12 @@ export class ValidationError extends AppError<CodeOf<400>> {
     this.details = details;
   }
 }
+
+/**
+ * The request is well formed but cannot be taken as it is (422): an
+ * Idempotency-Key reused for another request.
+ */
+export class UnprocessableError extends AppError<CodeOf<422>> {}
 
 /** A rule of the domain refuses the request (a 400 without field details). */
 export class RuleViolationError extends AppError<CodeOf<400>> {}

@@ -16,6 +16,19 @@ export interface Ids {
   id(): string;
   /** A new random secret of `bytes` bytes, base64url encoded. */
   secret(bytes: number): string;
+  /**
+   * The id of the resource a create makes (a list, a campaign, a send…):
+   * a new `id()`, but in a request carrying an `Idempotency-Key` the same
+   * on every run of that request, so a run after one that stopped without
+   * answering finds what that one created (see `rerun`).
+   */
+  createdId(): string;
+  /**
+   * True on such a run only: an earlier run of the same request may have
+   * created its resources already. A create then looks for the one under
+   * its `createdId()` first and answers it as created, never a second.
+   */
+  readonly rerun: boolean;
 }
 
 /** One page of a collection and the collection's total size. */

@@ -99,7 +99,7 @@ export const campaignBindings = [
 /** The deps of the `campaigns` group's function. */
 export type CampaignDeps = DepsOf<typeof campaignBindings>;
 
-const route = routeFor<CampaignDeps>();
+const route = routeFor<CampaignDeps>({ scope: 'campaigns' });
 
 const CampaignParams = idParams('campaignId');
 

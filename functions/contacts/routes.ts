@@ -93,7 +93,7 @@ export const contactBindings = [
 /** The deps of the `contacts` group's function. */
 export type ContactDeps = DepsOf<typeof contactBindings>;
 
-const route = routeFor<ContactDeps>();
+const route = routeFor<ContactDeps>({ scope: 'audience' });
 
 const ContactParams = idParams('contactId');
 

@@ -43,7 +43,7 @@ export const domainBindings = [
 /** The deps of the `domains` group's function. */
 export type DomainDeps = DepsOf<typeof domainBindings>;
 
-const route = routeFor<DomainDeps>();
+const route = routeFor<DomainDeps>({ scope: 'settings' });
 
 const DomainParams = idParams('domainId');
 

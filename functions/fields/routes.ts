@@ -43,7 +43,7 @@ export const fieldBindings = [
 /** The deps of the `fields` group's function. */
 export type FieldDeps = DepsOf<typeof fieldBindings>;
 
-const route = routeFor<FieldDeps>();
+const route = routeFor<FieldDeps>({ scope: 'audience' });
 
 const FieldParams = idParams('fieldId');
 

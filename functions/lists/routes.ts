@@ -36,7 +36,7 @@ export const listBindings = [
 /** The deps of the `lists` group's function. */
 export type ListDeps = DepsOf<typeof listBindings>;
 
-const route = routeFor<ListDeps>();
+const route = routeFor<ListDeps>({ scope: 'audience' });
 
 /** POST /lists, GET /lists, GET /lists/{listId}. */
 export const listRoutes = [

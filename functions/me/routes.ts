@@ -28,7 +28,7 @@ export const meBindings = [
 /** The deps of the `me` group's function. */
 export type MeDeps = DepsOf<typeof meBindings>;
 
-const route = routeFor<MeDeps>();
+const route = routeFor<MeDeps>({ scope: 'none' });
 
 /** GET /me. */
 export const meRoutes = [
@@ -39,7 +39,8 @@ export const meRoutes = [
     summary:
       'The organization, role and key of the caller, and whether it can send',
     description: [
-      "The organization the key belongs to (the whole scope of the key), the role the key's creator holds in it, the key's id, and the readiness object: whether a campaign can leave now and, if not, why (`blockers`, stable machine codes to branch on, never message text). The key's value is never returned by any endpoint.",
+      "The organization the key belongs to (the whole scope of the key), the role the key's creator holds in it, the key's id, and the readiness object: whether a campaign can leave now and, if not, why (`blockers`, stable machine codes to branch on, never message text). The key's value is never returned by any endpoint but once, by `POST /api-keys`, in the answer that creates it.",
+      'Also the scopes the key is narrowed to (`scopes`; null: full access, as every key made without scopes). Every key may call this route, whatever its scopes.',
       "`setup.status` is informational only: it never enters `blockers` and never changes `ready`. Our reading of the spec: an organization with no domain declared reads `dns_pending` while still ready (mail goes out under the application's address); new organizations start off the sending allowlist (`organization_not_allowed`) until the operator allows them.",
       'A key whose organization no longer exists answers 401, as a revoked key.',
     ].join('\n\n'),

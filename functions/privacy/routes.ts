@@ -69,7 +69,7 @@ export const privacyBindings = [
 /** The deps of the `privacy` group's function. */
 export type PrivacyDeps = DepsOf<typeof privacyBindings>;
 
-const route = routeFor<PrivacyDeps>();
+const route = routeFor<PrivacyDeps>({ scope: 'audience' });
 
 /** Paragraphs of Markdown, one a string. */
 const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
@@ -98,6 +98,8 @@ export const privacyRoutes = [
     method: 'POST',
     path: '/exports',
     role: 'admin',
+    // A read: its answer is the person's data, kept nowhere (decision 0051).
+    readOnly: true,
     summary:
       'Export everything held about an address, across every list (GDPR access and portability)',
     description: md(

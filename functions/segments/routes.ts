@@ -45,7 +45,7 @@ export const segmentBindings = [
 /** The deps of the `segments` group's function. */
 export type SegmentDeps = DepsOf<typeof segmentBindings>;
 
-const route = routeFor<SegmentDeps>();
+const route = routeFor<SegmentDeps>({ scope: 'audience' });
 
 const SegmentParams = idParams('segmentId');
 

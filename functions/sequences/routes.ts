@@ -86,7 +86,7 @@ export const sequenceBindings = [
 /** The deps of the `sequences` group's function. */
 export type SequenceDeps = DepsOf<typeof sequenceBindings>;
 
-const route = routeFor<SequenceDeps>();
+const route = routeFor<SequenceDeps>({ scope: 'campaigns' });
 
 const SequenceParams = idParams('sequenceId');
 const SeriesParams = idParams('seriesId');

@@ -70,7 +70,7 @@ export const settingsBindings = [
 /** The deps of the `settings` group's function. */
 export type SettingsDeps = DepsOf<typeof settingsBindings>;
 
-const route = routeFor<SettingsDeps>();
+const route = routeFor<SettingsDeps>({ scope: 'settings' });
 
 const IdentityParams = idParams('identityId');
 

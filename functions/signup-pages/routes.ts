@@ -57,7 +57,7 @@ export const signupPageBindings = [
 /** The deps of the `signupPages` group's function. */
 export type SignupPageDeps = DepsOf<typeof signupPageBindings>;
 
-const route = routeFor<SignupPageDeps>();
+const route = routeFor<SignupPageDeps>({ scope: 'audience' });
 
 const PageParams = idParams('pageId');
 

@@ -50,7 +50,7 @@ export const suppressionBindings = [
 /** The deps of the `suppressions` group's function. */
 export type SuppressionDeps = DepsOf<typeof suppressionBindings>;
 
-const route = routeFor<SuppressionDeps>();
+const route = routeFor<SuppressionDeps>({ scope: 'audience' });
 
 /** Paragraphs of Markdown, one a string. */
 const md = (...paragraphs: string[]) => paragraphs.join('\n\n');

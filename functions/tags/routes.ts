@@ -25,7 +25,7 @@ export const tagBindings = [
 /** The deps of the `tags` group's function. */
 export type TagDeps = DepsOf<typeof tagBindings>;
 
-const route = routeFor<TagDeps>();
+const route = routeFor<TagDeps>({ scope: 'audience' });
 
 /** GET /tags, POST /tags. */
 export const tagRoutes = [

@@ -62,7 +62,7 @@ export const templateBindings = [
 /** The deps of the `templates` group's function. */
 export type TemplateDeps = DepsOf<typeof templateBindings>;
 
-const route = routeFor<TemplateDeps>();
+const route = routeFor<TemplateDeps>({ scope: 'campaigns' });
 
 const TemplateParams = idParams('templateId');
 
@@ -181,6 +181,7 @@ export const templateRoutes = [
     method: 'POST',
     path: '/render',
     role: 'member',
+    readOnly: true,
     summary:
       'Render a template with merge values: subject, html, text, unknownVariables; 400 without {{unsubscribeUrl}}',
     description: md(

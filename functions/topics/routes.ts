@@ -50,7 +50,7 @@ export const topicBindings = [
 /** The deps of the `topics` group's function. */
 export type TopicDeps = DepsOf<typeof topicBindings>;
 
-const route = routeFor<TopicDeps>();
+const route = routeFor<TopicDeps>({ scope: 'audience' });
 
 const TopicParams = idParams('topicId');
 

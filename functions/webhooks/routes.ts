@@ -71,7 +71,7 @@ export const webhookBindings = [
 /** The deps of the `webhooks` group's function. */
 export type WebhookDeps = DepsOf<typeof webhookBindings>;
 
-const route = routeFor<WebhookDeps>();
+const route = routeFor<WebhookDeps>({ scope: 'webhooks' });
 
 const WebhookParams = idParams('webhookId');
 const DeliveryParams = idParams('webhookId', 'deliveryId');

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import {
   addMember,
   createApiKey,
+  indexApiKeys,
   removeMember,
   revokeApiKey,
 } from '../../shared/access/admin.ts';
@@ -124,8 +125,20 @@ export const COMMANDS: Command[] = [
   {
     words: 'key create',
     flags: ['org', 'email'],
+    optionalFlags: ['name', 'scopes'],
+    placeholders: { name: 'keyName', scopes: 'read,audience,…' },
     run: (deps, f) =>
-      createApiKey(deps, { orgId: f.org ?? '', email: f.email ?? '' }),
+      createApiKey(deps, {
+        orgId: f.org ?? '',
+        email: f.email ?? '',
+        ...(f.name !== undefined ? { name: f.name } : {}),
+        ...(f.scopes !== undefined ? { scopes: f.scopes } : {}),
+      }),
+  },
+  {
+    words: 'key index',
+    flags: ['org'],
+    run: (deps, f) => indexApiKeys(deps, { orgId: f.org ?? '' }),
   },
   {
     words: 'key revoke',
@@ -292,6 +305,7 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'campaign',
           'link',
           'minutes',
+          'scopes',
           'stack',
           'region',
           'data-dir',

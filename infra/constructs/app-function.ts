@@ -40,6 +40,17 @@ import { type BundleOptions, bundleFunction, repoRoot } from '../bundle.ts';
 /** The IAM actions SES v2 `SendEmail` needs: simple/template and raw content. */
 const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'];
 
+/**
+ * What changing keys at the edge takes, each API Gateway action on the
+ * resource paths it acts on: create and find keys, disable one, add one to
+ * a plan, and list the plans (to find the one of the function's stage).
+ */
+const GATEWAY_KEY_GRANTS: [string, string[]][] = [
+  ['apigateway:POST', ['/apikeys', '/usageplans/*/keys']],
+  ['apigateway:GET', ['/apikeys', '/usageplans']],
+  ['apigateway:PATCH', ['/apikeys/*']],
+];
+
 /** The SES resource types our grants name, as in their ARNs. */
 type SesResourceType = 'identity' | 'configuration-set' | 'tenant';
 
@@ -103,6 +114,11 @@ export interface BindingResources {
   appFromAddress: string;
   /** How the public sign-up form defends itself (operator's context). */
   signupForms?: SignupFormResources;
+  /**
+   * The REST API and stage whose usage plan holds the keys (a
+   * `gatewayKeys` binding finds the plan by them at run time).
+   */
+  gatewayKeys?: { restApiId: string; stageName: string };
   /** The consumer groups' queues, by group name. */
   queues?: ReadonlyMap<string, IQueue>;
   /** The configuration set of mail sent outside a tenant (its events). */
@@ -351,6 +367,12 @@ export class AppFunction extends Construct {
           scheduling.grantScheduling(this, targets);
           break;
         }
+        case 'gatewayKeys': {
+          const api = resources.gatewayKeys;
+          if (!api) throw new Error('A gatewayKeys binding needs the API');
+          this.bindGatewayKeys(api);
+          break;
+        }
         case 'queue':
           this.bindQueue(resources, binding.queue);
           break;
@@ -508,6 +530,40 @@ export class AppFunction extends Construct {
       reason:
         'Tenants are created at run time, one per organization; the grant only reads their status, in this account and region.',
     });
+  }
+
+  /**
+   * Lets the function register and disable API keys at the edge: create a
+   * key, find one by name, disable it, add it to a usage plan, and list the
+   * plans to find the one of its API's stage. The plan's id cannot be in
+   * the grant (nor in the environment): the plan depends on the stage,
+   * which depends on the functions, so naming it here would be a cycle.
+   */
+  bindGatewayKeys(api: { restApiId: string; stageName: string }): void {
+    const arnOf = (path: string) =>
+      `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
+    for (const [action, paths] of GATEWAY_KEY_GRANTS) {
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: [action],
+          resources: paths.map(arnOf),
+        }),
+      );
+    }
+    this.bindEnvironment('REST_API_ID', api.restApiId);
+    this.bindEnvironment('API_STAGE_NAME', api.stageName);
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]',
+        reason:
+          'API keys are created at run time, one per key of an organization, so their gateway ids are not known at deploy time; the grant only disables them (PATCH), in this region.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/keys]',
+        reason:
+          "The usage plan depends on the API's stage, which depends on this function: naming the plan's id here would be a dependency cycle. The grant only adds keys to a plan, in this region.",
+      },
+    );
   }
 
   /**

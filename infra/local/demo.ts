@@ -32,7 +32,11 @@ export const seedDemo = async (
   await setSendingAllowed(deps, { orgId: org.id }, true);
   const ownerEmail = 'owner@demo.example';
   await addMember(deps, { orgId: org.id, email: ownerEmail, role: 'owner' });
-  const key = await createApiKey(deps, { orgId: org.id, email: ownerEmail });
+  const key = await createApiKey(deps, {
+    orgId: org.id,
+    email: ownerEmail,
+    name: 'Demo key',
+  });
   const demo = { orgId: org.id, ownerEmail, ...key };
   // It holds an owner key: readable by the user only, like secrets.json.
   await writePrivateFile(

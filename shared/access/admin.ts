@@ -1,13 +1,16 @@
 /**
  * Application logic of the operator's access commands: members and API keys.
- * Called by the admin CLI; the public API never creates or shows keys.
+ * Called by the admin CLI; issuing and revoking a key are also what the
+ * API's key routes do (`api-keys.ts`), for the caller's own organization.
  */
 import * as v from 'valibot';
 import { NotFoundError } from '../errors.ts';
 import { EmailAddress, parse } from '../validation.ts';
+import { KeyOptions } from './api-key.schema.ts';
 import { formatApiKey, hashApiKey, KEY_SECRET_BYTES } from './api-key.ts';
-import { ROLES, type Role } from './model.ts';
+import { type Member, ROLES, type Role } from './model.ts';
 import type { AdminDeps, AccessDeps as Deps } from './ports.ts';
+import type { Scope } from './scopes.ts';
 
 const MemberInput = v.object({
   orgId: v.pipe(v.string(), v.uuid('must be an organization id')),
@@ -80,31 +83,32 @@ export const removeMember = async (
 };
 
 /**
- * Creates an API key for a member. The value is returned here and nowhere
- * else: only its hash is stored.
+ * Issues an API key to a member: the key acts for the member's
+ * organization with the member's role, narrowed to `scopes` if given. The
+ * value is returned here and nowhere else: only its hash is stored.
  */
-export const createApiKey = async (
+export const issueApiKey = async (
   deps: Pick<AdminDeps, 'access' | 'clock' | 'ids' | 'gatewayKeys'>,
-  input: { orgId: string; email: string },
+  member: Member,
+  options: { name?: string; scopes?: Scope[]; keyId?: string } = {},
 ): Promise<{ keyId: string; apiKey: string }> => {
-  // 1. The creator must be a member now; the key acts with its role.
-  const { orgId, email } = parse(MemberInput, input);
-  const member = await findMember(deps, orgId, email);
-
-  // 2. Store the hash, conditional on the membership still existing.
-  const keyId = deps.ids.id();
+  // 1. Store the hash, conditional on the membership still existing.
+  const keyId = options.keyId ?? deps.ids.id();
   const apiKey = formatApiKey(keyId, deps.ids.secret(KEY_SECRET_BYTES));
   const now = deps.clock.now();
   await deps.access.createKey({
     keyId,
-    orgId,
+    orgId: member.orgId,
     userId: member.userId,
     role: member.role,
     secretHash: hashApiKey(apiKey),
     createdAt: now.toISOString(),
+    email: member.email,
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
   });
 
-  // 3. Register it at the edge; undo the stored key if that fails.
+  // 2. Register it at the edge; undo the stored key if that fails.
   try {
     await deps.gatewayKeys.register(keyId, apiKey);
   } catch (error) {
@@ -112,6 +116,30 @@ export const createApiKey = async (
     throw error;
   }
   return { keyId, apiKey };
+};
+
+/**
+ * Creates an API key for a member named by email (the operator's `key
+ * create`), with an optional name and scopes (`read,audience`).
+ */
+export const createApiKey = async (
+  deps: Pick<AdminDeps, 'access' | 'clock' | 'ids' | 'gatewayKeys'>,
+  input: { orgId: string; email: string; name?: string; scopes?: string },
+): Promise<{ keyId: string; apiKey: string }> => {
+  // 1. The creator must be a member now; the key acts with its role.
+  const { orgId, email } = parse(MemberInput, {
+    orgId: input.orgId,
+    email: input.email,
+  });
+  const options = parse(KeyOptions, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.scopes !== undefined
+      ? { scopes: input.scopes.split(',').map((scope) => scope.trim()) }
+      : {}),
+  });
+  const member = await findMember(deps, orgId, email);
+  // 2. Issue it.
+  return issueApiKey(deps, member, options);
 };
 
 /** Revokes a key for good; it answers 401 from then on. */
@@ -128,4 +156,27 @@ export const revokeApiKey = async (
   }
   await deps.gatewayKeys.disable([keyId]);
   return { revoked: true };
+};
+
+/**
+ * Enters in the organization's keys (`GET /api-keys`) the live keys made
+ * before the listing existed; idempotent. Keys revoked before it are not
+ * found again: nothing points at them from the organization.
+ */
+export const indexApiKeys = async (
+  deps: Pick<AdminDeps, 'access' | 'organizations'>,
+  input: { orgId: string },
+): Promise<{ indexed: number; keyIds: string[] }> => {
+  const { orgId } = parse(
+    v.object({ orgId: MemberInput.entries.orgId }),
+    input,
+  );
+  if (!(await deps.organizations.get(orgId))) {
+    throw new NotFoundError(
+      'organization.notFound',
+      `No organization ${orgId}`,
+    );
+  }
+  const keyIds = await deps.access.indexKeys(orgId);
+  return { indexed: keyIds.length, keyIds };
 };

@@ -1,9 +1,11 @@
 /**
  * Application logic: turns an `x-api-key` value into the caller, or refuses.
- * One DynamoDB read per key and container per cache period.
+ * One DynamoDB read per key and container per cache period, and the key's
+ * last use recorded at most once an hour (`last-use.ts`).
  */
 import { UnauthorizedError } from '../errors.ts';
 import { apiKeyMatches, hashApiKey, keyIdOf } from './api-key.ts';
+import { createUseRecorder } from './last-use.ts';
 import type { Caller } from './model.ts';
 import type { AccessDeps as Deps } from './ports.ts';
 
@@ -20,8 +22,9 @@ const INVALID =
  */
 export const createAuthenticator = (deps: AuthDeps) => {
   const cache = new Map<string, { caller: Caller; expiresAt: number }>();
+  const recordUse = createUseRecorder(deps);
 
-  return async (value: string | undefined): Promise<Caller> => {
+  const resolve = async (value: string | undefined): Promise<Caller> => {
     // 1. Refuse a missing or malformed value without any read.
     if (!value) throw new UnauthorizedError('auth.missingKey', MISSING);
     const keyId = keyIdOf(value);
@@ -48,6 +51,7 @@ export const createAuthenticator = (deps: AuthDeps) => {
       orgId: record.orgId,
       userId: record.userId,
       role: record.role,
+      ...(record.scopes ? { scopes: record.scopes } : {}),
     };
     if (deps.apiKeyCacheTtlSeconds > 0) {
       cache.set(cacheKey, {
@@ -55,6 +59,13 @@ export const createAuthenticator = (deps: AuthDeps) => {
         expiresAt: now + deps.apiKeyCacheTtlSeconds * 1000,
       });
     }
+    return caller;
+  };
+
+  /** The caller of a key value, its use recorded (which never fails it). */
+  return async (value: string | undefined): Promise<Caller> => {
+    const caller = await resolve(value);
+    await recordUse(caller.keyId);
     return caller;
   };
 };

@@ -15,6 +15,7 @@ import {
 } from '../sending/readiness.ts';
 import { ViewId } from '../validation.ts';
 import { type Caller, ROLES } from './model.ts';
+import { SCOPES } from './scopes.ts';
 
 /** The data of GET /me. */
 export const CallerContext = v.pipe(
@@ -30,7 +31,13 @@ export const CallerContext = v.pipe(
     keyId: v.pipe(
       ViewId,
       v.description(
-        "The key's id; it authenticates nothing, and no endpoint ever returns a key's value",
+        "The key's id; it authenticates nothing, and no endpoint returns a key's value but once, the answer of POST /api-keys that creates it",
+      ),
+    ),
+    scopes: v.pipe(
+      v.nullable(v.array(v.picklist(SCOPES))),
+      v.description(
+        'The scopes the key is narrowed to, or null: full access (every route its role allows). `read` covers every GET; each other scope the routes of its groups',
       ),
     ),
     // Whether the organization can send now and, if not, why.
@@ -54,6 +61,7 @@ export const describeCaller = async (
     organization: organizationView(org),
     organizationRole: caller.role,
     keyId: caller.keyId,
+    scopes: caller.scopes ? [...caller.scopes] : null,
     sending: await readinessOf(deps, org),
   };
 };

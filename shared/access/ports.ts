@@ -4,8 +4,9 @@
  * the sending setup.
  */
 import type { Recounter, SuppressionRekeyer } from '../organizations/ports.ts';
+import type { Page, PageRequest } from '../ports.ts';
 import type { SendingDeps } from '../sending/ports.ts';
-import type { ApiKeyRecord, Member, User } from './model.ts';
+import type { ApiKeyRecord, ListedApiKey, Member, User } from './model.ts';
 
 /** Users, memberships and API keys: who may call the API, with which role. */
 export interface AccessRepository {
@@ -27,11 +28,30 @@ export interface AccessRepository {
     userId: string,
     at: Date,
   ): Promise<string[] | undefined>;
-  /** Stores a new key; `NotFoundError` when its creator is not a member. */
+  /**
+   * Stores a new key and enters it in its organization's keys;
+   * `NotFoundError` when its creator is not a member, `ConflictError`
+   * `apiKey.limit` when the creator holds the most live keys allowed.
+   */
   createKey(key: ApiKeyRecord): Promise<void>;
   findKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   /** Revokes the key; false when it does not exist. Revoking twice is harmless. */
   revokeKey(keyId: string, at: Date): Promise<boolean>;
+  /** The organization's keys, live and revoked, newest first, with their last use. */
+  pageKeys(orgId: string, request: PageRequest): Promise<Page<ListedApiKey>>;
+  /** One key with its last use, whatever its organization (the caller checks). */
+  getKey(keyId: string): Promise<ListedApiKey | undefined>;
+  /**
+   * Marks the key used at `at`, unless a mark at or after `since` is
+   * stored already; returns the mark stored now (`at`, or that one).
+   */
+  markUsed(keyId: string, at: Date, since: Date): Promise<Date>;
+  /**
+   * Enters in the organization's keys the live keys of its members that
+   * are not there yet (keys made before the listing existed); returns
+   * their ids. Running it again enters nothing.
+   */
+  indexKeys(orgId: string): Promise<string[]>;
 }
 
 /**

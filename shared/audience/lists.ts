@@ -54,8 +54,12 @@ export const createList = async (
   orgId: string,
   input: v.InferOutput<typeof CreateListBody>,
 ): Promise<ListView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun ? await deps.lists.get(orgId, id) : undefined;
+  if (earlier) return view(earlier);
   const list: List = {
-    id: deps.ids.id(),
+    id,
     name: input.name,
     createdAt: deps.clock.now().toISOString(),
     contactCount: 0,

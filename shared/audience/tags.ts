@@ -75,8 +75,12 @@ export const createTag = async (
   orgId: string,
   input: { name: string },
 ): Promise<TagView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun ? await deps.tags.get(orgId, id) : undefined;
+  if (earlier) return view(earlier);
   const tag: Tag = {
-    id: deps.ids.id(),
+    id,
     name: input.name,
     createdAt: deps.clock.now().toISOString(),
     contactCount: 0,

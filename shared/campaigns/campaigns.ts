@@ -349,6 +349,11 @@ export const createCampaign = async (
   input: Omit<CreateCampaignInput, 'segmentId'> &
     Partial<Pick<CreateCampaignInput, 'segmentId'>>,
 ): Promise<CampaignView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  if (deps.ids.rerun && (await deps.campaigns.get(orgId, id))) {
+    return campaignView(deps, orgId, id);
+  }
   const segmentId = input.segmentId ?? null;
   const [template] = await Promise.all([
     requireTemplate(deps, orgId, input.templateId),
@@ -360,7 +365,7 @@ export const createCampaign = async (
   await checkRenders({ subject: input.subject });
   const now = deps.clock.now().toISOString();
   const campaign: Campaign = {
-    id: deps.ids.id(),
+    id,
     name: input.name,
     subject: input.subject ?? template.defaultSubject,
     templateId: template.id,

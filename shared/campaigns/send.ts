@@ -258,9 +258,21 @@ export const startSend = async (
   campaignId: string,
   input: SendCampaignInput,
 ): Promise<SendOutcome> => {
+  const sendId = deps.ids.createdId();
   const found = await deps.campaigns.getWithContent(orgId, campaignId);
   if (!found) await requireCampaign(deps, orgId, campaignId);
   const { campaign, content } = found as NonNullable<typeof found>;
+  // An earlier run of this request (its Idempotency-Key) started this very
+  // send (or scheduled it): what it answered, and no second send.
+  if (deps.ids.rerun && campaign.sendId === sendId) {
+    return {
+      accepted: {
+        campaignId,
+        status:
+          input.scheduledAt === undefined ? 'send_requested' : 'scheduled',
+      },
+    };
+  }
   refuseByState(campaign);
   if (input.scheduledAt !== undefined && campaign.status === 'scheduled') {
     throw new RuleViolationError(
@@ -287,7 +299,6 @@ export const startSend = async (
   const blockers = refusingBlockers(readiness.blockers);
   if (blockers.length > 0) throw new SendingBlockedError(blockers);
 
-  const sendId = deps.ids.id();
   if (at) {
     // The schedule first: without the campaign naming its send, it does nothing.
     const name = campaignScheduleName(campaignId, sendId);

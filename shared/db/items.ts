@@ -15,6 +15,8 @@ export const ENTITY_TYPE = attr.type;
 /** Every entity type the table stores, as written in `_type`. */
 export const ENTITY_TYPES = [
   'ApiKey',
+  'ApiKeyEntry',
+  'ApiKeyLastUse',
   'AppSettings',
   'CollectionCounter',
   'Contact',
@@ -28,6 +30,7 @@ export const ENTITY_TYPES = [
   'Erasure',
   'Field',
   'FieldKey',
+  'IdempotencyRecord',
   'Identity',
   'IdentityBook',
   'List',

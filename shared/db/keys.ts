@@ -57,10 +57,42 @@ export const keys = {
     PK: org(orgId),
     SK: `MEMBER#${userId}`,
   }),
+  /** The members of an organization (the index of their keys). */
+  membersOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'MEMBER#',
+  }),
   /** An API key by id: the key value carries the id, so one read resolves it. */
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
   /** The rolling request log of one key (the last admitted instants). */
   rateLog: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
+  /**
+   * When a key was last used (to the hour): written on the request path
+   * like the request log, so it lives in the same partition of the key's
+   * request bookkeeping, apart from the key record.
+   */
+  apiKeyLastUse: (keyId: string): Key => ({
+    PK: `RATE#${keyId}`,
+    SK: 'LASTUSE',
+  }),
+  /** A key's entry in its organization's collection of keys (a pointer). */
+  apiKeyOfOrganization: (orgId: string, keyId: string): Key => ({
+    PK: org(orgId),
+    SK: `APIKEY#${keyId}`,
+  }),
+  /** The organization's keys, by time-ordered id (counted: `APIKEY$count`). */
+  apiKeysOfOrganization: (orgId: string): QueryKey => ({
+    PK: org(orgId),
+    skPrefix: 'APIKEY#',
+  }),
+  /**
+   * The record of one Idempotency-Key of one API key: a partition of its
+   * own (its id is a hash of the key's scope), so records never crowd one.
+   */
+  idempotencyRecord: (orgId: string, recordId: string): Key => ({
+    PK: `${org(orgId)}#IDEMPOTENCY#${recordId}`,
+    SK: 'IDEMPOTENCY',
+  }),
   /** Application-wide settings (sending switch). */
   appSettings: (): Key => ({ PK: 'APP', SK: 'SETTINGS' }),
   /** One list of an organization. */

@@ -101,6 +101,10 @@ export const createField = async (
   orgId: string,
   input: CreateFieldInput,
 ): Promise<FieldView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun ? await deps.fields.get(orgId, id) : undefined;
+  if (earlier) return view(earlier);
   const options = input.type === 'option' ? input.options : undefined;
   checkOptions(input.key, options);
   if (
@@ -117,7 +121,7 @@ export const createField = async (
   }
   const now = deps.clock.now().toISOString();
   const field: Field = {
-    id: deps.ids.id(),
+    id,
     key: input.key,
     label: input.label,
     type: input.type,

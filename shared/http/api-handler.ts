@@ -1,7 +1,7 @@
 /**
  * The request pipeline shared by every endpoint group, as middy middleware:
- * authentication → rate limit → route → role → JSON body → validation →
- * handler → envelope, with errors mapped in one place. Runtime-neutral: the same
+ * authentication → rate limit → route → role → JSON body → Idempotency-Key
+ * → validation → handler → envelope, with errors mapped in one place. Runtime-neutral: the same
  * handler runs on Lambda and behind the local gateway.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -17,6 +17,7 @@ import { createAuthenticator } from '../access/authenticate.ts';
 import { type Caller, roleAtLeast } from '../access/model.ts';
 import type { AccessDeps } from '../access/ports.ts';
 import { consumeRequest, type RateLimitState } from '../access/rate-limit.ts';
+import { scopeRefusal } from '../access/scopes.ts';
 import {
   ForbiddenError,
   NotFoundError,
@@ -24,18 +25,24 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.ts';
+import type { IdempotencyDeps } from '../idempotency/ports.ts';
 import { logger } from '../observability.ts';
 import { parse, reservedKeyIssue } from '../validation.ts';
 import { toErrorResponse } from './errors.ts';
+import { idempotent } from './idempotency.ts';
 import { envelopeOf, type HttpResult } from './responses.ts';
 import { type Route, resourcePath, routeKey } from './route.ts';
 
 /** What the middlewares learn about a request, for the ones after them. */
-/** What the pipeline itself reads: keys, rate counters, time. */
+/**
+ * What the pipeline itself reads: keys, rate counters, time, and the
+ * records of Idempotency-Key requests (with the ids a run derives).
+ */
 export type PipelineDeps = Pick<
   AccessDeps,
   'access' | 'rateLimits' | 'organizations' | 'clock' | 'apiKeyCacheTtlSeconds'
->;
+> &
+  IdempotencyDeps;
 
 interface PipelineContext extends Context {
   caller?: Caller;
@@ -128,7 +135,8 @@ const authenticateAndCount = (deps: PipelineDeps): Middleware => {
  * Step 3: the route of the request, and may this key take it? An unknown
  * route, or a public one reached through the keyed pipeline, is a 404; a
  * role too low is a 403 before the body is read, so a member key learns
- * nothing of an admin route's body rules (the same 403 whatever it sent).
+ * nothing of an admin route's body rules (the same 403 whatever it sent);
+ * so is a route outside the scopes a key is narrowed to, after the role.
  */
 const findRoute = (routes: readonly Route[]): Middleware => {
   const table = new Map(
@@ -151,6 +159,8 @@ const findRoute = (routes: readonly Route[]): Middleware => {
           `This operation needs the ${found.role} role; your key acts as ${caller.role}`,
         );
       }
+      const refusal = caller && scopeRefusal(caller.scopes, found);
+      if (refusal) throw new ForbiddenError('auth.scopeMissing', refusal);
       request.context.route = found;
     },
   };
@@ -308,4 +318,4 @@ export const createApiHandler = <D extends PipelineDeps>(
     .use(authenticateAndCount(deps))
     .use(findRoute(routes))
     .use(jsonBody())
-    .handler(dispatch(deps));
+    .handler(idempotent(deps, dispatch));

@@ -3,8 +3,9 @@
  * of the endpoint groups: paths and parameters from their schemas, answers
  * per declared status in the spec's envelopes, error answers per status
  * with the codes each operation can answer, the key scheme, the role of
- * each operation and the rate-limit headers. Nothing in it is written by
- * hand: a route changes, the document changes with it.
+ * each operation, the rate-limit headers and, on every write, the
+ * `Idempotency-Key` header and the marks of a replayed answer. Nothing in
+ * it is written by hand: a route changes, the document changes with it.
  */
 import {
   type ConversionConfig,
@@ -25,6 +26,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import * as v from 'valibot';
+import { SCOPES, scopesCovering } from '../access/scopes.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import {
   WEBHOOK_EVENT_TYPES,
@@ -37,11 +39,17 @@ import {
 } from '../webhooks/payloads.ts';
 import { ErrorEnvelope, pageEnvelope, successEnvelope } from './envelopes.ts';
 import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  REPLAYED_HEADER,
+} from './idempotency.ts';
+import {
   type Answer,
   API_PREFIX,
   errorsOf,
   type MinimumRole,
   type Route,
+  takesIdempotencyKey,
 } from './route.ts';
 import { schemaRules } from './schema-rules.ts';
 
@@ -71,13 +79,20 @@ const HEADERS = {
   remaining: 'RateLimit-Remaining',
   reset: 'RateLimit-Reset',
   retryAfter: 'Retry-After',
+  replayed: REPLAYED_HEADER,
 } as const;
+
+/** The reusable request header of every write. */
+const IDEMPOTENCY_KEY_PARAMETER = 'IdempotencyKey';
 
 const schemaRef = (name: string): ReferenceObject => ({
   $ref: `#/components/schemas/${name}`,
 });
 const headerRef = (name: string): ReferenceObject => ({
   $ref: `#/components/headers/${name}`,
+});
+const parameterRef = (name: string): ReferenceObject => ({
+  $ref: `#/components/parameters/${name}`,
 });
 
 /** The title a schema carries (`v.title`), if any. */
@@ -391,7 +406,7 @@ const PIPELINE_RESPONSES: Partial<
 > = {
   400: { name: 'InvalidRequest', codes: ['request.invalid'] },
   401: { name: 'Unauthorized', codes: ['auth.missingKey', 'auth.invalidKey'] },
-  403: { name: 'RoleTooLow', codes: ['auth.roleTooLow'] },
+  403: { name: 'Forbidden', codes: ['auth.roleTooLow', 'auth.scopeMissing'] },
   413: { name: 'BodyTooLarge', codes: ['request.tooLarge'] },
   415: { name: 'UnsupportedMediaType', codes: ['request.mediaType'] },
   429: { name: 'RateLimited', codes: ['rateLimit.exceeded'] },
@@ -415,6 +430,33 @@ const rateLimitHeaders = (
   };
 };
 
+/**
+ * The statuses a write's answer may be given again with, kept for its
+ * `Idempotency-Key`: its successes and its own refusals, never what the
+ * pipeline answers before the key is read (a key, a role, a rate, a media
+ * type), a refusal of the key itself (422), nor a failure.
+ */
+const NEVER_REPLAYED = new Set([401, 403, 415, 422, 429, 500, 503]);
+
+/** The headers of an answer of `route` with `status`. */
+const answerHeaders = (
+  route: Pick<Route, 'method' | 'role' | 'readOnly'>,
+  status: number,
+): Record<string, ReferenceObject> | undefined => {
+  const counted = rateLimitHeaders(route.role, status);
+  if (!takesIdempotencyKey(route)) return counted;
+  return {
+    ...counted,
+    ...(NEVER_REPLAYED.has(status)
+      ? {}
+      : { [HEADERS.replayed]: headerRef(HEADERS.replayed) }),
+    // A repeat while the first request runs (`idempotency.inProgress`).
+    ...(status === 409
+      ? { [HEADERS.retryAfter]: headerRef(HEADERS.retryAfter) }
+      : {}),
+  };
+};
+
 /** The sentence that states who may call an operation. */
 const ROLE_SENTENCES: Record<MinimumRole, string> = {
   public:
@@ -423,6 +465,22 @@ const ROLE_SENTENCES: Record<MinimumRole, string> = {
     '**Role: member.** Any key of the organization may call it (member, admin or owner).',
   admin:
     "**Role: admin.** An admin's or owner's key; a member's key answers 403 `auth.roleTooLow`.",
+};
+
+/**
+ * The sentence that states which scoped keys may call an operation (a key
+ * without scopes may call every one its role allows).
+ */
+const scopeSentence = (route: Route): string | undefined => {
+  if (route.role === 'public') return undefined;
+  if (route.scope === 'none') {
+    return '**Scopes: any.** Every key may call it, whatever its scopes.';
+  }
+  const [own, read] = scopesCovering(route);
+  if (!own) {
+    return '**Scopes: full access only.** A key narrowed to scopes answers 403 `auth.scopeMissing`.';
+  }
+  return `**Scope: ${own}${read ? ` (or ${read}: a GET)` : ''}.** A key narrowed to other scopes answers 403 \`auth.scopeMissing\`.`;
 };
 
 const camel = (words: string[]): string =>
@@ -525,9 +583,12 @@ const operationOf = (
   group: DocumentedGroup,
   route: Route,
 ): OperationObject => {
-  const parameters = [
+  const parameters: (ParameterObject | ReferenceObject)[] = [
     ...parametersOf(converter, route.params, 'path'),
     ...parametersOf(converter, route.query, 'query'),
+    ...(takesIdempotencyKey(route)
+      ? [parameterRef(IDEMPOTENCY_KEY_PARAMETER)]
+      : []),
   ];
   const responses: ResponsesObject = {};
   for (const [status, answer] of Object.entries(route.responses)) {
@@ -535,7 +596,7 @@ const operationOf = (
     responses[status] = successResponse(
       converter,
       answer,
-      rateLimitHeaders(route.role, Number(status)),
+      answerHeaders(route, Number(status)),
     );
   }
   const byStatus = new Map<number, ErrorCode[]>();
@@ -546,19 +607,27 @@ const operationOf = (
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const codes = byStatus.get(status) ?? [];
     const shared = PIPELINE_RESPONSES[status];
+    // A write's answer it may give again says so: not the shared one.
+    const replayable =
+      takesIdempotencyKey(route) && !NEVER_REPLAYED.has(status);
     responses[String(status)] =
       route.role !== 'public' &&
+      !replayable &&
       shared &&
       codes.length === shared.codes.length &&
       codes.every((code) => shared.codes.includes(code))
         ? { $ref: `#/components/responses/${shared.name}` }
-        : errorResponse(route, codes, rateLimitHeaders(route.role, status));
+        : errorResponse(route, codes, answerHeaders(route, status));
   }
   const operation: OperationObject = {
     operationId: operationIdOf(group.name, route),
     tags: [group.name],
     summary: route.summary,
-    description: [route.description, ROLE_SENTENCES[route.role]]
+    description: [
+      route.description,
+      ROLE_SENTENCES[route.role],
+      scopeSentence(route),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     ...(parameters.length ? { parameters } : {}),
@@ -575,11 +644,16 @@ const operationOf = (
   }
   operation.responses = responses;
   if (route.role === 'public') operation.security = [];
-  else operation['x-required-role'] = route.role;
+  else {
+    operation['x-required-role'] = route.role;
+    // The scopes, any one of which lets a scoped key call it.
+    operation['x-scopes'] =
+      route.scope === 'none' ? [...SCOPES] : scopesCovering(route);
+  }
   return operation;
 };
 
-const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
+const ANSWER_HEADERS: Record<string, HeaderObject> = {
   [HEADERS.limit]: {
     description: 'Requests this key may make in a window of 60 seconds (120).',
     schema: { type: 'integer', minimum: 0 },
@@ -593,9 +667,30 @@ const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer', minimum: 0 },
   },
   [HEADERS.retryAfter]: {
-    description: 'Seconds to wait before the next request (on a 429).',
+    description:
+      'Seconds to wait before the next request (on a 429; on a 409 `idempotency.inProgress`, before repeating the write).',
     schema: { type: 'integer', minimum: 0 },
   },
+  [HEADERS.replayed]: {
+    description:
+      '`true` on an answer given again: the answer of the first request with this `Idempotency-Key`, which did nothing this time. Absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const IDEMPOTENCY_KEY: ParameterObject = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Makes the write safe to send again. The first request with a key runs; a repeat of the same request (method, path, query and body) within 24 hours gets its answer back, marked `Idempotent-Replayed: true`, and does nothing. The key, with another request, answers 422 `idempotency.keyReused`; while the first runs, 409 `idempotency.inProgress` with `Retry-After`. Keys belong to the API key (and its organization). Use a new random key (a UUID) per operation.',
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    pattern: IDEMPOTENCY_KEY_PATTERN.source,
+  },
+  example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
 };
 
 const codeTable = (): string =>
@@ -613,8 +708,11 @@ const overview = (): string =>
     'A multi-tenant email marketing service: lists, contacts, tags, templates, topics, sender settings and domains of an organization.',
     '## Authentication and roles',
     'Every request carries an API key in the `x-api-key` header, except the public routes (links in emails, this reference). A key acts for one organization with the role its creator holds there: a member reads, an admin or owner also writes. Each operation states its role (`x-required-role`).',
+    `A key may be narrowed to scopes (${SCOPES.map((scope) => `\`${scope}\``).join(', ')}; \`POST /api-keys\`): \`read\` covers every GET, each other scope the operations of its groups. A key without scopes has full access. Each operation states the scopes that let a scoped key call it (\`x-scopes\`); outside them it answers 403 \`auth.scopeMissing\` and nothing is done.`,
     '## Rate limit',
     'Each key may make 120 requests in any 60 seconds. Answers to a counted request carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 also carries `Retry-After`.',
+    '## Idempotency',
+    'Every write (`POST`, `PATCH`, `DELETE`; not the reads that take a body, `POST /render` and `POST /exports`) takes an optional `Idempotency-Key` header: 1 to 255 visible ASCII characters, a new random one (a UUID) per operation. The first request with a key runs and its answer is kept for 24 hours — success or refusal, but not a 5xx nor an answer that says to retry. A repeat of the same request (method, path, query, body) gets that answer back with `Idempotent-Replayed: true` and does nothing; the key with another request answers 422 `idempotency.keyReused`; a repeat while the first still runs answers 409 `idempotency.inProgress` with `Retry-After`. Keys belong to the API key that sent them. A request that failed (5xx) may be sent again with its key: it runs again, and finds what it created the first time rather than creating it twice.',
     '## Answers',
     'A success is `{"success": true, "data": …}`; a page of items adds `pagination: {total, page, limit, totalPages}` (`?page=` from 1, `?limit=` from 1 to 100, 20 by default). An error is `{"error": "…", "code": "…"}`; a 400 for invalid input adds `details: [{field, message}]`, one per offending field.',
     '## Error codes',
@@ -722,12 +820,13 @@ export const buildOpenApi = (
       in: 'header',
       name: 'x-api-key',
       description:
-        'An API key of the organization, created with the admin CLI. It acts with the role its creator holds in the organization.',
+        'An API key of the organization, created with `POST /api-keys` or the admin CLI. It acts with the role its creator holds in the organization, within its scopes if it has any.',
     });
   builder.rootDoc.security = [{ [SECURITY_SCHEME]: [] }];
-  for (const [name, header] of Object.entries(RATE_LIMIT_HEADERS)) {
+  for (const [name, header] of Object.entries(ANSWER_HEADERS)) {
     builder.addHeader(name, header);
   }
+  builder.addParameter(IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENCY_KEY);
   for (const [status, shared] of Object.entries(PIPELINE_RESPONSES)) {
     if (!shared) continue;
     builder.addResponse(

@@ -7,6 +7,7 @@
  */
 import type * as v from 'valibot';
 import type { Caller } from '../access/model.ts';
+import type { RouteScope } from '../access/scopes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type {
   FileResult,
@@ -145,6 +146,19 @@ export interface Route<D = never> {
    */
   origin?: 'api' | 'pages';
   role: MinimumRole;
+  /**
+   * The scope the route belongs to: a key narrowed to scopes takes it only
+   * with this one (or `read`, for a GET); `none`: any key. Its group's
+   * (`routeFor`) unless the route says otherwise. A keyed route without
+   * one is open to full-access keys only.
+   */
+  scope?: RouteScope;
+  /**
+   * The operation changes nothing though its method is not GET (a read
+   * that takes a body: `POST /render`, `POST /exports`): like a GET, it
+   * ignores an `Idempotency-Key`, and no answer of it is kept.
+   */
+  readOnly?: true;
   /** One line: what the operation does. */
   summary: string;
   /** Its rules, in Markdown (the spec's numbered rules where it has them). */
@@ -168,6 +182,9 @@ type RouteInput<R extends MinimumRole, P, Q, B> = {
   path: string;
   origin?: 'api' | 'pages';
   role: R;
+  /** Overrides the group's scope for this route. */
+  scope?: RouteScope;
+  readOnly?: true;
   summary: string;
   params?: P;
   query?: Q;
@@ -202,21 +219,36 @@ export type RouteDeclarer<D> = <
 
 /**
  * The `route` of a group whose bindings give `D` (`routeFor<DepsOf<typeof
- * bindings>>()`). It types each handler's deps from the bindings, its input
- * from its schemas, its caller from its role (a keyed route always has one,
- * a public route none), and its result from its responses: a handler cannot
- * return a status or a body its declaration does not name, nor call what
- * its group did not bind.
+ * bindings>>({ scope })`). It types each handler's deps from the bindings,
+ * its input from its schemas, its caller from its role (a keyed route
+ * always has one, a public route none), and its result from its responses:
+ * a handler cannot return a status or a body its declaration does not
+ * name, nor call what its group did not bind. `scope` is the scope of the
+ * group's routes (`shared/access/scopes.ts`), declared once per group.
  */
 export const routeFor =
-  <D>(): RouteDeclarer<D> =>
+  <D>(group: { scope?: RouteScope } = {}): RouteDeclarer<D> =>
   (definition) =>
-    definition as unknown as Route<D>;
+    ({
+      ...(group.scope ? { scope: group.scope } : {}),
+      ...definition,
+    }) as unknown as Route<D>;
+
+/**
+ * Whether a route takes an `Idempotency-Key`: every keyed write (a method
+ * other than GET) but the reads declared `readOnly`.
+ */
+export const takesIdempotencyKey = (
+  route: Pick<Route, 'method' | 'role' | 'readOnly'>,
+): boolean =>
+  route.role !== 'public' && route.method !== 'GET' && !route.readOnly;
 
 /**
  * Every error code a route can answer: its own, and those of the pipeline
- * before it (no key, a bad key, the rate limit, a role too low, input that
- * does not validate, a body that is not JSON, an unexpected failure).
+ * before it (no key, a bad key, the rate limit, a role too low, a scope
+ * missing, input that does not validate, a body that is not JSON, an
+ * `Idempotency-Key` that is invalid, reused or still running, an
+ * unexpected failure).
  */
 export const errorsOf = (route: Route): ErrorCode[] => {
   const codes = new Set<ErrorCode>(route.errors);
@@ -232,10 +264,18 @@ export const errorsOf = (route: Route): ErrorCode[] => {
     codes.add('rateLimit.perSource');
   }
   if (route.role === 'admin') codes.add('auth.roleTooLow');
+  if (route.role !== 'public' && route.scope !== 'none') {
+    codes.add('auth.scopeMissing');
+  }
   if (route.params || route.query || route.body) codes.add('request.invalid');
   if (route.body) {
     codes.add('request.mediaType');
     codes.add('request.tooLarge');
+  }
+  if (takesIdempotencyKey(route)) {
+    codes.add('idempotency.keyInvalid');
+    codes.add('idempotency.keyReused');
+    codes.add('idempotency.inProgress');
   }
   codes.add('internal');
   return [...codes];

@@ -169,6 +169,13 @@ export const erasePerson = async (
   subject: ErasureSubject,
 ): Promise<Erasure> => {
   const { orgId } = caller;
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) recorded it: that
+  // one (its contacts are gone by now, so it is looked for first).
+  const earlier = deps.ids.rerun
+    ? await deps.erasures.get(orgId, id)
+    : undefined;
+  if (earlier) return earlier;
   const { email, target } = await addressOf(deps, orgId, subject);
   const [before, declined, suppressed] = await Promise.all([
     deps.contacts.ofAddress(orgId, email),
@@ -237,7 +244,7 @@ export const erasePerson = async (
   );
 
   const erasure: Erasure = {
-    id: deps.ids.id(),
+    id,
     erasedAt: deps.clock.now().toISOString(),
     erasedBy: { keyId: caller.keyId, userId: caller.userId },
     target,

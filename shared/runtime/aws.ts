@@ -75,6 +75,10 @@ const schedulerClient = once(async () => {
   const { SchedulerClient } = await import('@aws-sdk/client-scheduler');
   return captureClient(new SchedulerClient({}));
 });
+const apiGateway = once(async () => {
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  return captureClient(new APIGatewayClient({}));
+});
 const secrets = once(async () => {
   const [{ SecretsProvider }, { SecretsManagerClient }] = await Promise.all([
     import('@aws-lambda-powertools/parameters/secrets'),
@@ -152,6 +156,20 @@ export const awsDeps = async <const B extends Bindings>(
     addressKeySecret: () => async () =>
       config.ADDRESS_KEY_SECRET ??
       secretValue(config.ADDRESS_KEY_SECRET_ARN ?? '', 'address key'),
+    gatewayKeys: async () => {
+      const { ApiGatewayKeyRegistry, usagePlanOfStage } = await import(
+        '../adapters/aws/api-gateway-key-registry.ts'
+      );
+      const client = await apiGateway();
+      return new ApiGatewayKeyRegistry(
+        client,
+        usagePlanOfStage(
+          client,
+          required(config.REST_API_ID, 'REST_API_ID'),
+          required(config.API_STAGE_NAME, 'API_STAGE_NAME'),
+        ),
+      );
+    },
     provider,
     dns: async () => {
       const { NodeDnsResolver } = await import(

@@ -4,6 +4,7 @@
  * and the local composition roots.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { GatewayKeyRegistry } from '../access/ports.ts';
 import { loggingAudienceEvents } from '../adapters/logging-audience-events.ts';
 import { randomIds, systemClock } from '../adapters/system.ts';
 import type { AudienceEvents } from '../audience/ports.ts';
@@ -85,6 +86,8 @@ export interface DepsOptions {
     rules: WebhookUrlRules;
     sender?: WebhookSender;
   }>;
+  /** The edge's registry of API keys (API Gateway; none locally). */
+  gatewayKeys?: () => Awaitable<GatewayKeyRegistry>;
 }
 
 /**
@@ -236,6 +239,8 @@ const provide = async (
       };
     case 'signupForms':
       return { signupForms: await need(options.signupForms, 'signupForms') };
+    case 'gatewayKeys':
+      return { gatewayKeys: await need(options.gatewayKeys, 'gatewayKeys') };
     case 'queue':
       return {};
   }
@@ -294,6 +299,7 @@ export const ALL_BINDINGS = [
   { kind: 'signupForms' },
   { kind: 'webhookEvents' },
   { kind: 'webhookCalls' },
+  { kind: 'gatewayKeys' },
 ] as const satisfies Bindings;
 
 /** Marshalling options of every document client we create. */

@@ -184,6 +184,7 @@ export const localDeps = async (options: LocalOptions): Promise<Deps> => {
       rules: options.webhookUrlRules ?? LOCAL_WEBHOOK_URL_RULES,
       ...(options.webhookSender ? { sender: options.webhookSender } : {}),
     }),
+    gatewayKeys: () => noEdgeKeyRegistry,
     ...(options.scheduleMinLeadSeconds !== undefined
       ? { scheduleMinLeadSeconds: options.scheduleMinLeadSeconds }
       : {}),

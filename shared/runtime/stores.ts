@@ -43,6 +43,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoRateLimitCounter(table);
   },
+  idempotency: async () => {
+    const { DynamoIdempotencyStore } = await import(
+      '../adapters/aws/dynamo-idempotency-store.ts'
+    );
+    return (table) => new DynamoIdempotencyStore(table);
+  },
   appSettings: async () => {
     const { DynamoAppSettingsRepository } = await import(
       '../adapters/aws/dynamo-app-settings-repository.ts'

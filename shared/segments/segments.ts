@@ -215,6 +215,12 @@ export const createSegment = async (
   orgId: string,
   input: CreateSegmentInput,
 ): Promise<SegmentView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun
+    ? await deps.segments.get(orgId, id)
+    : undefined;
+  if (earlier) return view(earlier);
   // 1. The list, the tags and the fields exist in the organization.
   await requireList(deps, orgId, input.listId);
   await checkTags(deps, orgId, input.conditions);
@@ -227,7 +233,7 @@ export const createSegment = async (
   // holding the fields it names (each checked again: not deleted).
   const now = deps.clock.now().toISOString();
   const segment: Segment = {
-    id: deps.ids.id(),
+    id,
     name: input.name,
     listId: input.listId,
     match: input.match,

@@ -325,6 +325,13 @@ export const declareDomain = async (
   input: { domain: string },
 ): Promise<DomainView> => {
   const org = await requireOrganization(deps, orgId);
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) declared it: that
+  // one, once the step that run may not have reached is done.
+  if (deps.ids.rerun && (await deps.domains.get(orgId, id))) {
+    await provisionIsolation(deps, org, await provedNames(deps, orgId));
+    return getDomain(deps, orgId, id);
+  }
   const name = input.domain;
   refuseApplicationDomain(deps, name);
   // 1. The provider first: nothing is stored if it is unreachable. An
@@ -343,7 +350,7 @@ export const declareDomain = async (
     orgId,
     withProviderState(
       {
-        id: deps.ids.id(),
+        id,
         domain: name,
         createdAt: now,
         ownershipProved: false,

@@ -144,9 +144,17 @@ export const createIdentity = async (
   orgId: string,
   input: { senderEmail: string; senderName?: string; isDefault?: boolean },
 ): Promise<IdentityView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) added it: that one.
+  if (deps.ids.rerun) {
+    const book = await deps.identities.getBook(orgId);
+    if (book.identities.some((identity) => identity.id === id)) {
+      return viewOf(book, id);
+    }
+  }
   await checkSenderAddress(deps, orgId, input.senderEmail);
   const identity: Identity = {
-    id: deps.ids.id(),
+    id,
     senderEmail: normalizeEmail(input.senderEmail),
     senderName: input.senderName ?? '',
     createdAt: deps.clock.now().toISOString(),

@@ -104,6 +104,13 @@ export const createSequence = async (
   orgId: string,
   input: CreateSequenceInput,
 ): Promise<SequenceView> => {
+  const id = deps.ids.createdId();
+  const draftId = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun
+    ? await deps.sequences.get(orgId, id)
+    : undefined;
+  if (earlier) return sequenceView(earlier);
   const byList = input.triggerType === 'list_joined';
   const [organization] = await Promise.all([
     deps.organizations.get(orgId),
@@ -117,8 +124,7 @@ export const createSequence = async (
   ]);
   const cap = organization ? sequenceCapOf(organization) : 0;
   const now = deps.clock.now().toISOString();
-  const id = deps.ids.id();
-  const draft = newVersion(id, deps.ids.id(), 1, now, NO_CALENDAR);
+  const draft = newVersion(id, draftId, 1, now, NO_CALENDAR);
   const sequence: Sequence = {
     id,
     kind: 'sequence',
@@ -160,6 +166,16 @@ export const createSeries = async (
   orgId: string,
   input: CreateSeriesInput,
 ): Promise<SeriesView> => {
+  const id = deps.ids.createdId();
+  const draftId = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun
+    ? await deps.sequences.get(orgId, id)
+    : undefined;
+  if (earlier) {
+    const { calendar } = await detailOf(deps, orgId, earlier);
+    return seriesView(earlier, calendar);
+  }
   await checkReferences(deps, orgId, {
     listId: input.listId,
     tagId: input.audienceTagId,
@@ -173,8 +189,7 @@ export const createSeries = async (
   };
   await checkSegment(deps, orgId, calendar);
   const now = deps.clock.now().toISOString();
-  const id = deps.ids.id();
-  const draft = newVersion(id, deps.ids.id(), 1, now, calendar);
+  const draft = newVersion(id, draftId, 1, now, calendar);
   const series: Sequence = {
     id,
     kind: 'series',

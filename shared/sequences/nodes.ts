@@ -62,6 +62,13 @@ export const addNode = async (
     sequenceId,
     versionId,
   );
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) added it: that one.
+  const earlier = deps.ids.rerun
+    ? nodes.findIndex((node) => node.id === id)
+    : -1;
+  const added = nodes[earlier];
+  if (added) return nodeView(added, earlier);
   if (version.nodeCount >= MAX_NODES_PER_VERSION) {
     throw new RuleViolationError(
       'sequence.nodeLimit',
@@ -70,7 +77,7 @@ export const addNode = async (
   }
   const now = deps.clock.now().toISOString();
   const base = {
-    id: deps.ids.id(),
+    id,
     versionId,
     order: version.nodeSeq + 1,
     createdAt: now,

@@ -57,6 +57,12 @@ export const openVersion = async (
   sequenceId: string,
 ): Promise<VersionDetail> => {
   const s = await requireSequence(deps, orgId, sequenceId);
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) opened it: that one.
+  const earlier = deps.ids.rerun
+    ? await deps.sequences.getVersionWithNodes(orgId, s.id, id)
+    : undefined;
+  if (earlier) return versionDetail(earlier);
   if (s.draftVersionId) {
     throw new ConflictError(
       'sequence.draftOpen',
@@ -71,7 +77,6 @@ export const openVersion = async (
       )
     : undefined;
   const now = deps.clock.now().toISOString();
-  const id = deps.ids.id();
   const version: SequenceVersion = {
     ...newVersion(
       s.id,

@@ -339,6 +339,12 @@ export const createSignupPage = async (
   orgId: string,
   input: CreateSignupPageInput,
 ): Promise<SignupPageView> => {
+  // One id whatever slug it ends with: a slug taken writes nothing.
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  if (deps.ids.rerun && (await deps.signupPages.get(orgId, id))) {
+    return getSignupPage(deps, orgId, id);
+  }
   if (input.html !== undefined) refuseWordingOfPasted(input);
   const list = await requireList(deps, orgId, input.listId);
   const org = await requireOrganization(deps, orgId);
@@ -348,7 +354,7 @@ export const createSignupPage = async (
   const html = pasted?.html;
   const now = deps.clock.now().toISOString();
   const page = (slug: string): SignupPage => ({
-    id: deps.ids.id(),
+    id,
     name: input.name,
     slug,
     status: 'draft',

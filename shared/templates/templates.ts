@@ -198,9 +198,15 @@ export const createTemplate = async (
   orgId: string,
   input: CreateTemplateInput,
 ): Promise<TemplateView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun
+    ? await deps.templates.get(orgId, id)
+    : undefined;
+  if (earlier) return view(deps, orgId, earlier);
   const now = deps.clock.now().toISOString();
   const template: Template = {
-    id: deps.ids.id(),
+    id,
     ...input,
     createdAt: now,
     updatedAt: now,

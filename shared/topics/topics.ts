@@ -102,9 +102,13 @@ export const createTopic = async (
   orgId: string,
   input: CreateTopicInput,
 ): Promise<TopicView> => {
+  const id = deps.ids.createdId();
+  // An earlier run of this request (its Idempotency-Key) made it: that one.
+  const earlier = deps.ids.rerun ? await deps.topics.get(orgId, id) : undefined;
+  if (earlier) return view(earlier);
   const now = deps.clock.now().toISOString();
   const topic: Topic = {
-    id: deps.ids.id(),
+    id,
     name: input.name,
     ...(input.description ? { description: input.description } : {}),
     createdAt: now,

@@ -12,6 +12,7 @@
  * the real document client; the table prints requests, operations, items
  * read and capacity per call.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,12 +67,18 @@ const calls: DynamoCall[] = [];
 /** A JSON call over HTTP to the gateway. */
 const caller =
   (origin: string, key: string) =>
-  async (method: string, path: string, body?: unknown) => {
+  async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const response = await fetch(`${origin}/api/v1${path}`, {
       method,
       headers: {
         'x-api-key': key,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
@@ -578,6 +585,70 @@ const main = async () => {
             `/suppressions/${encodeURIComponent(suppressedOf(500))}`,
           ),
       ],
+    );
+    // The same writes with an Idempotency-Key (issue 32): the first
+    // request, then its repeat (the answer given again).
+    const keyed = (
+      what: string,
+      path: string,
+      body: unknown,
+    ): [string, () => Promise<unknown>][] => {
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const send = () => write('POST', path, body, headers);
+      return [
+        [`${what} (Idempotency-Key)`, send],
+        [`${what} (Idempotency-Key, repeated)`, send],
+      ];
+    };
+    const after = (what: string) =>
+      writes.findIndex(([name]) => name === what) + 1;
+    writes.splice(
+      after('POST /lists/{id}/contacts'),
+      0,
+      ...keyed('POST /lists/{id}/contacts', `/lists/${list.id}/contacts`, {
+        email: `keyed${n++}@bench.example`,
+        tags: ['vip'],
+      }),
+    );
+    writes.splice(
+      after('POST /templates'),
+      0,
+      ...keyed('POST /templates', '/templates', {
+        name: `T ${n++}`,
+        defaultSubject: 'Hi',
+        content: '<p>Hi</p><a href="{{unsubscribeUrl}}">x</a>',
+      }),
+      // Templates of 100 KB of HTML, without and with the key: the answer
+      // (the whole template) is kept too, compressed — well for HTML, not
+      // at all for random text.
+      ...[
+        ['100 KB of HTML', '<p>Dear reader, here is the news of the week.</p>'],
+        ['100 KB of random text', ''],
+      ].flatMap(([size, paragraph]) => {
+        const content = () =>
+          `${
+            paragraph
+              ? paragraph.repeat(2_000)
+              : `<p>${randomBytes(75_000).toString('base64')}</p>`
+          }<a href="{{unsubscribeUrl}}">x</a>`;
+        const plain: [string, () => Promise<unknown>] = [
+          `POST /templates (${size})`,
+          () =>
+            write('POST', '/templates', {
+              name: `T ${n++}`,
+              defaultSubject: 'Hi',
+              content: content(),
+            }),
+        ];
+        return [
+          plain,
+          ...keyed(`POST /templates (${size})`, '/templates', {
+            name: `T ${n++}`,
+            defaultSubject: 'Hi',
+            content: content(),
+          }),
+        ];
+      }),
     );
     for (const [what, act] of writes) {
       const warm = await measure(act);

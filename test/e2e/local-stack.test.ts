@@ -99,6 +99,8 @@ describe('the local stack, over HTTP (end to end)', () => {
           },
           organizationRole: 'owner',
           keyId: expect.any(String),
+          // A key made without scopes: full access (issue 32).
+          scopes: null,
           sending: {
             ready: true,
             blockers: [],
@@ -163,6 +165,34 @@ describe('the local stack, over HTTP (end to end)', () => {
       });
       await sleep(CACHE_SECONDS * 1000 + 200);
       expect((await stack.call('/me', { key: apiKey })).status).toBe(401);
+    });
+
+    it('lets an owner rotate its key through the API (issue 32): the new key works, and revokes the old one', async () => {
+      // Arrange
+      const { apiKey: old, keyId: oldId } = await newOrgWithKey('owner');
+      // Act
+      const made = await stack.call('/api-keys', {
+        key: old,
+        method: 'POST',
+        body: { name: 'Rotated', scopes: ['read', 'settings'] },
+      });
+      const fresh: string = made.json.data.apiKey;
+      const revoked = await stack.call(`/api-keys/${oldId}`, {
+        key: fresh,
+        method: 'DELETE',
+      });
+      await sleep(CACHE_SECONDS * 1000 + 200);
+      // Assert
+      expect(made.status).toBe(201);
+      expect(revoked.json.data.revokedAt).not.toBeNull();
+      expect((await stack.call('/me', { key: old })).status).toBe(401);
+      const me = await stack.call('/me', { key: fresh });
+      expect(me.json.data.scopes).toEqual(['read', 'settings']);
+      const listed = await stack.call('/api-keys', { key: fresh });
+      expect(listed.json.data.map((k: { name: string }) => k.name)).toEqual([
+        'Rotated',
+        null,
+      ]);
     });
 
     it('refuses the key of a member who left the organization', async () => {

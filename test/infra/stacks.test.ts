@@ -30,6 +30,7 @@ import {
 import { configNamesOf, loadConfig } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import { API_PREFIX, resourcePath } from '../../shared/http/route.ts';
+import { RUN_LEASE_MS } from '../../shared/idempotency/requests.ts';
 
 type Resources = Record<string, { Type: string; Properties: Props }>;
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -385,6 +386,21 @@ describe('StatelessStack', () => {
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON' },
       });
+    }
+  });
+
+  it('stops every endpoint function before a keyed write’s lease ends (a run still alive is never run beside)', () => {
+    // Arrange
+    const { api, apiTemplate } = stacks();
+    const functions = apiTemplate.findResources('AWS::Lambda::Function');
+
+    // Assert
+    for (const group of endpointGroups) {
+      const timeout = Number(
+        functions[logicalId(api, functionOf(api, group).fn)]?.Properties
+          ?.Timeout,
+      );
+      expect(timeout * 1000, group.name).toBeLessThan(RUN_LEASE_MS);
     }
   });
 
@@ -1197,6 +1213,51 @@ describe('StatelessStack', () => {
             ]);
         expect(granted, group.name).toEqual(expected);
       }
+    }
+  });
+
+  it('lets only the groups that manage keys change them at the edge, finding the usage plan of their API’s stage (issue 32)', () => {
+    // Arrange
+    const built = stacks();
+    expect(
+      endpointGroups
+        .filter((g) => binds(g.bindings, 'gatewayKeys'))
+        .map((g) => g.name),
+    ).toEqual(['keys']);
+
+    for (const group of endpointGroups) {
+      // Act
+      const granted = statementsFor(built, group, 'apigateway:').flatMap(
+        (statement) =>
+          asArray<string>(statement.Action).flatMap((action) =>
+            asArray<unknown>(statement.Resource).map(
+              (r) => `${action} ${resolve(built.apiTemplate, r)}`,
+            ),
+          ),
+      );
+      const env = environmentOf(built, group);
+
+      // Assert
+      if (!binds(group.bindings, 'gatewayKeys')) {
+        expect(granted, group.name).toEqual([]);
+        expect(env.REST_API_ID, group.name).toBeUndefined();
+        continue;
+      }
+      const arn = 'arn:aws:apigateway:eu-west-1::';
+      expect(new Set(granted)).toEqual(
+        new Set([
+          `apigateway:POST ${arn}/apikeys`,
+          `apigateway:POST ${arn}/usageplans/*/keys`,
+          `apigateway:GET ${arn}/apikeys`,
+          `apigateway:GET ${arn}/usageplans`,
+          `apigateway:PATCH ${arn}/apikeys/*`,
+        ]),
+      );
+      // The API itself (not its stage or plan: they depend on the functions).
+      expect(env.REST_API_ID).toEqual({
+        Ref: logicalId(built.api, built.api.api),
+      });
+      expect(env.API_STAGE_NAME).toBe('prod');
     }
   });
 

@@ -1,7 +1,8 @@
 /**
  * Property-based fuzzing of every declared route (fast-check): whatever a
- * client sends in path, query and body, the answer is never a 5xx, and a
- * 4xx leaves the table exactly as it was. Each route first runs its
+ * client sends in path, query, body and `Idempotency-Key`, the answer is
+ * never a 5xx, and a 4xx leaves the table exactly as it was (but for the
+ * key's record, which keeps a write's refusal as its answer). Each route first runs its
  * example (test/support/route-examples.ts) past every rule, field by field
  * (hostile endings, sizes in UTF-8 bytes, arrays past their caps), then
  * random runs: some of its declared fields (read from the route's valibot
@@ -356,7 +357,21 @@ interface Input {
   query?: Record<string, unknown>;
   body?: unknown;
   raw?: string;
+  /** An `Idempotency-Key` header: a valid key, or anything. */
+  idempotencyKey?: string;
 }
+
+/** Sometimes an `Idempotency-Key`: a fresh valid one, or anything. */
+const withIdempotencyKey = (inputs: fc.Arbitrary<Input>): fc.Arbitrary<Input> =>
+  fc
+    .tuple(inputs, fc.option(fc.oneof(fc.uuid(), hostileString), { freq: 3 }))
+    .map(([input, key]) =>
+      key === null ? input : { ...input, idempotencyKey: key },
+    );
+
+/** The items of a table but the records of Idempotency-Keys. */
+const withoutKeyRecords = (items: Record<string, unknown>[]) =>
+  items.filter((item) => item._type !== 'IdempotencyRecord');
 
 /**
  * The example with some declared fields (or a new one) made hostile, or
@@ -509,10 +524,12 @@ describe('fuzzing every declared route', () => {
       boundaryCases += boundaries.length;
       const details = await fc.check(
         fc.asyncProperty(
-          fc.oneof(
-            { weight: 3, arbitrary: mutated(route, example) },
-            { weight: 1, arbitrary: shapeless(example) },
-            { weight: 1, arbitrary: raw(example) },
+          withIdempotencyKey(
+            fc.oneof(
+              { weight: 3, arbitrary: mutated(route, example) },
+              { weight: 1, arbitrary: shapeless(example) },
+              { weight: 1, arbitrary: raw(example) },
+            ),
           ),
           async (input) => {
             // A second a call: the key never reaches the rate limit.
@@ -533,6 +550,9 @@ describe('fuzzing every declared route', () => {
                 ...(route.role === 'public' ? {} : { key: seeded.ownerKey }),
                 ...(input.query
                   ? { query: input.query as Record<string, string> }
+                  : {}),
+                ...(input.idempotencyKey !== undefined
+                  ? { headers: { 'Idempotency-Key': input.idempotencyKey } }
                   : {}),
                 ...body,
               },
@@ -556,7 +576,7 @@ describe('fuzzing every declared route', () => {
             if (answer.status >= 400) {
               fourHundreds++;
               expect(
-                table,
+                withoutKeyRecords(table),
                 `${seen()}\nwrote: ${written(seededTable, table)}`,
               ).toEqual(seededTable);
             }

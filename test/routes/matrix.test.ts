@@ -1,11 +1,15 @@
 /**
- * The route matrix: tenancy, roles and keys, checked on every declared
- * route (functions/groups.ts) through the in-process client. A route added
- * later is covered by adding its example to test/support/route-examples.ts.
+ * The route matrix: tenancy, roles, scopes and keys, checked on every
+ * declared route (functions/groups.ts) through the in-process client. A
+ * route added later is covered by adding its example to
+ * test/support/route-examples.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../functions/groups.ts';
+import { SCOPES, type Scope, scopesAllow } from '../../shared/access/scopes.ts';
+import { takesIdempotencyKey } from '../../shared/http/route.ts';
 import {
   type ApiClient,
   createApiClient,
@@ -35,7 +39,13 @@ const adminOnly = keyed.filter((route) => route.role !== 'member');
 // A clock in the future (DynamoDB Local deletes items whose TTL is past),
 // moved on a second per call so no key reaches the rate limit.
 const clock = fixedClock('2030-03-04T09:00:00.000Z');
-const cases = { foreign: 0, role: 0, noKey: 0 };
+const cases = {
+  foreign: 0,
+  role: 0,
+  noKey: 0,
+  scopeRefused: 0,
+  scopePassed: 0,
+};
 
 /**
  * Query ids that only filter what a route reads: an unknown or another
@@ -76,17 +86,21 @@ describe('the route matrix (every declared route)', () => {
   let a: Seeded;
   let b: Seeded;
   let revokedKey: string;
+  /** Owner keys of organization B, each narrowed to one scope. */
+  const scopedKeys = {} as Record<Scope, string>;
 
   const send = (
     route: { method: string; path: string },
     example: Example,
     key?: string,
+    headers?: Record<string, string>,
   ) => {
     clock.advance(1000);
     return client.call(route.method, pathOf(route.path, example.params), {
       ...(key ? { key } : {}),
       ...(example.query ? { query: example.query } : {}),
       ...(example.body !== undefined ? { body: example.body } : {}),
+      ...(headers ? { headers } : {}),
     });
   };
 
@@ -112,11 +126,26 @@ describe('the route matrix (every declared route)', () => {
     );
     await client.admin('key', 'revoke', '--key', String(revoked.keyId));
     revokedKey = String(revoked.apiKey);
+    for (const scope of SCOPES) {
+      const made = await client.admin(
+        'key',
+        'create',
+        '--org',
+        b.orgId,
+        '--email',
+        `owner-${b.orgId.slice(-12)}@example.test`,
+        '--name',
+        `only ${scope}`,
+        '--scopes',
+        scope,
+      );
+      scopedKeys[scope] = String(made.apiKey);
+    }
   });
 
   afterAll(() => {
     console.log(
-      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.noKey} missing, malformed, forged or revoked key cases`,
+      `route matrix: ${keyed.length} keyed routes, ${cases.foreign} foreign-id cases, ${cases.role} member-on-admin cases, ${cases.scopeRefused} refused and ${cases.scopePassed} admitted route × scope cases, ${cases.noKey} missing, malformed, forged or revoked key cases`,
     );
   });
 
@@ -172,6 +201,140 @@ describe('the route matrix (every declared route)', () => {
     }
     // Assert
     expect(refused).toEqual([]);
+  });
+
+  it('Idempotency-Key: every write answers a repeat as it answered first, marked, writing nothing; the key for another request is a 422 writing nothing (deletions last)', async () => {
+    // Arrange: an organization of its own, as the examples change it.
+    const d = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org D'),
+      'orgd',
+    );
+    const writes = routes.filter(takesIdempotencyKey);
+    const ordered = [
+      ...writes.filter((route) => route.method !== 'DELETE'),
+      ...writes
+        .filter((route) => route.method === 'DELETE')
+        .sort((x, y) => y.path.length - x.path.length),
+    ];
+    // Act
+    const wrong: string[] = [];
+    for (const route of ordered) {
+      const example = ROUTE_EXAMPLES[route.key]?.(d);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const first = await send(route, example, d.ownerKey, headers);
+      const before = await client.snapshot();
+      const again = await send(route, example, d.ownerKey, headers);
+      // The same key, the request with one more query parameter.
+      const other = await send(
+        route,
+        { ...example, query: { ...example.query, again: '1' } },
+        d.ownerKey,
+        headers,
+      );
+      const after = await client.snapshot();
+      const expected = REFUSED_BY_SEED[route.key];
+      if (
+        (expected ? first.status !== 409 : first.status >= 300) ||
+        again.status !== first.status ||
+        again.body !== first.body ||
+        again.headers['idempotent-replayed'] !== 'true' ||
+        other.status !== 422 ||
+        other.json.code !== 'idempotency.keyReused' ||
+        !isDeepStrictEqual(after, before)
+      ) {
+        wrong.push(
+          `${route.key} → ${first.status}, again ${again.status} (${again.headers['idempotent-replayed']}), other ${other.status}, table ${isDeepStrictEqual(after, before) ? 'unchanged' : 'changed'}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
+  });
+
+  it('Idempotency-Key, a run that stopped before keeping its answer: every create, run again once its lease is over, finds what the first created — the same resource, no item more', async () => {
+    // Arrange: an organization of its own; a store whose runs die after
+    // the operation's writes, before the answer is kept.
+    const e = await seedOrganization(
+      client,
+      await createOrganizationWithKeys(client, 'Org E'),
+      'orge',
+    );
+    const store = client.deps.idempotency;
+    const complete = store.complete.bind(store);
+    const keysOf = (items: Record<string, unknown>[]) =>
+      items
+        .filter((item) => item._type !== 'IdempotencyRecord')
+        .map((item) => `${item.PK} ${item.SK}`);
+    const creates = routes.filter(
+      (route) => takesIdempotencyKey(route) && route.responses[201],
+    );
+    // Upserts by address or name: run again, they find the contact (the
+    // tag) and answer 200 "already there", as a retry without the key
+    // always did (decision 0055).
+    const upserts: Record<string, (data: { id?: string }) => unknown> = {
+      'POST /lists/{listId}/contacts': (data) => data.id,
+      'POST /contacts/{contactId}/tags': (data) =>
+        (data as { tag?: { id?: string } }).tag?.id,
+    };
+    // A key's value is shown once and kept nowhere: run again, the create
+    // revokes the key the lost run made and makes another (decision 0055).
+    const remade = new Set(['POST /api-keys']);
+    // Act
+    const wrong: string[] = [];
+    let compared = 0;
+    for (const route of creates) {
+      const example = ROUTE_EXAMPLES[route.key]?.(e);
+      if (!example) continue;
+      const headers = { 'Idempotency-Key': randomUUID() };
+      store.complete = async () => {
+        throw new Error('the process died');
+      };
+      const lost = await send(route, example, e.ownerKey, headers).finally(
+        () => {
+          store.complete = complete;
+        },
+      );
+      if (lost.status !== 201) continue;
+      const afterLost = keysOf(await client.scan());
+      clock.advance(31_000);
+      const rerun = await send(route, example, e.ownerKey, headers);
+      const afterRerun = keysOf(await client.scan());
+      compared++;
+      if (remade.has(route.key)) {
+        // Its value reached no one: that key is revoked, another made.
+        const earlier = await client.get(`/api-keys/${lost.json.data.id}`, {
+          key: e.ownerKey,
+        });
+        if (
+          rerun.status !== 201 ||
+          rerun.json.data.id === lost.json.data.id ||
+          !rerun.json.data.apiKey ||
+          earlier.json.data?.revokedAt === null
+        ) {
+          wrong.push(
+            `${route.key} → ${rerun.status} ${rerun.body.slice(0, 200)}`,
+          );
+        }
+        continue;
+      }
+      const upsert = upserts[route.key];
+      const idOf = upsert ?? ((data: { id?: string }) => data.id);
+      if (
+        rerun.status !== (upsert ? 200 : 201) ||
+        rerun.headers['idempotent-replayed'] !== undefined ||
+        idOf(rerun.json.data) !== idOf(lost.json.data) ||
+        !isDeepStrictEqual(afterRerun, afterLost)
+      ) {
+        wrong.push(
+          `${route.key} → ${rerun.status} ${rerun.body.slice(0, 200)}; new items: ${afterRerun.filter((key) => !afterLost.includes(key)).join(', ')}`,
+        );
+      }
+    }
+    // Assert
+    expect(wrong).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(15);
   });
 
   it.each(keyed.map((route) => [route.key, route] as const))(
@@ -263,6 +426,66 @@ describe('the route matrix (every declared route)', () => {
       expect(asMember.status).toBe(403);
       expect(asMember.json.code).toBe('auth.roleTooLow');
       expect(await client.snapshot()).toEqual(before);
+    },
+  );
+
+  it('declares a scope on every keyed route (a route without one is open to full-access keys only)', () => {
+    const unscoped = keyed
+      .filter((route) => route.scope === undefined)
+      .map((route) => route.key);
+    expect(unscoped, 'routeFor<Deps>({ scope }) in its routes.ts').toEqual([]);
+  });
+
+  it.each(
+    keyed.flatMap((route) =>
+      SCOPES.map((scope) => [route.key, scope, route] as const),
+    ),
+  )(
+    'Scopes: %s with a key narrowed to %s answers 403 auth.scopeMissing and writes nothing when the scope does not cover it, and passes the scope step when it does',
+    async (_, scope, route) => {
+      const example = ROUTE_EXAMPLES[route.key]?.(b);
+      if (!example) throw new Error(`no example for ${route.key}`);
+      const key = scopedKeys[scope];
+      const before = await client.snapshot();
+      if (!scopesAllow([scope], route)) {
+        // Act
+        const answer = await send(route, example, key);
+        // Assert
+        expect(answer.status).toBe(403);
+        expect(answer.json.code).toBe('auth.scopeMissing');
+        expect(answer.json.error).toContain(`needs the ${route.scope} scope`);
+        expect(await client.snapshot()).toEqual(before);
+        cases.scopeRefused++;
+        return;
+      }
+      // A GET is run as it is (a read); a write is sent invalid, so that
+      // its 400 (validation, after the scope step) proves the step passed
+      // without doing anything.
+      const request =
+        route.method === 'GET'
+          ? example
+          : route.body
+            ? { ...example, body: 'not an object' as never }
+            : {
+                ...example,
+                params: Object.fromEntries(
+                  Object.keys(example.params ?? {}).map((name) => [
+                    name,
+                    'not-an-id',
+                  ]),
+                ),
+              };
+      // Act
+      const answer = await send(route, request, key);
+      // Assert (a read may refresh what it shows: GET /me, the sending
+      // state it keeps, so only the refused writes are held to the table)
+      if (route.method === 'GET') expect(answer.status).toBe(200);
+      else {
+        expect(answer.status).toBe(400);
+        expect(answer.json.code).toBe('request.invalid');
+        expect(await client.snapshot()).toEqual(before);
+      }
+      cases.scopePassed++;
     },
   );
 

@@ -22,6 +22,7 @@ import {
 import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { type Route, resourcePath, routeKey } from '../../shared/http/route.ts';
+import type { QueueSenders } from '../../shared/ports.ts';
 import type { SignupFormSettings } from '../../shared/signup/ports.ts';
 import { contractProblems } from './contract.ts';
 import {
@@ -242,6 +243,11 @@ export const createApiClient = async (
     /** Links' base URLs, when a test serves the gateway over HTTP. */
     publicApiUrl?: string;
     pagesUrl?: string;
+    /**
+     * Stand-ins for the consumer queues (by group name) without the
+     * asynchronous half: a test records what a route sends.
+     */
+    queues?: QueueSenders<string>;
   } = {},
 ): Promise<ApiClient> => {
   const created = await createTestDeps({
@@ -253,6 +259,7 @@ export const createApiClient = async (
     ...(options.signupForms ? { signupForms: options.signupForms } : {}),
     ...(options.publicApiUrl ? { publicApiUrl: options.publicApiUrl } : {}),
     ...(options.pagesUrl ? { pagesUrl: options.pagesUrl } : {}),
+    ...(options.queues ? { queues: options.queues } : {}),
   });
   let lastSnapshot:
     | { writes: number; table: Record<string, unknown>[] }

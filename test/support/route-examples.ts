@@ -55,6 +55,8 @@ export interface Seeded extends TestOrganization {
   /** A webhook endpoint, enabled, and the delivery of a test event to it. */
   webhookId: string;
   webhookDeliveryId: string;
+  /** A spare API key of the owner, made through the API (it can be revoked). */
+  apiKeyId: string;
   /**
    * Valid signed tokens of the public links: confirm for the pending
    * contact, the others for the subscribed one.
@@ -476,6 +478,12 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'POST /public/topic-opt-out': (s) => ({
     query: { token: s.tokens.topicOptOut },
   }),
+  'GET /api-keys': () => ({ query: { page: '1', limit: '20' } }),
+  'POST /api-keys': () => ({
+    body: { name: 'Matrix key', scopes: ['read', 'audience'] },
+  }),
+  'GET /api-keys/{keyId}': (s) => ({ params: { keyId: s.apiKeyId } }),
+  'DELETE /api-keys/{keyId}': (s) => ({ params: { keyId: s.apiKeyId } }),
   'GET /openapi.json': () => ({}),
   'GET /docs': () => ({}),
   'GET /docs/{asset}': () => ({
@@ -659,6 +667,12 @@ export const seedOrganization = async (
   const webhookDeliveryId = idOf(
     await client.post(`/webhooks/${webhookId}/test`, { key }),
   );
+  const apiKeyId = idOf(
+    await client.post('/api-keys', {
+      key,
+      body: { name: `${label} spare key`, scopes: ['read'] },
+    }),
+  );
   // Signed as the emails sign them (shared/audience/confirmation.ts,
   // shared/mail/compose.ts).
   const claims = { o: org.orgId, c: contactId };
@@ -707,6 +721,7 @@ export const seedOrganization = async (
     pageId,
     webhookId,
     webhookDeliveryId,
+    apiKeyId,
     ...journeys,
   };
 };
@@ -808,4 +823,5 @@ export const seededIds = (s: Seeded): Record<string, string> => ({
   pageId: s.pageId,
   webhookId: s.webhookId,
   webhookDeliveryId: s.webhookDeliveryId,
+  apiKeyId: s.apiKeyId,
 });

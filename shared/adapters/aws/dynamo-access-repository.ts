@@ -6,20 +6,40 @@
  * a key added or revoked) bumps `rev` under a condition on the revision it
  * read, inside one transaction with the key items it touches, so a key's
  * copied role can never drift from its creator's role.
+ *
+ * A key is also entered in its organization's collection of keys
+ * (`ORG#<orgId>` / `APIKEY#<keyId>`, a pointer, counted by `APIKEY$count`)
+ * in the transaction that creates it, for the listing. The pointer never
+ * changes: what a listing shows (role, revocation) is read from the key
+ * itself, so a membership change still touches one item per key. The last
+ * use of a key is a mark of its own beside its request log, written at
+ * most once an hour by the request path (`markUsed`).
  */
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
-import type { ApiKeyRecord, Member, User } from '../../access/model.ts';
-import { ROLES } from '../../access/model.ts';
+import type {
+  ApiKeyRecord,
+  ListedApiKey,
+  Member,
+  User,
+} from '../../access/model.ts';
+import { MAX_KEYS_PER_MEMBER, ROLES } from '../../access/model.ts';
 import type { AccessRepository } from '../../access/ports.ts';
+import { orderedScopes, SCOPES } from '../../access/scopes.ts';
 import { ifMissing, type Update } from '../../db/expressions.ts';
 import { type ItemOf, itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Page, PageRequest } from '../../ports.ts';
 import { retryOnConflict } from '../../retry.ts';
 import { appSettingsOf, rememberAppSettings } from './app-settings-memo.ts';
+import {
+  moveCollectionCounter,
+  pageOfCollection,
+} from './dynamo-collections.ts';
 import { entity } from './dynamo-entity.ts';
 import {
+  batchGet,
   batchGetOnce,
   type DynamoTable,
   failedConditions,
@@ -27,9 +47,6 @@ import {
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
-
-/** Live keys one member may hold: keeps every membership change in one transaction. */
-export const MAX_KEYS_PER_MEMBER = 50;
 
 const UserItem = itemSchema('User', {
   userId: v.string(),
@@ -56,6 +73,20 @@ const ApiKeyItem = itemSchema('ApiKey', {
   revokedAt: v.optional(v.string()),
   // Why the key was revoked, for the operator: the domain's record leaves it out.
   revokedReason: v.optional(v.picklist(['revoked', 'member_removed'])),
+  name: v.optional(v.string()),
+  email: v.optional(v.string()),
+  // A set: DynamoDB stores none empty, and absent means full access.
+  scopes: v.optional(v.set(v.picklist(SCOPES))),
+});
+
+/** A key's entry in its organization's collection: the key's id. */
+const ApiKeyEntryItem = itemSchema('ApiKeyEntry', {
+  keyId: v.string(),
+});
+
+/** When a key was last used, to the hour (`markUsed`). */
+const ApiKeyLastUseItem = itemSchema('ApiKeyLastUse', {
+  lastUsedAt: v.string(),
 });
 
 interface MemberRecord extends Member {
@@ -73,8 +104,12 @@ const memberRecord = ({
 
 const keyRecord = ({
   revokedReason: _reason,
+  scopes,
   ...key
-}: ItemOf<typeof ApiKeyItem>): ApiKeyRecord => key;
+}: ItemOf<typeof ApiKeyItem>): ApiKeyRecord => ({
+  ...key,
+  ...(scopes ? { scopes: orderedScopes(scopes) } : {}),
+});
 
 type MemberUpdate = Update<v.InferInput<typeof MemberItem.schema>>;
 type KeyUpdate = Update<v.InferInput<typeof ApiKeyItem.schema>>;
@@ -84,11 +119,15 @@ export class DynamoAccessRepository implements AccessRepository {
   private readonly users;
   private readonly members;
   private readonly apiKeys;
+  private readonly entries;
+  private readonly lastUses;
 
   constructor(private readonly table: DynamoTable) {
     this.users = entity(table, UserItem);
     this.members = entity(table, MemberItem);
     this.apiKeys = entity(table, ApiKeyItem);
+    this.entries = entity(table, ApiKeyEntryItem);
+    this.lastUses = entity(table, ApiKeyLastUseItem);
   }
 
   async getOrCreateUser(email: string, newId: string): Promise<User> {
@@ -176,15 +215,143 @@ export class DynamoAccessRepository implements AccessRepository {
           `A member holds at most ${MAX_KEYS_PER_MEMBER} live API keys; revoke one first`,
         );
       }
+      const { scopes, ...rest } = key;
       await this.transact([
         this.apiKeys.putTx(
           keys.apiKey(key.keyId),
-          { ...key, role: current.role },
+          {
+            ...rest,
+            role: current.role,
+            ...(scopes ? { scopes: new Set(scopes) } : {}),
+          },
           { if: (w) => w.missing() },
         ),
         this.bumpMember(current, { add: { keyIds: new Set([key.keyId]) } }),
+        ...this.enter(key.orgId, key.keyId),
       ]);
     });
+  }
+
+  /** The key's entry in its organization's collection, and its count. */
+  private enter(orgId: string, keyId: string): TransactItem[] {
+    return [
+      this.entries.putTx(
+        keys.apiKeyOfOrganization(orgId, keyId),
+        { keyId },
+        { if: (w) => w.missing() },
+      ),
+      moveCollectionCounter(this.table, keys.apiKeysOfOrganization(orgId), 1),
+    ];
+  }
+
+  async pageKeys(
+    orgId: string,
+    request: PageRequest,
+  ): Promise<Page<ListedApiKey>> {
+    const page = await pageOfCollection(
+      this.table,
+      keys.apiKeysOfOrganization(orgId),
+      request,
+    );
+    const keyIds = page.items.map((item) => this.entries.parse(item).keyId);
+    const listed = await this.withLastUse(keyIds);
+    return {
+      items: keyIds.map((keyId) => {
+        const key = listed.get(keyId);
+        // Entered in the transaction that stores it, and never deleted.
+        if (!key) throw new Error(`API key ${keyId} is entered but missing`);
+        return key;
+      }),
+      total: page.total,
+    };
+  }
+
+  async getKey(keyId: string): Promise<ListedApiKey | undefined> {
+    return (await this.withLastUse([keyId])).get(keyId);
+  }
+
+  /** The keys and their last-use marks, in one BatchGetItem per 50 keys. */
+  private async withLastUse(
+    keyIds: readonly string[],
+  ): Promise<Map<string, ListedApiKey>> {
+    const items = await batchGet(
+      this.table,
+      keyIds.flatMap((keyId) => [
+        keys.apiKey(keyId),
+        keys.apiKeyLastUse(keyId),
+      ]),
+    );
+    const lastUse = new Map<string, string>();
+    const found = new Map<string, ApiKeyRecord>();
+    for (const item of items) {
+      const pk = String(item.PK);
+      if (pk.startsWith('RATE#')) {
+        lastUse.set(
+          pk.slice('RATE#'.length),
+          this.lastUses.parse(item).lastUsedAt,
+        );
+      } else {
+        const key = keyRecord(this.apiKeys.parse(item));
+        found.set(key.keyId, key);
+      }
+    }
+    return new Map(
+      [...found].map(([keyId, key]) => {
+        const lastUsedAt = lastUse.get(keyId);
+        return [keyId, { ...key, ...(lastUsedAt ? { lastUsedAt } : {}) }];
+      }),
+    );
+  }
+
+  async markUsed(keyId: string, at: Date, since: Date): Promise<Date> {
+    try {
+      await this.lastUses.update(
+        keys.apiKeyLastUse(keyId),
+        { set: { lastUsedAt: at.toISOString() } },
+        {
+          if: (w) =>
+            w.or(
+              w.missing('lastUsedAt'),
+              w.lt('lastUsedAt', since.toISOString()),
+            ),
+          returningOnFailure: 'old',
+        },
+      );
+      return at;
+    } catch (error) {
+      // A mark at or after `since` is there already: the one to remember.
+      const stored = this.lastUses.failedItem(error);
+      if (stored) return new Date(stored.lastUsedAt);
+      throw error;
+    }
+  }
+
+  async indexKeys(orgId: string): Promise<string[]> {
+    const members = await this.members.all(keys.membersOfOrganization(orgId), {
+      consistent: true,
+    });
+    const entered: string[] = [];
+    for (const member of members.map(memberRecord)) {
+      for (const keyId of member.keyIds) {
+        try {
+          await this.transact([
+            ...this.enter(orgId, keyId),
+            // Older keys carry no creator's email: the membership has it.
+            this.apiKeys.updateTx(
+              keys.apiKey(keyId),
+              { set: { email: ifMissing(member.email) } },
+              { if: (w) => w.exists() },
+            ),
+          ]);
+          entered.push(keyId);
+        } catch (error) {
+          // Entered already (by its creation, or an earlier run).
+          if ((failedConditions(error) ?? []).includes(0)) continue;
+          throw error;
+        }
+      }
+    }
+    return entered;
   }
 
   /**

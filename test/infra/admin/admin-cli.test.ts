@@ -122,6 +122,58 @@ describe('admin CLI: org quota', () => {
   });
 });
 
+describe('admin CLI: keys (issue 32)', () => {
+  it('parses "key create" with an optional name and scopes, and "key index", and lists them in the usage text', () => {
+    // Act
+    const create = parseInvocation(
+      'key create --org o --email a@b.c --name CRM --scopes read,audience'.split(
+        ' ',
+      ),
+    );
+    const index = parseInvocation('key index --org o'.split(' '));
+    // Assert
+    expect(create.flags).toEqual({
+      org: 'o',
+      email: 'a@b.c',
+      name: 'CRM',
+      scopes: 'read,audience',
+    });
+    expect(index.command.words).toBe('key index');
+    expect(USAGE).toContain(
+      'key create --org <orgId> --email <email> [--name <keyName>] [--scopes <read,audience,…>]',
+    );
+    expect(USAGE).toContain('key index --org <orgId>');
+  });
+
+  it('creates a scoped key that GET /api-keys would show with its scopes', async () => {
+    // Arrange
+    const { admin } = await createTestDeps();
+    const org = await createOrganization(admin, { name: 'CLI keys' });
+    await runStackCommand(
+      admin,
+      `member add --org ${org.id} --email k@cli.test --role admin`.split(' '),
+    );
+    // Act
+    const printed = (await runStackCommand(
+      admin,
+      `key create --org ${org.id} --email k@cli.test --scopes campaigns`.split(
+        ' ',
+      ),
+    )) as { keyId: string; apiKey: string };
+    const indexed = await runStackCommand(
+      admin,
+      `key index --org ${org.id}`.split(' '),
+    );
+    // Assert
+    expect(await admin.access.getKey(printed.keyId)).toMatchObject({
+      scopes: ['campaigns'],
+      email: 'k@cli.test',
+    });
+    // Entered by its creation: nothing left to index.
+    expect(indexed).toEqual({ indexed: 0, keyIds: [] });
+  });
+});
+
 describe('admin CLI: local-only commands', () => {
   it('parses local dns set, with and without a priority', () => {
     const txt = parseInvocation([

@@ -140,6 +140,11 @@ const CONTRACT_ROUTES = [
   'DELETE /signup-pages/{pageId}',
   'POST /signup-pages/{pageId}/publish',
   'POST /signup-pages/{pageId}/unpublish',
+  // API keys through the API (issue 32): beyond the spec.
+  'GET /api-keys',
+  'POST /api-keys',
+  'GET /api-keys/{keyId}',
+  'DELETE /api-keys/{keyId}',
   'GET /public/confirm',
   'GET /public/unsubscribe',
   'POST /public/unsubscribe',

@@ -6,8 +6,8 @@ import {
   revokeApiKey,
 } from '../../../shared/access/admin.ts';
 import { createAuthenticator } from '../../../shared/access/authenticate.ts';
+import { MAX_KEYS_PER_MEMBER } from '../../../shared/access/model.ts';
 import type { AdminDeps } from '../../../shared/access/ports.ts';
-import { MAX_KEYS_PER_MEMBER } from '../../../shared/adapters/aws/dynamo-access-repository.ts';
 import {
   ConflictError,
   NotFoundError,

@@ -261,7 +261,9 @@ describe('the request pipeline', () => {
         listsEvent({}),
         lambdaContext(),
       );
-      const [count] = dynamoMock.commandCalls(UpdateCommand);
+      // After the key's last use (the container's first request of it).
+      const [mark, count] = dynamoMock.commandCalls(UpdateCommand);
+      expect(mark?.args[0].input.Key).toEqual(keys.apiKeyLastUse(KEY_ID));
       expect(count?.args[0].input.Key).toEqual(keys.rateLog(KEY_ID));
     });
   });
@@ -417,8 +419,9 @@ describe('the request pipeline', () => {
       );
       expect(result.statusCode).toBe(403);
       expect(jsonOf(result).code).toBe('auth.roleTooLow');
-      // Every command sent: the key's read (with the application settings)
-      // and its rate log, nothing else.
+      // Every command sent: the key's read (with the application settings),
+      // its last use (the container's first request of the key) and its
+      // rate log, nothing else.
       const sent = dynamoMock.calls().map((call) => {
         const command = call.args[0] as {
           constructor: { name: string };
@@ -434,6 +437,7 @@ describe('the request pipeline', () => {
       });
       expect(sent).toEqual([
         ['BatchGetCommand', [keys.apiKey(KEY_ID), keys.appSettings()]],
+        ['UpdateCommand', keys.apiKeyLastUse(KEY_ID)],
         ['UpdateCommand', keys.rateLog(KEY_ID)],
       ]);
     });
@@ -443,6 +447,148 @@ describe('the request pipeline', () => {
       noLists();
       const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
       expect(result.statusCode).toBe(200);
+    });
+  });
+
+  describe('scopes (issue 32)', () => {
+    /** The commands sent, each with the key(s) it names. */
+    const sentCommands = () =>
+      dynamoMock.calls().map((call) => {
+        const command = call.args[0] as {
+          constructor: { name: string };
+          input: {
+            Key?: unknown;
+            RequestItems?: Record<string, { Keys: unknown[] }>;
+          };
+        };
+        return [
+          command.constructor.name,
+          command.input.Key ?? command.input.RequestItems?.table?.Keys,
+        ];
+      });
+
+    it('answers 403 auth.scopeMissing, naming the scope, to a key outside its scopes, before its body is read, and writes nothing', async () => {
+      // Arrange: an owner key narrowed to the campaigns.
+      storeKey('owner', { scopes: new Set(['campaigns']) });
+      // Act: a body that would be a 400, on a route of the audience.
+      const result = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: '' } }),
+        lambdaContext(),
+      );
+      // Assert
+      expect(result.statusCode).toBe(403);
+      expect(jsonOf(result)).toEqual({
+        error:
+          'This operation needs the audience scope; your key is narrowed to campaigns',
+        code: 'auth.scopeMissing',
+      });
+      expect(sentCommands()).toEqual([
+        ['BatchGetCommand', [keys.apiKey(KEY_ID), keys.appSettings()]],
+        ['UpdateCommand', keys.apiKeyLastUse(KEY_ID)],
+        ['UpdateCommand', keys.rateLog(KEY_ID)],
+      ]);
+    });
+
+    it('lets a read key take every GET, and refuses it a write', async () => {
+      // Arrange
+      storeKey('owner', { scopes: new Set(['read']) });
+      noLists();
+      const handle = handlerOf('lists');
+      // Act
+      const read = await handle(listsEvent({}), lambdaContext());
+      const write = await handle(
+        listsEvent({ method: 'POST', body: { name: 'News' } }),
+        lambdaContext(),
+      );
+      // Assert
+      expect(read.statusCode).toBe(200);
+      expect(write.statusCode).toBe(403);
+      expect(jsonOf(write).code).toBe('auth.scopeMissing');
+      expect(dynamoMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
+
+    it('names read beside the group’s scope on a GET', async () => {
+      storeKey('owner', { scopes: new Set(['settings', 'campaigns']) });
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      expect(result.statusCode).toBe(403);
+      expect(jsonOf(result).error).toBe(
+        'This operation needs the audience scope (or read, as a GET); your key is narrowed to campaigns, settings',
+      );
+    });
+
+    it('lets a key take the routes of its scope, and checks the role first', async () => {
+      // Arrange
+      storeKey('admin', { scopes: new Set(['audience']) });
+      dynamoMock.on(TransactWriteCommand).resolves({});
+      // Act
+      const asAdmin = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: 'News' } }),
+        lambdaContext(),
+      );
+      storeKey('member', { scopes: new Set(['campaigns']) });
+      const asMember = await handlerOf('lists')(
+        listsEvent({ method: 'POST', body: { name: 'News' } }),
+        lambdaContext(),
+      );
+      // Assert
+      expect(asAdmin.statusCode).toBe(201);
+      expect(jsonOf(asMember).code).toBe('auth.roleTooLow');
+    });
+  });
+
+  describe('last use of a key (issue 32)', () => {
+    it('marks a key used at most once an hour per container', async () => {
+      // Arrange
+      storeKey('owner');
+      noLists();
+      const clock = fixedClock('2026-11-22T10:00:00.000Z');
+      const handle = handlerOf('lists', clock);
+      const marks = () =>
+        dynamoMock
+          .commandCalls(UpdateCommand)
+          .filter(
+            (call) => call.args[0].input.Key?.SK === keys.apiKeyLastUse('').SK,
+          )
+          .map((call) =>
+            Object.values(call.args[0].input.ExpressionAttributeValues ?? {}),
+          );
+      // Act: at 10:00, 10:59:59, then 11:00.
+      await handle(listsEvent({}), lambdaContext());
+      clock.advance(3_599_000);
+      await handle(listsEvent({}), lambdaContext());
+      clock.advance(1000);
+      await handle(listsEvent({}), lambdaContext());
+      // Assert: two marks, each on the condition that the stored one is
+      // an hour old.
+      expect(marks()).toEqual([
+        expect.arrayContaining([
+          '2026-11-22T10:00:00.000Z',
+          '2026-11-22T09:00:00.000Z',
+        ]),
+        expect.arrayContaining([
+          '2026-11-22T11:00:00.000Z',
+          '2026-11-22T10:00:00.000Z',
+        ]),
+      ]);
+    });
+
+    it('answers the request when the mark cannot be written, and logs why', async () => {
+      // Arrange: the mark's write fails; the rate log's works.
+      storeKey('owner');
+      noLists();
+      dynamoMock
+        .on(UpdateCommand, { Key: keys.apiKeyLastUse(KEY_ID) })
+        .rejects(new Error('throttled'));
+      const warn = vi.spyOn(logger, 'warn').mockImplementation(() => {});
+      // Act
+      const result = await handlerOf('lists')(listsEvent({}), lambdaContext());
+      // Assert
+      expect(result.statusCode).toBe(200);
+      expect(warn).toHaveBeenCalledWith(
+        'Could not record the last use of an API key',
+        expect.objectContaining({ keyId: KEY_ID }),
+      );
+      warn.mockRestore();
     });
   });
 

@@ -16,6 +16,7 @@ import type {
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { endpointGroups } from '../../../functions/groups.ts';
+import { SCOPES } from '../../../shared/access/scopes.ts';
 import type { Deps } from '../../../shared/deps.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
 import { buildOpenApi, operationIdOf } from '../../../shared/http/openapi.ts';
@@ -27,6 +28,7 @@ import {
   page,
   type Route,
   routeFor,
+  takesIdempotencyKey,
 } from '../../../shared/http/route.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/events.ts';
 
@@ -256,9 +258,28 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429', () => {
+  it('states on every keyed route the scopes that let a scoped key call it (issue 32)', () => {
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      if (r.route.role === 'public') {
+        expect(operation?.['x-scopes'], r.key).toBeUndefined();
+        continue;
+      }
+      const expected =
+        r.route.scope === 'none'
+          ? [...SCOPES]
+          : r.route.method === 'GET'
+            ? [r.route.scope, 'read']
+            : [r.route.scope];
+      expect(operation?.['x-scopes'], r.key).toEqual(expected);
+      expect(operation?.description, r.key).toMatch(/\*\*Scopes?: /);
+    }
+  });
+
+  it('names the rate-limit headers on the answers of keyed routes, and Retry-After on their 429 (and a write’s 409)', () => {
     // Assert
     expect(Object.keys(document.components?.headers ?? {}).sort()).toEqual([
+      'Idempotent-Replayed',
       'RateLimit-Limit',
       'RateLimit-Remaining',
       'RateLimit-Reset',
@@ -285,7 +306,67 @@ describe('the OpenAPI document', () => {
             'RateLimit-Reset',
           ]),
         );
-        expect(headers.includes('Retry-After'), where).toBe(status === '429');
+        expect(headers.includes('Retry-After'), where).toBe(
+          status === '429' ||
+            (status === '409' && takesIdempotencyKey(r.route)),
+        );
+      }
+    }
+  });
+
+  it('takes Idempotency-Key on every write and marks the answers it may give again, and nowhere else', () => {
+    const key = resolve(
+      document,
+      document.components?.parameters?.IdempotencyKey as ParameterObject,
+    );
+    expect(key).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+    const writes = routes.filter((r) => takesIdempotencyKey(r.route));
+    // Every keyed write but the two reads that take a body.
+    expect(
+      routes
+        .filter((r) => r.route.role !== 'public' && r.route.method !== 'GET')
+        .filter((r) => !takesIdempotencyKey(r.route))
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['POST /exports', 'POST /render']);
+    for (const r of routes) {
+      const operation = operationOf(document, r.route);
+      const takes = (operation?.parameters ?? []).some(
+        (p) =>
+          '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey',
+      );
+      expect(takes, r.key).toBe(writes.includes(r));
+      for (const [status, value] of Object.entries(
+        operation?.responses ?? {},
+      )) {
+        const headers = Object.keys(
+          resolve(document, value as ResponseObject).headers ?? {},
+        );
+        // Not what the pipeline answers before the key is read, the key's
+        // own 422, a rate, nor a failure.
+        const replayable =
+          writes.includes(r) &&
+          !['401', '403', '415', '422', '429'].includes(status) &&
+          Number(status) < 500;
+        expect(
+          headers.includes('Idempotent-Replayed'),
+          `${r.key} ${status}`,
+        ).toBe(replayable);
+      }
+      const codes = errorsOf(r.route);
+      for (const code of [
+        'idempotency.keyInvalid',
+        'idempotency.keyReused',
+        'idempotency.inProgress',
+      ] as const) {
+        expect(codes.includes(code), `${r.key} ${code}`).toBe(
+          writes.includes(r),
+        );
       }
     }
   });

@@ -3,11 +3,15 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   GetApiKeysCommand,
+  GetUsagePlansCommand,
   UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiGatewayKeyRegistry } from '../../../../shared/adapters/aws/api-gateway-key-registry.ts';
+import {
+  ApiGatewayKeyRegistry,
+  usagePlanOfStage,
+} from '../../../../shared/adapters/aws/api-gateway-key-registry.ts';
 
 const client = new APIGatewayClient({ region: 'eu-west-1' });
 const gateway = mockClient(client);
@@ -49,5 +53,55 @@ describe('ApiGatewayKeyRegistry', () => {
       apiKey: 'gw-1',
       patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
     });
+  });
+
+  it('finds the usage plan of its API stage, across pages, once per container', async () => {
+    // Arrange: another API's plan first, ours on the second page.
+    gateway
+      .on(GetUsagePlansCommand)
+      .resolvesOnce({
+        items: [
+          { id: 'plan-x', apiStages: [{ apiId: 'other', stage: 'prod' }] },
+          { id: 'plan-y', apiStages: [{ apiId: 'api-1', stage: 'test' }] },
+        ],
+        position: 'p2',
+      })
+      .resolvesOnce({
+        items: [
+          { id: 'plan-1', apiStages: [{ apiId: 'api-1', stage: 'prod' }] },
+        ],
+      });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'gw-1' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    const registry = new ApiGatewayKeyRegistry(
+      client,
+      usagePlanOfStage(client, 'api-1', 'prod'),
+    );
+    // Act
+    await registry.register('k-1', 'emk_v');
+    await registry.register('k-2', 'emk_w');
+    // Assert
+    expect(gateway.commandCalls(GetUsagePlansCommand)).toHaveLength(2);
+    expect(
+      gateway
+        .commandCalls(CreateUsagePlanKeyCommand)
+        .map((call) => call.args[0].input.usagePlanId),
+    ).toEqual(['plan-1', 'plan-1']);
+  });
+
+  it('creates no key when no plan serves its stage, and looks again next time', async () => {
+    // Arrange
+    gateway.on(GetUsagePlansCommand).resolves({ items: [] });
+    const registry = new ApiGatewayKeyRegistry(
+      client,
+      usagePlanOfStage(client, 'api-1', 'prod'),
+    );
+    // Act
+    const first = registry.register('k-1', 'emk_v');
+    // Assert
+    await expect(first).rejects.toThrow('No usage plan serves stage prod');
+    await expect(registry.register('k-1', 'emk_v')).rejects.toThrow();
+    expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(GetUsagePlansCommand)).toHaveLength(2);
   });
 });
