@@ -136,7 +136,7 @@ export const webhookRoutes = [
     summary:
       'Change an endpoint’s URL, event types or description; disable or enable it',
     description: md(
-      'Changes `url` (checked as at registration), `events`, `description` (null clears it) or `enabled`. `enabled: false` stops its deliveries (those pending fail at their next attempt); `enabled: true` starts them again, clears `disabledReason` and forgets its failures. Emitters see the change within 5 seconds.',
+      'Changes `url` (checked as at registration), `events`, `description` (null clears it) or `enabled`. `enabled: false` stops its deliveries (those pending fail at their next attempt, those waiting for it to recover at once); `enabled: true` starts them again, clears `disabledReason` and forgets its failures. Emitters see the change within 5 seconds.',
       ENDPOINT,
     ),
     params: WebhookParams,

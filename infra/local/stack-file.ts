@@ -16,6 +16,8 @@ const StackFile = v.object({
   /** The embedded SQS engine's endpoint (give it to the SQSClient). */
   sqs: v.pipe(v.string(), v.url()),
   tableName: v.string(),
+  /** The webhook inbox (`/inbox/<name>` takes deliveries). */
+  webhookInbox: v.optional(v.pipe(v.string(), v.url())),
   pid: v.number(),
 });
 

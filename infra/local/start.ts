@@ -36,20 +36,23 @@ import {
 } from './stack-file.ts';
 import { fileCheckpoints } from './stream-poller.ts';
 import { startLocalStreams } from './streams.ts';
+import { startWebhookInbox, tableSecrets } from './webhook-inbox.ts';
 
 /** The table name of every local stack (each has its own engine). */
 export const LOCAL_TABLE_NAME = 'email-marketing';
 
-/** `SCHEDULE_MIN_LEAD_SECONDS` (default 120), as on AWS; a bad value stops. */
-const minLeadSeconds = (): number => {
-  const value = process.env.SCHEDULE_MIN_LEAD_SECONDS ?? '120';
+/** A whole number of seconds from the environment; a bad value stops. */
+const secondsOf = (name: string, fallback: number): number => {
+  const value = process.env[name] ?? String(fallback);
   if (!/^\d+$/.test(value)) {
-    throw new Error(
-      `SCHEDULE_MIN_LEAD_SECONDS must be a whole number of seconds; got ${value}`,
-    );
+    throw new Error(`${name} must be a whole number of seconds; got ${value}`);
   }
   return Number(value);
 };
+
+/** `SCHEDULE_MIN_LEAD_SECONDS` (default 120), as on AWS; a bad value stops. */
+const minLeadSeconds = (): number =>
+  secondsOf('SCHEDULE_MIN_LEAD_SECONDS', 120);
 
 const main = async () => {
   // 1. Settings from the environment.
@@ -72,6 +75,7 @@ const main = async () => {
   let gatewayClose: (() => Promise<void>) | undefined;
   let stopAsync: (() => Promise<void>) | undefined;
   let stopStreams: (() => Promise<void>) | undefined;
+  let stopInbox: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (exitCode: number) => {
     if (stopping) return;
@@ -79,6 +83,7 @@ const main = async () => {
     aborted.abort();
     await removeStackFile(dataDir);
     await gatewayClose?.();
+    await stopInbox?.();
     // The stream pollers settle their batch and write their checkpoint.
     await stopStreams?.();
     // The pollers before the SQS engine they poll.
@@ -133,6 +138,10 @@ const main = async () => {
       clock,
       ...(asyncHalf.scheduler ? { scheduler: asyncHalf.scheduler } : {}),
       scheduleMinLeadSeconds: minLeadSeconds(),
+      // A wait above a minute is a schedule, which the movable clock moves
+      // (an SQS delay runs in real time): webhook retries follow
+      // `admin local clock advance` (AWS: 900 s, SQS's limit).
+      queueDelayMaxSeconds: secondsOf('QUEUE_DELAY_MAX_SECONDS', 60),
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
       ),
@@ -160,6 +169,13 @@ const main = async () => {
       failuresFile: streamFailuresFileOf(dataDir),
     });
     stopStreams = () => streams.stop();
+    // The webhook inbox, at a port that stays the same from start to start
+    // (endpoints keep its URL).
+    const inbox = await startWebhookInbox({
+      port: Number(process.env.WEBHOOK_INBOX_PORT || port + 1),
+      secretsFor: tableSecrets(dynamo, LOCAL_TABLE_NAME),
+    });
+    stopInbox = () => inbox.stop();
     const server = createGateway([...endpointGroups, ...pageGroups], deps);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -186,6 +202,7 @@ const main = async () => {
       dns: dns.address,
       sqs: sqs.endpoint,
       tableName: LOCAL_TABLE_NAME,
+      webhookInbox: inbox.url,
       pid: process.pid,
     });
     if (firstStart && demo) {
@@ -195,6 +212,9 @@ const main = async () => {
     }
     if (demo) console.log(`Demo API key: ${demo.apiKey}`);
     console.log(`Mailbox:      ${mailbox.url}`);
+    console.log(
+      `Webhooks:     ${inbox.url} (register ${inbox.url}/inbox/<any-name> as an endpoint)`,
+    );
     console.log(`DynamoDB:     ${dynamodb.endpoint}`);
     console.log(`SQS:          ${sqs.endpoint}`);
     console.log(`DNS:          ${dns.address} (records in ${dnsRecordsFile})`);

@@ -331,7 +331,7 @@ const park = async (
     attempt: delivery.nextAttempt,
     parkedAt: now.toISOString(),
   });
-  if (!delivery.parked) {
+  if (!delivery.parked || delivery.nextAttemptAt !== dueAt) {
     await deps.webhookDeliveries.update(orgId, delivery, {
       ...delivery,
       parked: true,

@@ -8,6 +8,7 @@ import type { Page, PageRequest } from '../ports.ts';
 import { retryOnConflict } from '../retry.ts';
 import { urlRefusal } from './addresses.ts';
 import type {
+  DeliveryQueueDeps,
   WebhookDeliveryRepository,
   WebhookEndpointDeps,
 } from './delivery-ports.ts';
@@ -17,6 +18,7 @@ import {
   type WebhookEndpoint,
   type WebhookHealth,
 } from './model.ts';
+import type { ReleaseMessage } from './queues.ts';
 import { newSecret } from './signing.ts';
 import type {
   CreatedWebhook,
@@ -27,10 +29,14 @@ import type {
   WebhookView,
 } from './webhook.schema.ts';
 
-/** What the endpoint routes need: the endpoints, and their health. */
-export type EndpointsDeps = WebhookEndpointDeps & {
-  webhookDeliveries: Pick<WebhookDeliveryRepository, 'health'>;
-};
+/**
+ * What the endpoint routes need: the endpoints, their health, and the
+ * deliveries queue (an endpoint enabled again releases what waited).
+ */
+export type EndpointsDeps = WebhookEndpointDeps &
+  DeliveryQueueDeps & {
+    webhookDeliveries: Pick<WebhookDeliveryRepository, 'health'>;
+  };
 
 /** Why an endpoint disabled by a call is. */
 export const DISABLED_BY_CALL = 'Disabled through the API';
@@ -201,7 +207,8 @@ const changeWebhook = (
 
 /**
  * Changes an endpoint's URL, event types, description or state. Enabling
- * a disabled one clears its reason and forgets its failures.
+ * a disabled one clears its reason and forgets its failures. Either
+ * switch releases the deliveries parked behind its failures.
  */
 export const updateWebhook = async (
   deps: EndpointsDeps,
@@ -210,6 +217,7 @@ export const updateWebhook = async (
   input: UpdateWebhookInput,
 ): Promise<WebhookView> => {
   if (input.url !== undefined) checkUrl(deps, input.url);
+  let switched = false;
   const { endpoint, now } = await changeWebhook(
     deps,
     orgId,
@@ -244,9 +252,18 @@ export const updateWebhook = async (
         updatedAt: at,
         version: before.version + 1,
       };
+      switched = enabled !== before.enabled;
       return { after, resetHealth: enabled && !before.enabled };
     },
   );
+  if (switched) {
+    // Parked deliveries go on their way: to fail at once if it was
+    // disabled (as its pending ones do at their next attempt), to be
+    // delivered if it was enabled again (a delivery parked in a race
+    // with the disabling).
+    const release: ReleaseMessage = { kind: 'release', orgId, webhookId };
+    await deps.queues.webhookDeliveries.send(release, { group: orgId });
+  }
   const health = await deps.webhookDeliveries.health(orgId, webhookId);
   return webhookView(endpoint, health, now);
 };

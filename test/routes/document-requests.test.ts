@@ -68,6 +68,18 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     fields: /^cursor$/,
     why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
   },
+  'GET /webhooks/{webhookId}/deliveries': {
+    fields: /^cursor$/,
+    why: 'a cursor is one the API gave (opaque); parameters cannot say more than a string',
+  },
+  'POST /webhooks': {
+    fields: /^url$/,
+    why: 'the URL rules of the stack (https only on AWS; a host written as a private, loopback or metadata address, or localhost, refused) are the runtime’s, not a schema’s',
+  },
+  'PATCH /webhooks/{webhookId}': {
+    fields: /^url$/,
+    why: 'the URL rules of the stack (https only on AWS; a host written as a private, loopback or metadata address, or localhost, refused) are the runtime’s, not a schema’s',
+  },
   'POST /segments': {
     fields: /^conditions\.\d+\.(field|operator|value)$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404; a custom field's condition (`fields.<key>`) names a field of the organization, and which operators and values fit depends on the field's type: the organization's data, not the document",

@@ -162,6 +162,8 @@ export const createTestDeps = async (
     publicApiUrl?: string;
     /** Base URL of the hosted sign-up pages (default: the API's origin). */
     pagesUrl?: string;
+    /** The longest wait sent as a queue delay (default 900 s, as on AWS). */
+    queueDelayMaxSeconds?: number;
   } = {},
 ): Promise<{
   deps: Deps;
@@ -221,6 +223,9 @@ export const createTestDeps = async (
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.mailer ? { mailer: () => options.mailer as Mailer } : {}),
     ...(options.signupForms ? { signupForms: options.signupForms } : {}),
+    ...(options.queueDelayMaxSeconds !== undefined
+      ? { queueDelayMaxSeconds: options.queueDelayMaxSeconds }
+      : {}),
   });
   const checkpoints = new Map<string, CheckpointStore>();
   events.settleWith(() =>

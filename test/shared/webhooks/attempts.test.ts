@@ -17,6 +17,7 @@ import type {
 import {
   createWebhook,
   getWebhook,
+  updateWebhook,
 } from '../../../shared/webhooks/endpoints.ts';
 import { webhookEventId } from '../../../shared/webhooks/events.ts';
 import { fanOut } from '../../../shared/webhooks/fan-out.ts';
@@ -305,6 +306,44 @@ describe('webhook attempts', () => {
     expect(await deps.webhookDeliveries.parked(orgId, webhookId, 100)).toEqual(
       [],
     );
+  });
+
+  it('fails the parked deliveries when a call disables the endpoint; enabling it again forgets its failures', async () => {
+    // Arrange: a failing endpoint, a delivery parked behind its probe.
+    const url = 'https://switched.example.com/in';
+    answers.set(url, down);
+    const webhookId = await endpoint(url);
+    await publish();
+    await run();
+    const [waiting] = await publish();
+    await run();
+
+    // Act
+    await updateWebhook(deps, orgId, webhookId, { enabled: false });
+    await run();
+    const afterDisable = await deps.webhookDeliveries.get(
+      orgId,
+      webhookId,
+      waiting?.id ?? '',
+    );
+    const enabled = await updateWebhook(deps, orgId, webhookId, {
+      enabled: true,
+    });
+    answers.delete(url);
+    const [fresh] = await publish();
+    await run();
+
+    // Assert
+    expect(afterDisable).toMatchObject({
+      status: 'failed',
+      reason: 'Not sent: its endpoint is disabled',
+      attempts: [],
+    });
+    expect(enabled.failingSince).toBeNull();
+    expect(
+      (await deps.webhookDeliveries.get(orgId, webhookId, fresh?.id ?? ''))
+        ?.status,
+    ).toBe('succeeded');
   });
 
   it('makes one call for a message received twice at once, and the next attempt once', async () => {

@@ -1,4 +1,8 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { SqsQueueSender } from '../../../../shared/adapters/aws/sqs-queue-sender.ts';
@@ -55,5 +59,85 @@ describe('SqsQueueSender', () => {
 
     // Assert
     await expect(sent).rejects.toThrow('throttled');
+  });
+
+  it('sends up to ten messages in one batch, each with its own group and delay', async () => {
+    // Arrange
+    const client = new SQSClient({ region: 'eu-west-1' });
+    const sqs = mockClient(client);
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+
+    // Act
+    await new SqsQueueSender(client, 'https://q').sendBatch([
+      { message: { n: 1 }, options: { group: 'org-1' } },
+      { message: { n: 2 }, options: { group: 'org-2', delaySeconds: 5 } },
+    ]);
+
+    // Assert
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input).toEqual(
+      {
+        QueueUrl: 'https://q',
+        Entries: [
+          { Id: '0', MessageBody: '{"n":1}', MessageGroupId: 'org-1' },
+          {
+            Id: '1',
+            MessageBody: '{"n":2}',
+            MessageGroupId: 'org-2',
+            DelaySeconds: 5,
+          },
+        ],
+      },
+    );
+  });
+
+  it('sends again the entries SQS failed, and rejects when some stay failed', async () => {
+    // Arrange
+    const client = new SQSClient({ region: 'eu-west-1' });
+    const sqs = mockClient(client);
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Failed: [
+          {
+            Id: '1',
+            Code: 'Throttled',
+            SenderFault: false,
+            Message: 'slow down',
+          },
+        ],
+      })
+      .resolves({
+        Failed: [
+          {
+            Id: '1',
+            Code: 'Throttled',
+            SenderFault: false,
+            Message: 'slow down',
+          },
+        ],
+      });
+    const sender = new SqsQueueSender(client, 'https://q');
+
+    // Act
+    const sent = sender.sendBatch([{ message: 'a' }, { message: 'b' }]);
+
+    // Assert
+    await expect(sent).rejects.toThrow(
+      'SQS took 0 of 1 messages: Throttled: slow down',
+    );
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls).toHaveLength(3);
+    expect(calls[1]?.args[0].input.Entries?.map((e) => e.Id)).toEqual(['1']);
+  });
+
+  it('refuses more than ten messages in one batch', async () => {
+    // Act
+    const sent = new SqsQueueSender(
+      new SQSClient({ region: 'eu-west-1' }),
+      'https://q',
+    ).sendBatch(Array.from({ length: 11 }, (_, n) => ({ message: n })));
+
+    // Assert
+    await expect(sent).rejects.toThrow('at most 10');
   });
 });
