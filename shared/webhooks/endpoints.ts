@@ -115,14 +115,25 @@ export const createWebhook = async (
 ): Promise<CreatedWebhook> => {
   // 1. The URL, by this stack's rules.
   checkUrl(deps, input.url);
-  // 2. The endpoint, with its first secret.
+  // 2. A run of an Idempotency-Key's request after one that stopped
+  // without answering finds what that one created, and shows its secret
+  // (kept to sign; never shown by any other answer) — decision 0055.
   const now = deps.clock.now();
+  const id = deps.ids.createdId();
+  const earlier = deps.ids.rerun
+    ? await deps.webhooks.get(orgId, id)
+    : undefined;
+  const first = earlier?.secrets[0];
+  if (earlier && first) {
+    return { ...webhookView(earlier, {}, now), secret: first.value };
+  }
+  // 3. The endpoint, with its first secret.
   const at = now.toISOString();
   const secret = newSecret(deps.ids);
   const enabled = input.enabled ?? true;
   const description = input.description || undefined;
   const endpoint: WebhookEndpoint = {
-    id: deps.ids.id(),
+    id,
     url: input.url,
     ...(description ? { description } : {}),
     events: normalizedEvents(input.events),
@@ -133,7 +144,7 @@ export const createWebhook = async (
     updatedAt: at,
     version: 1,
   };
-  // 3. Stored with the summary of the types, under the cap.
+  // 4. Stored with the summary of the types, under the cap.
   await deps.webhooks.create(orgId, endpoint);
   return { ...webhookView(endpoint, {}, now), secret };
 };

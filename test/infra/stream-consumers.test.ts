@@ -36,10 +36,17 @@ const build = () => {
     addressKeySecret: data.addressKeySecret,
     groups: endpointGroups.filter((group) => group.name === 'me'),
     pageGroups: [],
-    // The queues the stream consumers send to (journeys' steps), and the
-    // ones the steps consumer sends to, in turn (a series step's campaign).
+    // The queues the stream consumers send to (journeys' steps, webhook
+    // events' fan-out), and the ones those consumers send to, in turn (a
+    // series step's campaign, an event's deliveries).
     consumers: consumerFunctions.filter((c) =>
-      ['steps', 'dispatch', 'send'].includes(c.group.name),
+      [
+        'steps',
+        'dispatch',
+        'send',
+        'webhookFanout',
+        'webhookDeliveries',
+      ].includes(c.group.name),
     ),
   });
   const contacts = api.streamConsumers.get('contacts');
