@@ -22,6 +22,10 @@ import {
   webhookFanoutBindings,
   webhookFanoutConsumer,
 } from './webhook-fanout/consumer.ts';
+import {
+  webhookSlowDeliveriesBindings,
+  webhookSlowDeliveriesConsumer,
+} from './webhook-slow-deliveries/consumer.ts';
 
 /** Events of an EventBridge bus this group's queue receives. */
 export interface EventSubscription {
@@ -102,8 +106,14 @@ export const consumerFunctions: readonly ConsumerFunction[] = [
   }),
   consumerFunction({
     description:
-      'Webhook attempts: each a signed POST with its own 5 s, a batch at once; failures retried with back-off for 77 hours, a failing endpoint probed by one delivery while the others wait.',
+      'Webhook attempts: each a signed POST with its own 5 s, a batch at once; failures retried with back-off for 77 hours, a failing endpoint probed by one delivery while the others wait; a slow endpoint’s attempts passed on to the slow lane.',
     bindings: webhookDeliveriesBindings,
     group: webhookDeliveriesConsumer,
+  }),
+  consumerFunction({
+    description:
+      'The slow lane of webhook attempts: those to endpoints that take a second or more, one per batch, so that none holds another delivery.',
+    bindings: webhookSlowDeliveriesBindings,
+    group: webhookSlowDeliveriesConsumer,
   }),
 ];

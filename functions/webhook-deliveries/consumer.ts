@@ -1,9 +1,10 @@
 /**
  * The `webhookDeliveries` consumer: one attempt per message — a delivery's
  * scheduled attempt, a redelivery asked for — each a signed POST with its
- * own 5 s, the attempts of a batch made at once (so one slow or dead
- * endpoint holds up nobody else's); and the release of the deliveries
- * parked while an endpoint failed.
+ * own 5 s, the attempts of a batch made at once; and the release of the
+ * deliveries parked while an endpoint failed. The attempts to an endpoint
+ * known slow are passed on to the slow lane (`webhookSlowDeliveries`), so
+ * that no batch here waits on one.
  */
 import {
   type DepsOf,
@@ -17,6 +18,7 @@ import { handleDeliveryMessage } from '../../shared/webhooks/attempts.ts';
 import {
   DeliveryMessage,
   WEBHOOK_DELIVERIES_QUEUE,
+  WEBHOOK_SLOW_DELIVERIES_QUEUE,
 } from '../../shared/webhooks/queues.ts';
 
 /** What the `webhookDeliveries` consumer may use. */
@@ -38,6 +40,8 @@ export const webhookDeliveriesBindings = [
   // The next attempt: by queue delay when near, by a schedule when far.
   queue(WEBHOOK_DELIVERIES_QUEUE),
   scheduler(WEBHOOK_DELIVERIES_QUEUE),
+  // A slow endpoint's attempts, passed on.
+  queue(WEBHOOK_SLOW_DELIVERIES_QUEUE),
   webhookCalls,
 ] as const;
 
@@ -61,5 +65,5 @@ export const webhookDeliveriesConsumer = consumer<
     maxReceiveCount: 10,
   },
   message: DeliveryMessage,
-  handle: (deps, message) => handleDeliveryMessage(deps, message),
+  handle: (deps, message) => handleDeliveryMessage(deps, message, 'fast'),
 });

@@ -82,6 +82,9 @@ export const localSqs = (endpoint: string): SQSClient =>
     endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
+    // Every poller's long poll holds a socket for up to 20 s: room for all
+    // of them (the SDK's default is 50) and for the sends beside them.
+    requestHandler: { httpAgent: { maxSockets: 256 } },
   });
 
 /** Creates the queues of every consumer group; pollers start with `start`. */

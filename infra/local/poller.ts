@@ -54,8 +54,8 @@ export interface PollerOptions {
   settings: QueueSettings;
   handler: PollerHandler;
   /**
-   * Batches in flight at once; defaults to `maxConcurrency`, capped at
-   * {@link LOCAL_MAX_CONCURRENCY}. Never above `maxConcurrency`.
+   * Batches in flight at once; defaults to the group's `localConcurrency`,
+   * else {@link LOCAL_MAX_CONCURRENCY}. Never above `maxConcurrency`.
    */
   concurrency?: number;
   log?: PollerLog;
@@ -280,7 +280,7 @@ export const startPoller = (options: PollerOptions): Poller => {
     1,
     Math.min(
       settings.maxConcurrency,
-      options.concurrency ?? LOCAL_MAX_CONCURRENCY,
+      options.concurrency ?? settings.localConcurrency ?? LOCAL_MAX_CONCURRENCY,
     ),
   );
   const stopping = new AbortController();

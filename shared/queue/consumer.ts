@@ -56,6 +56,12 @@ export interface QueueSettings {
   maxConcurrency: number;
   /** Receipts of a message before the queue moves it to the DLQ. */
   maxReceiveCount: number;
+  /**
+   * Batches the local stack's poller runs at once (default 5, and never
+   * above `maxConcurrency`): more for a consumer that mostly waits on the
+   * network rather than on the local engine.
+   */
+  localConcurrency?: number;
 }
 
 /**

@@ -26,12 +26,14 @@ import {
   ATTEMPT_LEASE_MS,
   type DeliveryAttempt,
   DISABLE_AFTER_FAILING_MS,
+  FAST_ATTEMPT_MS,
   MAX_ATTEMPTS,
   MAX_ERROR_CHARS,
   MAX_LOGGED_ATTEMPTS,
   MAX_LOGGED_RESPONSE_CHARS,
   PROBE_GRACE_MS,
   RETRY_DELAYS_SECONDS,
+  SLOW_ATTEMPT_MS,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookHealth,
@@ -70,14 +72,19 @@ interface Outcome {
 const cut = (text: string, chars: number) =>
   text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
 
-/** Re-reads and rewrites until the write lands (or the change is moot). */
+/**
+ * Re-reads and rewrites until the write lands (or the change is moot).
+ * `known`: the item as this attempt last wrote it, tried first without a
+ * read (the usual case: nobody wrote it since).
+ */
 const rewrite = async <T>(
   read: () => Promise<T | undefined>,
   change: (current: T) => T | undefined,
   write: (before: T, after: T) => Promise<boolean>,
+  known?: T,
 ): Promise<T | undefined> => {
   for (let round = 1; round <= WRITE_ROUNDS; round++) {
-    const current = await read();
+    const current = round === 1 && known !== undefined ? known : await read();
     if (current === undefined) return undefined;
     const after = change(current);
     if (after === undefined) return current;
@@ -157,6 +164,29 @@ const settled = (
   return { ...rest, status, ...(reason ? { reason } : {}) };
 };
 
+/**
+ * Whether an endpoint is slow after an attempt that took `latencyMs`: a
+ * second or more makes it slow, under half a second fast again, and in
+ * between it stays as it was (no flapping).
+ */
+const slowAfter = (was: boolean | undefined, latencyMs: number): boolean =>
+  latencyMs >= SLOW_ATTEMPT_MS
+    ? true
+    : latencyMs < FAST_ATTEMPT_MS
+      ? false
+      : Boolean(was);
+
+/** A health with the slow mark an attempt gives it (absent when fast). */
+const withSlowness = <H extends WebhookHealth>(
+  health: H,
+  latencyMs: number,
+): H => {
+  const { slow: _slow, ...rest } = health;
+  return slowAfter(health.slow, latencyMs)
+    ? ({ ...rest, slow: true } as H)
+    : (rest as H);
+};
+
 /** Whether an endpoint's probe still holds the circuit. */
 const probeHolds = (health: WebhookHealth, deliveryId: string, now: Date) =>
   health.probe !== undefined &&
@@ -181,15 +211,18 @@ const recordSuccess = async (
   deps: AttemptDeps,
   orgId: string,
   webhookId: string,
+  latencyMs: number,
 ): Promise<void> => {
   let wasFailing = false;
   await rewrite(
     () => deps.webhookDeliveries.health(orgId, webhookId),
     (health) => {
       wasFailing = health.failures > 0 || health.probe !== undefined;
-      if (!wasFailing) return undefined;
+      const slow = slowAfter(health.slow, latencyMs);
+      if (!wasFailing && slow === Boolean(health.slow)) return undefined;
       return {
         failures: 0,
+        ...(slow ? { slow } : {}),
         updatedAt: deps.clock.now().toISOString(),
         version: health.version + 1,
       };
@@ -258,6 +291,7 @@ const handOverProbe = async (
       orgId,
       webhookId,
       deliveryId: next.deliveryId,
+      eventId: next.eventId,
       attempt: next.attempt,
     },
     dueAt,
@@ -293,14 +327,20 @@ const recordFailure = async (
       const holder = probeHolds(current, delivery.id, now)
         ? current.probe
         : probe;
-      return {
-        failures: current.failures + 1,
-        failingSince: current.failingSince ?? outcome.attempt.at,
-        ...(outcome.attempt.error ? { lastError: outcome.attempt.error } : {}),
-        ...(holder ? { probe: holder } : {}),
-        updatedAt: now.toISOString(),
-        version: current.version + 1,
-      };
+      return withSlowness(
+        {
+          failures: current.failures + 1,
+          failingSince: current.failingSince ?? outcome.attempt.at,
+          ...(outcome.attempt.error
+            ? { lastError: outcome.attempt.error }
+            : {}),
+          ...(holder ? { probe: holder } : {}),
+          ...(current.slow ? { slow: true } : {}),
+          updatedAt: now.toISOString(),
+          version: current.version + 1,
+        },
+        outcome.attempt.latencyMs,
+      );
     },
     (was, after) =>
       deps.webhookDeliveries.updateHealth(orgId, webhookId, was, after),
@@ -328,6 +368,7 @@ const park = async (
   const now = deps.clock.now();
   await deps.webhookDeliveries.park(orgId, delivery.webhookId, {
     deliveryId: delivery.id,
+    eventId: delivery.eventId,
     attempt: delivery.nextAttempt,
     parkedAt: now.toISOString(),
   });
@@ -355,15 +396,18 @@ const park = async (
 export const attemptDelivery = async (
   deps: AttemptDeps,
   message: AttemptMessage,
-  options: { parkedOnce?: boolean } = {},
+  options: { parkedOnce?: boolean; lane?: Lane } = {},
 ): Promise<void> => {
   const { orgId, webhookId, deliveryId } = message;
-  // 1. The delivery, its endpoint and the endpoint's health.
-  const [delivery, endpoint, health] = await Promise.all([
-    deps.webhookDeliveries.get(orgId, webhookId, deliveryId),
-    deps.webhooks.get(orgId, webhookId),
-    deps.webhookDeliveries.health(orgId, webhookId),
-  ]);
+  // 1. The delivery, its endpoint, the endpoint's health and the event's
+  // body, in one request.
+  const { delivery, endpoint, health, event } =
+    await deps.webhookDeliveries.forAttempt(
+      orgId,
+      webhookId,
+      deliveryId,
+      message.eventId,
+    );
   if (delivery?.status !== 'pending') return;
   if (delivery.nextAttempt !== message.attempt) {
     // Logged already: make sure the next one was sent (a crash may have
@@ -380,6 +424,7 @@ export const attemptDelivery = async (
           orgId,
           webhookId,
           deliveryId,
+          eventId: delivery.eventId,
           attempt: delivery.nextAttempt,
         },
         new Date(delivery.nextAttemptAt),
@@ -409,7 +454,14 @@ export const attemptDelivery = async (
   if (!message.manual && probeHolds(health, deliveryId, now) && health.probe) {
     if (await park(deps, orgId, delivery, health.probe.dueAt)) return;
     if (options.parkedOnce) return;
-    return attemptDelivery(deps, message, { parkedOnce: true });
+    return attemptDelivery(deps, message, { ...options, parkedOnce: true });
+  }
+  // A slow endpoint's attempts go to the slow lane, where each holds no
+  // one else's delivery.
+  const slowLane = deps.queues.webhookSlowDeliveries;
+  if (health.slow && options.lane !== 'slow' && slowLane) {
+    await slowLane.send(message, { group: orgId });
+    return;
   }
   if (delivery.lease && Date.parse(delivery.lease.until) > now.getTime()) {
     // Another consumer is making this very attempt.
@@ -426,9 +478,11 @@ export const attemptDelivery = async (
     version: delivery.version + 1,
   };
   if (!(await deps.webhookDeliveries.update(orgId, delivery, claimed))) return;
-  // 4. The call, with the body every attempt of the event sends.
-  const event = await deps.webhookDeliveries.getEvent(orgId, delivery.eventId);
-  if (!event) {
+  // 4. The call, with the body every attempt of the event sends (read
+  // now if the message did not name the event).
+  const body =
+    event ?? (await deps.webhookDeliveries.getEvent(orgId, delivery.eventId));
+  if (!body) {
     await deps.webhookDeliveries.update(orgId, claimed, {
       ...settled(claimed, 'failed', REASONS.eventGone),
       version: claimed.version + 1,
@@ -438,7 +492,7 @@ export const attemptDelivery = async (
   const outcome = await post(
     deps,
     endpoint,
-    event,
+    body,
     numberOfNext(delivery),
     Boolean(message.manual),
   );
@@ -474,11 +528,21 @@ export const attemptDelivery = async (
       };
     },
     (before, after) => deps.webhookDeliveries.update(orgId, before, after),
+    claimed,
   );
   if (!ours) return;
   // 6. The endpoint's health, then the next attempt on its way.
   if (outcome.succeeded) {
-    await recordSuccess(deps, orgId, webhookId);
+    // A healthy endpoint, as read before the call, stays so: no write (a
+    // failure of another attempt meanwhile is closed by the probe's
+    // retry), unless its speed changed lanes.
+    if (
+      health.failures > 0 ||
+      health.probe ||
+      slowAfter(health.slow, outcome.attempt.latencyMs) !== Boolean(health.slow)
+    ) {
+      await recordSuccess(deps, orgId, webhookId, outcome.attempt.latencyMs);
+    }
     return;
   }
   await recordFailure(deps, orgId, delivery, outcome, next);
@@ -490,6 +554,7 @@ export const attemptDelivery = async (
         orgId,
         webhookId,
         deliveryId,
+        eventId: delivery.eventId,
         attempt: message.attempt + 1,
       },
       next,
@@ -508,14 +573,18 @@ export const redeliver = async (
   message: RedeliverMessage,
 ): Promise<void> => {
   const { orgId, webhookId, deliveryId, token } = message;
-  const [delivery, endpoint] = await Promise.all([
-    deps.webhookDeliveries.get(orgId, webhookId, deliveryId),
-    deps.webhooks.get(orgId, webhookId),
-  ]);
+  const context = await deps.webhookDeliveries.forAttempt(
+    orgId,
+    webhookId,
+    deliveryId,
+    message.eventId,
+  );
+  const { delivery, endpoint } = context;
   if (!delivery || delivery.redelivery !== token) return;
   const event =
     endpoint?.enabled &&
-    (await deps.webhookDeliveries.getEvent(orgId, delivery.eventId));
+    (context.event ??
+      (await deps.webhookDeliveries.getEvent(orgId, delivery.eventId)));
   const outcome =
     endpoint && event
       ? await post(deps, endpoint, event, numberOfNext(delivery), true)
@@ -540,7 +609,9 @@ export const redeliver = async (
     },
     (before, after) => deps.webhookDeliveries.update(orgId, before, after),
   );
-  if (outcome?.succeeded) await recordSuccess(deps, orgId, webhookId);
+  if (outcome?.succeeded) {
+    await recordSuccess(deps, orgId, webhookId, outcome.attempt.latencyMs);
+  }
 };
 
 /**
@@ -568,6 +639,7 @@ export const releaseParked = async (
         orgId,
         webhookId,
         deliveryId: entry.deliveryId,
+        eventId: entry.eventId,
         attempt: entry.attempt,
       } satisfies AttemptMessage,
       options: { group: orgId },
@@ -583,14 +655,18 @@ export const releaseParked = async (
   }
 };
 
-/** One message of the deliveries queue. */
+/** The queue a message came from: the deliveries queue, or the slow lane. */
+export type Lane = 'fast' | 'slow';
+
+/** One message of the deliveries queue (or of the slow lane). */
 export const handleDeliveryMessage = (
   deps: AttemptDeps,
   message: DeliveryMessage,
+  lane: Lane = 'fast',
 ): Promise<void> => {
   switch (message.kind) {
     case 'attempt':
-      return attemptDelivery(deps, message);
+      return attemptDelivery(deps, message, { lane });
     case 'redeliver':
       return redeliver(deps, message);
     case 'release':

@@ -351,6 +351,7 @@ export const requestRedelivery = async (
     orgId,
     webhookId,
     deliveryId,
+    eventId: delivery.eventId,
     token,
   };
   await deps.queues.webhookDeliveries.send(message, { group: orgId });

@@ -48,6 +48,14 @@ export interface WebhookSubscriptionReader {
   subscribedTypes(orgId: string): Promise<ReadonlySet<WebhookEventType>>;
 }
 
+/** What one attempt reads before it calls. */
+export interface AttemptContext {
+  delivery?: WebhookDelivery;
+  endpoint?: WebhookEndpoint;
+  health: WebhookHealth;
+  event?: StoredWebhookEvent;
+}
+
 /** A page of deliveries, newest first, walked by the last one's id. */
 export interface DeliveryPage {
   items: WebhookDelivery[];
@@ -81,6 +89,17 @@ export interface WebhookDeliveryRepository {
     before: WebhookDelivery,
     after: WebhookDelivery,
   ): Promise<boolean>;
+  /**
+   * What an attempt reads, in one request (strongly consistent): the
+   * delivery, its endpoint, the endpoint's health and, when its id is
+   * known, the event's body.
+   */
+  forAttempt(
+    orgId: string,
+    webhookId: string,
+    deliveryId: string,
+    eventId?: string,
+  ): Promise<AttemptContext>;
   health(orgId: string, webhookId: string): Promise<WebhookHealth>;
   /** Replaces it on its version (0: none stored); false when it changed. */
   updateHealth(
@@ -174,9 +193,16 @@ export type FanOutDeps = Pick<CoreDeps, 'clock'> &
   };
 
 /** What an attempt needs. */
-export type AttemptDeps = Pick<CoreDeps, 'clock' | 'ids'> &
-  DeliveryQueueDeps &
-  SchedulingDeps & {
+export type AttemptDeps = Pick<CoreDeps, 'clock' | 'ids'> & {
+  /**
+   * The deliveries queue; the slow lane's, where the deliveries consumer
+   * passes on the attempts to slow endpoints (none: it makes them itself).
+   */
+  queues: {
+    webhookDeliveries: QueueSender;
+    webhookSlowDeliveries?: QueueSender;
+  };
+} & SchedulingDeps & {
     webhooks: WebhookRepository;
     webhookDeliveries: WebhookDeliveryRepository;
     webhookSender: WebhookSender;

@@ -69,6 +69,7 @@ export const firstAttemptOf = (
   orgId,
   webhookId: delivery.webhookId,
   deliveryId: delivery.id,
+  eventId: delivery.eventId,
   attempt: 1,
   ...(options.manual ? { manual: true } : {}),
 });

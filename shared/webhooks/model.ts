@@ -53,6 +53,16 @@ export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
  */
 export const PROBE_GRACE_MS = 15 * 60_000;
 
+/**
+ * An attempt this slow marks its endpoint slow: its deliveries move to the
+ * slow lane (a queue and consumer of their own, one attempt per batch), so
+ * that they never hold a batch of other organizations' deliveries.
+ */
+export const SLOW_ATTEMPT_MS = 1_000;
+
+/** An attempt this fast marks a slow endpoint fast again. */
+export const FAST_ATTEMPT_MS = 500;
+
 /** How long an attempt holds its delivery: the attempt takes 5 s at most. */
 export const ATTEMPT_LEASE_MS = 30_000;
 
@@ -165,6 +175,8 @@ export interface WebhookHealth {
   failingSince?: string;
   lastError?: string;
   probe?: { deliveryId: string; dueAt: string };
+  /** Its last attempts took a second or more: its deliveries take the slow lane. */
+  slow?: boolean;
   /** When it last changed (its item expires a month later). */
   updatedAt?: string;
   version: number;
@@ -176,6 +188,8 @@ export const HEALTHY: WebhookHealth = { failures: 0, version: 0 };
 /** A delivery waiting for its endpoint to recover. */
 export interface ParkedDelivery {
   deliveryId: string;
+  /** Its event (its attempt reads the body with the delivery). */
+  eventId: string;
   /** The attempt it makes once released. */
   attempt: number;
   parkedAt: string;

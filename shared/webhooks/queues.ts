@@ -1,8 +1,9 @@
 /**
- * The two queues of webhook delivery and what their messages say. The
- * fan-out queue takes events (what emitters publish); the deliveries queue
- * takes one attempt of one delivery, a redelivery asked for, or the release
- * of the deliveries that waited for an endpoint to recover.
+ * The queues of webhook delivery and what their messages say. The fan-out
+ * queue takes events (what emitters publish); the deliveries queue takes
+ * one attempt of one delivery, a redelivery asked for, or the release of
+ * the deliveries that waited for an endpoint to recover; the slow lane
+ * takes the attempts the deliveries consumer passes on to it.
  */
 import * as v from 'valibot';
 import { Id } from '../validation.ts';
@@ -13,6 +14,14 @@ export const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
 
 /** The consumer group that makes the attempts. */
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhookDeliveries';
+
+/**
+ * The slow lane: the attempts to endpoints whose last attempts took a
+ * second or more, one per batch, so that they hold no other delivery.
+ */
+export const WEBHOOK_SLOW_DELIVERIES_QUEUE = 'webhookSlowDeliveries';
+
+const EventId = v.pipe(v.string(), v.regex(/^evt_[0-9a-f]{32}$/));
 
 const Reference = {
   orgId: v.pipe(v.string(), v.minLength(1)),
@@ -27,6 +36,8 @@ export const AttemptMessage = v.object({
   kind: v.literal('attempt'),
   ...Reference,
   deliveryId: Id,
+  /** The delivery's event: its body is read with the delivery. */
+  eventId: v.optional(EventId),
   attempt: v.pipe(
     v.number(),
     v.integer(),
@@ -42,6 +53,7 @@ export const RedeliverMessage = v.object({
   kind: v.literal('redeliver'),
   ...Reference,
   deliveryId: Id,
+  eventId: v.optional(EventId),
   token: Id,
 });
 export type RedeliverMessage = v.InferOutput<typeof RedeliverMessage>;

@@ -4,13 +4,16 @@
  * attempt runs to its timeout) never delays another organization's
  * deliveries — a batch's attempts start together, each with its own
  * timeout — and once the endpoint failed, its new deliveries wait behind
- * one probe instead of each spending the timeout. Every message carries
- * its organization as the fair queue's group.
+ * one probe instead of each spending the timeout. A slow endpoint (every
+ * answer takes a while, successfully) has its attempts passed on to the
+ * slow lane, one per batch there, so that no batch of the others waits on
+ * it. Every message carries its organization as the fair queue's group.
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveriesConsumer } from '../../functions/webhook-deliveries/consumer.ts';
+import { webhookSlowDeliveriesConsumer } from '../../functions/webhook-slow-deliveries/consumer.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { createConsumerHandler } from '../../shared/queue/consumer.ts';
 import type { WebhookRequest } from '../../shared/webhooks/delivery-ports.ts';
@@ -45,13 +48,18 @@ const recordOf = (body: unknown, group?: string): SQSRecord => ({
 describe('the webhook deliveries consumer, fair between organizations', () => {
   const clock = fixedClock('2030-08-01T09:00:00.000Z');
   const queue = recordingQueue(clock);
+  const slowLane = recordingQueue(clock);
   const scheduler = recordingScheduler();
   const calls: { url: string; started: number; ended?: number }[] = [];
   let deps: Deps & {
-    queues: { webhookDeliveries: ReturnType<typeof recordingQueue> };
+    queues: {
+      webhookDeliveries: ReturnType<typeof recordingQueue>;
+      webhookSlowDeliveries: ReturnType<typeof recordingQueue>;
+    };
   };
   const a = { orgId: randomUUID(), url: 'https://dead.a.example.com/in' };
   const b = { orgId: randomUUID(), url: 'https://fine.b.example.com/in' };
+  const c = { orgId: randomUUID(), url: 'https://slow.c.example.com/in' };
 
   beforeAll(async () => {
     const created = await createTestDeps({
@@ -66,7 +74,11 @@ describe('the webhook deliveries consumer, fair between organizations', () => {
     deps = {
       ...created.deps,
       scheduler,
-      queues: { ...created.deps.queues, webhookDeliveries: queue },
+      queues: {
+        ...created.deps.queues,
+        webhookDeliveries: queue,
+        webhookSlowDeliveries: slowLane,
+      },
       webhookSender: {
         post: async (request: WebhookRequest) => {
           const call: (typeof calls)[number] = {
@@ -75,30 +87,33 @@ describe('the webhook deliveries consumer, fair between organizations', () => {
           };
           calls.push(call);
           const dead = request.url === a.url;
-          await new Promise((resolve) =>
-            setTimeout(resolve, dead ? HANG_MS : 5),
-          );
+          const slow = request.url === c.url;
+          const took = dead || slow ? HANG_MS : 5;
+          await new Promise((resolve) => setTimeout(resolve, took));
           call.ended = Date.now();
           return dead
             ? {
                 error: 'Timed out: no complete answer within 5 s',
-                latencyMs: HANG_MS,
+                latencyMs: took,
               }
-            : { statusCode: 204, latencyMs: 5 };
+            : { statusCode: 204, latencyMs: took };
         },
       },
     };
-    for (const { orgId, url } of [a, b]) {
+    for (const { orgId, url } of [a, b, c]) {
       await createWebhook(deps, orgId, { url, events: ['mail.delivered'] });
     }
   });
 
   let facts = 0;
-  /** Events for both organizations; the first attempts they queue, as records. */
-  const eventsFor = async (each: number): Promise<SQSRecord[]> => {
+  /** Events for organizations; the first attempts they queue, as records. */
+  const eventsFor = async (
+    each: number,
+    orgs = [a, b],
+  ): Promise<SQSRecord[]> => {
     queue.queued.length = 0;
     for (let i = 0; i < each; i++) {
-      for (const { orgId } of [a, b]) {
+      for (const { orgId } of orgs) {
         const from = `mail-${facts++}`;
         await fanOut(deps, {
           id: webhookEventId(orgId, 'mail.delivered', from),
@@ -112,10 +127,10 @@ describe('the webhook deliveries consumer, fair between organizations', () => {
     return queue.queued.map((q) => recordOf(q.message, q.options?.group));
   };
 
-  const handler = () =>
+  const handler = (group = webhookDeliveriesConsumer) =>
     createConsumerHandler(
       { ...deps, deadLetters: { send: async () => {} } },
-      webhookDeliveriesConsumer,
+      group,
     );
 
   it('attempts a batch at once: B’s deliveries are made while A’s dead endpoint holds its attempts', async () => {
@@ -170,5 +185,40 @@ describe('the webhook deliveries consumer, fair between organizations', () => {
       100,
     );
     expect(parked).toHaveLength(5);
+  });
+
+  it('passes a slow endpoint’s attempts on to the slow lane, one per batch there: no batch of the others waits on it', async () => {
+    // Arrange: C's endpoint answers, after a second; its first attempts
+    // show it slow.
+    await handler()({ Records: await eventsFor(2, [c, b]) }, lambdaContext());
+    const records = await eventsFor(5, [c, b]);
+    calls.length = 0;
+    slowLane.queued.length = 0;
+
+    // Act
+    const started = Date.now();
+    const response = await handler()({ Records: records }, lambdaContext());
+    const took = Date.now() - started;
+    const passedOn = slowLane.queued.map((q) =>
+      recordOf(q.message, q.options?.group),
+    );
+    const slowStarted = Date.now();
+    await handler(webhookSlowDeliveriesConsumer)(
+      { Records: passedOn.slice(0, 1) },
+      lambdaContext(),
+    );
+    const slowTook = Date.now() - slowStarted;
+
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls.filter((call) => call.url === c.url)).toHaveLength(1);
+    expect(calls.filter((call) => call.url === b.url)).toHaveLength(5);
+    expect(took).toBeLessThan(HANG_MS);
+    expect(passedOn).toHaveLength(5);
+    expect(passedOn.every((r) => r.attributes.MessageGroupId === c.orgId)).toBe(
+      true,
+    );
+    expect(webhookSlowDeliveriesConsumer.queue.batchSize).toBe(1);
+    expect(slowTook).toBeGreaterThanOrEqual(HANG_MS);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Webhook delivery in the stateless stack (issue 32): its two consumer
- * groups — the fan-out and the deliveries, each with its queue, DLQ,
- * trigger and alarms from the registry — and the `webhookEvents` binding
+ * Webhook delivery in the stateless stack (issue 32): its three consumer
+ * groups — the fan-out, the deliveries and their slow lane, each with its
+ * queue, DLQ, trigger and alarms from the registry — and the
+ * `webhookEvents` binding
  * an emitter declares: read the subscription summaries (GetItem, nothing
  * else on the table) and send to the fan-out queue, told its URL and the
  * table's name, nothing more.
@@ -25,6 +26,7 @@ import { consumer } from '../../shared/queue/consumer.ts';
 import {
   WEBHOOK_DELIVERIES_QUEUE,
   WEBHOOK_FANOUT_QUEUE,
+  WEBHOOK_SLOW_DELIVERIES_QUEUE,
 } from '../../shared/webhooks/queues.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON.
@@ -49,7 +51,11 @@ const emitter = consumerFunction({
 });
 
 const webhookConsumers = consumerFunctions.filter((fn) =>
-  [WEBHOOK_FANOUT_QUEUE, WEBHOOK_DELIVERIES_QUEUE].includes(fn.group.name),
+  [
+    WEBHOOK_FANOUT_QUEUE,
+    WEBHOOK_DELIVERIES_QUEUE,
+    WEBHOOK_SLOW_DELIVERIES_QUEUE,
+  ].includes(fn.group.name),
 );
 
 const build = () => {
@@ -99,18 +105,25 @@ const actionsOf = (statements: Props[]) =>
   statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 describe('webhook delivery in the stack', () => {
-  it('runs the fan-out and the deliveries consumers, each with its queue, DLQ, trigger and alarms', () => {
+  it('runs the fan-out, the deliveries and the slow lane consumers, each with its queue, DLQ, trigger and alarms', () => {
     // Arrange
     const { api, template } = build();
 
     // Act
     const fanout = api.queues.get(WEBHOOK_FANOUT_QUEUE);
     const deliveries = api.queues.get(WEBHOOK_DELIVERIES_QUEUE);
+    const slowLane = api.queues.get(WEBHOOK_SLOW_DELIVERIES_QUEUE);
 
     // Assert
-    expect(webhookConsumers).toHaveLength(2);
+    expect(webhookConsumers).toHaveLength(3);
     expect(fanout?.alarms).toHaveLength(3);
     expect(deliveries?.alarms).toHaveLength(3);
+    expect(slowLane?.alarms).toHaveLength(3);
+    // The slow lane: one attempt per batch.
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 50 },
+    });
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 120,
       RedrivePolicy: {

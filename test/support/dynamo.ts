@@ -217,6 +217,7 @@ export const createTestDeps = async (
             steps: { send: async () => {} },
             webhookFanout: { send: async () => {} },
             webhookDeliveries: { send: async () => {} },
+            webhookSlowDeliveries: { send: async () => {} },
           },
         }),
     ...(options.queues ? { queues: options.queues } : {}),

@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type {
+  AttemptContext,
   DeliveryPage,
   WebhookDeliveryRepository,
 } from '../../webhooks/delivery-ports.ts';
@@ -25,12 +26,17 @@ import {
 } from '../../webhooks/model.ts';
 import { entity } from './dynamo-entity.ts';
 import {
+  batchGet,
   type DynamoTable,
   deleteKeys,
   epochSeconds,
   isConditionFailure,
   queryOnce,
 } from './dynamo-table.ts';
+import {
+  WebhookEndpointItem,
+  WebhookHealthItem,
+} from './dynamo-webhook-items.ts';
 
 const EventType = v.picklist(WEBHOOK_EVENT_TYPES);
 
@@ -69,18 +75,9 @@ const WebhookDeliveryItem = itemSchema('WebhookDelivery', {
   version: v.number(),
 });
 
-/** An endpoint's health (the endpoints' store deletes it with them). */
-export const WebhookHealthItem = itemSchema('WebhookHealth', {
-  failures: v.number(),
-  failingSince: v.optional(v.string()),
-  lastError: v.optional(v.string()),
-  probe: v.optional(v.object({ deliveryId: v.string(), dueAt: v.string() })),
-  updatedAt: v.optional(v.string()),
-  version: v.number(),
-});
-
 const WebhookParkedItem = itemSchema('WebhookParked', {
   deliveryId: v.string(),
+  eventId: v.string(),
   attempt: v.number(),
   parkedAt: v.string(),
 });
@@ -109,8 +106,10 @@ export class DynamoWebhookDeliveryRepository
   private readonly deliveries;
   private readonly healths;
   private readonly parkedEntries;
+  private readonly endpoints;
 
   constructor(private readonly table: DynamoTable) {
+    this.endpoints = entity(table, WebhookEndpointItem);
     this.events = entity(table, WebhookEventItem);
     this.deliveries = entity(table, WebhookDeliveryItem);
     this.healths = entity(table, WebhookHealthItem);
@@ -193,6 +192,38 @@ export class DynamoWebhookDeliveryRepository
         },
       ),
     );
+  }
+
+  async forAttempt(
+    orgId: string,
+    webhookId: string,
+    deliveryId: string,
+    eventId?: string,
+  ): Promise<AttemptContext> {
+    const wanted = {
+      delivery: keys.webhookDelivery(orgId, webhookId, deliveryId),
+      endpoint: keys.webhook(orgId, webhookId),
+      health: keys.webhookHealth(orgId, webhookId),
+      ...(eventId ? { event: keys.webhookEvent(orgId, eventId) } : {}),
+    };
+    const found = new Map(
+      (await batchGet(this.table, Object.values(wanted))).map((item) => [
+        `${item.PK}\n${item.SK}`,
+        item,
+      ]),
+    );
+    const itemAt = (key: { PK: string; SK: string } | undefined) =>
+      key ? found.get(`${key.PK}\n${key.SK}`) : undefined;
+    const delivery = itemAt(wanted.delivery);
+    const endpoint = itemAt(wanted.endpoint);
+    const health = itemAt(wanted.health);
+    const event = itemAt(wanted.event);
+    return {
+      ...(delivery ? { delivery: this.deliveries.parse(delivery) } : {}),
+      ...(endpoint ? { endpoint: this.endpoints.parse(endpoint) } : {}),
+      health: health ? this.healths.parse(health) : HEALTHY,
+      ...(event ? { event: this.events.parse(event) } : {}),
+    };
   }
 
   async health(orgId: string, webhookId: string): Promise<WebhookHealth> {

@@ -5,8 +5,6 @@
  * same transaction, the organization's subscription summary by what it
  * changes in the types its enabled endpoints take.
  */
-import * as v from 'valibot';
-import { itemSchema } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import { RuleViolationError } from '../../errors.ts';
 import type { Page, PageRequest } from '../../ports.ts';
@@ -28,31 +26,14 @@ import {
   type TransactItem,
   transactWrite,
 } from './dynamo-table.ts';
-import { WebhookHealthItem } from './dynamo-webhook-delivery-repository.ts';
+import {
+  WebhookEndpointItem,
+  WebhookHealthItem,
+} from './dynamo-webhook-items.ts';
 import {
   subscriptionCounter,
   WebhookSubscriptionsItem,
 } from './dynamo-webhook-subscriptions.ts';
-
-const WebhookEndpointItem = itemSchema('WebhookEndpoint', {
-  id: v.string(),
-  url: v.string(),
-  description: v.optional(v.string()),
-  events: v.array(v.picklist(WEBHOOK_EVENT_TYPES)),
-  enabled: v.boolean(),
-  disabledReason: v.optional(v.string()),
-  disabledAt: v.optional(v.string()),
-  secrets: v.array(
-    v.object({
-      value: v.string(),
-      createdAt: v.string(),
-      expiresAt: v.optional(v.string()),
-    }),
-  ),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  version: v.number(),
-});
 
 /** The types an endpoint adds to the summary: none while disabled. */
 const takes = (endpoint: WebhookEndpoint | undefined): WebhookEventType[] =>

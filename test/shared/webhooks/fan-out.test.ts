@@ -110,6 +110,7 @@ describe('webhook events to deliveries', () => {
           orgId,
           webhookId: taker.id,
           deliveryId: deliveries[0]?.id,
+          eventId: event.id,
           attempt: 1,
         },
         options: { group: orgId },
