@@ -379,6 +379,7 @@ export const testWebhook = async (
     orgId,
     occurredAt,
     data: sampleDataOf(type, occurredAt),
+    test: true,
   };
   await deps.webhookDeliveries.putEvent(orgId, {
     id: event.id,

@@ -81,6 +81,8 @@ export interface WebhookEvent {
   /** When the fact happened (ISO 8601, UTC, milliseconds). */
   occurredAt: string;
   data: Record<string, unknown>;
+  /** Set on a test call's sample event only: no fact behind it. */
+  test?: true;
 }
 
 /**
@@ -116,6 +118,7 @@ export const WebhookPayload = v.pipe(
         'The resource as the API returns it, or the ids of what is gone',
       ),
     ),
+    test: v.optional(v.literal(true)),
   }),
   v.title('WebhookPayload'),
 );
@@ -128,6 +131,7 @@ export const payloadOf = (event: WebhookEvent): WebhookPayload => ({
   timestamp: event.occurredAt,
   organizationId: event.orgId,
   data: event.data,
+  ...(event.test ? { test: true as const } : {}),
 });
 
 /** An event, as queue messages carry it (validated on receipt). */

@@ -183,6 +183,12 @@ export const webhookPayloadSchema = (type: WebhookEventType) =>
       timestamp: described(Timestamp, 'When the fact happened'),
       organizationId: ViewId,
       data: WEBHOOK_DATA[type],
+      test: v.optional(
+        described(
+          v.literal(true),
+          'Present, and true, only on the sample event of a test call (`POST /webhooks/{webhookId}/test`): no fact behind it, made-up ids',
+        ),
+      ),
     }),
     v.title(webhookPayloadTitle(type)),
     v.description(WEBHOOK_EVENTS[type]),

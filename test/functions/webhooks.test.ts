@@ -295,7 +295,8 @@ describe('webhooks, through the pipeline', () => {
       id: tested.json.data.eventId,
       type: 'contact.unsubscribed',
       organizationId: org.orgId,
-      data: { test: true },
+      test: true,
+      data: { via: 'link', contact: { status: 'unsubscribed' } },
     });
     expect(delivery.headers).toMatchObject({
       'webhook-id': tested.json.data.eventId,

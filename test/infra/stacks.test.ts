@@ -1338,6 +1338,19 @@ describe('app', () => {
     ]);
   });
 
+  it("keeps each stack within CloudFormation's 500 resources, or deploy fails (the API stack grows with every group and consumer)", () => {
+    // Arrange
+    const { dataTemplate, apiTemplate } = stacks();
+
+    // Act
+    const counts = [dataTemplate, apiTemplate].map(
+      (template) => Object.keys(template.toJSON().Resources ?? {}).length,
+    );
+
+    // Assert
+    for (const count of counts) expect(count).toBeLessThanOrEqual(500);
+  });
+
   it('passes the AWS Solutions checks with every exception acknowledged', () => {
     // Arrange
     const { app } = stacks();

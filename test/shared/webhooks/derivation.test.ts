@@ -16,6 +16,8 @@ import type { Erasure } from '../../../shared/privacy/erasure-ports.ts';
 import type { Enrolment } from '../../../shared/sequences/model.ts';
 import { contactEventsOf } from '../../../shared/webhooks/contact-events.ts';
 import {
+  payloadOf,
+  WEBHOOK_EVENT_TYPES,
   WebhookEventMessage,
   webhookEventId,
 } from '../../../shared/webhooks/events.ts';
@@ -25,6 +27,8 @@ import {
   erasureEventsOf,
   journeyEventsOf,
 } from '../../../shared/webhooks/organization-events.ts';
+import { webhookPayloadSchema } from '../../../shared/webhooks/payloads.ts';
+import { sampleDataOf } from '../../../shared/webhooks/samples.ts';
 
 const ORG = 'org-1';
 const T0 = '2026-11-21T09:00:00.000Z';
@@ -516,4 +520,36 @@ describe('the webhook events of SES events (issue 32 §1)', () => {
       webhookEventId('org-2', 'mail.clicked', 'x'),
     );
   });
+});
+
+describe("a test call's sample events (issue 32 §1)", () => {
+  it.each(WEBHOOK_EVENT_TYPES)(
+    '%s: its sample has the very shape of the real events (the document’s schema), marked test',
+    (type) => {
+      // Arrange
+      const event = {
+        id: webhookEventId(
+          '00000000-0000-7000-8000-00000000000f',
+          type,
+          'sample',
+        ),
+        type,
+        orgId: '00000000-0000-7000-8000-00000000000f',
+        occurredAt: T1,
+        data: sampleDataOf(type, T1),
+        test: true as const,
+      };
+      // Act
+      const parsed = v.safeParse(webhookPayloadSchema(type), payloadOf(event));
+      // Assert
+      expect(
+        parsed.success
+          ? []
+          : parsed.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`),
+      ).toEqual([]);
+      // Nothing the schema does not name (it would have been stripped).
+      expect(parsed.output).toEqual(payloadOf(event));
+      expect(payloadOf(event).test).toBe(true);
+    },
+  );
 });
