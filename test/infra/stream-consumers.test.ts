@@ -46,6 +46,7 @@ const build = () => {
         'send',
         'webhookFanout',
         'webhookDeliveries',
+        'webhookSlowDeliveries',
       ].includes(c.group.name),
     ),
   });
