@@ -18,6 +18,14 @@ import { MAX_WEBHOOK_URL_LENGTH } from './model.ts';
 /** The metadata services' addresses, named in refusals. */
 const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254']);
 
+/**
+ * IPv6's global unicast block. ipaddr.js calls every IPv6 address outside
+ * its named ranges unicast, the IETF-reserved ::/8 among them — where the
+ * deprecated IPv4-compatible form lives (`::a9fe:a9fe`, which a URL parser
+ * makes of `[::169.254.169.254]`): only this block is public.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /** How ipaddr.js's range names read in a refusal. */
 const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback address',
@@ -42,9 +50,14 @@ export const addressRefusal = (
   // An IPv4 address written as IPv6 is that IPv4 address.
   const parsed = ipaddr.process(address);
   const range = parsed.range();
-  if (range === 'unicast') return undefined;
-  if (range === 'loopback' && rules.allowLoopback) return undefined;
   const shown = parsed.toString();
+  if (range === 'unicast') {
+    if (parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6)) {
+      return undefined;
+    }
+    return `${address} is not a public address (outside IPv6's global unicast 2000::/3)`;
+  }
+  if (range === 'loopback' && rules.allowLoopback) return undefined;
   if (METADATA.has(shown)) {
     return `${address} is the cloud's instance metadata address`;
   }
