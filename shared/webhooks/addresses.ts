@@ -74,7 +74,8 @@ const literalAddress = (hostname: string): string | undefined => {
  * Why a URL may not be an endpoint here, or undefined when it may: http or
  * https (https only on AWS), no user name or password, no fragment, at
  * most 1,000 characters, and a host written as an address must be one the
- * rules allow (a name is checked when it resolves, on each attempt).
+ * rules allow (a name is checked when it resolves, on each attempt); no
+ * space or control character, which the parser would silently drop.
  */
 export const urlRefusal = (
   text: string,
@@ -82,6 +83,12 @@ export const urlRefusal = (
 ): string | undefined => {
   if (text.length > MAX_WEBHOOK_URL_LENGTH) {
     return `must be at most ${MAX_WEBHOOK_URL_LENGTH.toLocaleString('en')} characters`;
+  }
+  // The URL parser drops spaces and controls (`http://exa\tmple.com/`
+  // calls example.com): the endpoint would show what it never calls.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refused on purpose
+  if (/[\u0000-\u0020\u007f]/.test(text)) {
+    return 'must not hold spaces or control characters';
   }
   let url: URL;
   try {

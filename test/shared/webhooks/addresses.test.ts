@@ -92,7 +92,11 @@ describe('webhook addresses', () => {
     ['https://[::10.0.0.1]/', 'global unicast'],
     ['https://localhost/hook', 'localhost'],
     ['https://api.localhost/hook', 'localhost'],
-    ['not a url', 'absolute URL'],
+    ['not a url', 'spaces or control characters'],
+    [' https://hooks.example.com/in', 'spaces or control characters'],
+    ['https://hooks.exa\tmple.com/in', 'spaces or control characters'],
+    ['https://hooks.example.com/in\n', 'spaces or control characters'],
+    ['https://', 'absolute URL'],
   ])('refuses %s on AWS (%s)', (url, words) => {
     expect(urlRefusal(url, aws)).toContain(words);
   });
