@@ -18,6 +18,14 @@ import { MAX_WEBHOOK_URL_LENGTH } from './model.ts';
 /** The metadata services' addresses, named in refusals. */
 const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254']);
 
+/**
+ * IPv6's global unicast block. ipaddr.js calls every IPv6 address outside
+ * its named ranges unicast, the IETF-reserved ::/8 among them — where the
+ * deprecated IPv4-compatible form lives (`::a9fe:a9fe`, which a URL parser
+ * makes of `[::169.254.169.254]`): only this block is public.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /** How ipaddr.js's range names read in a refusal. */
 const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback address',
@@ -42,9 +50,14 @@ export const addressRefusal = (
   // An IPv4 address written as IPv6 is that IPv4 address.
   const parsed = ipaddr.process(address);
   const range = parsed.range();
-  if (range === 'unicast') return undefined;
-  if (range === 'loopback' && rules.allowLoopback) return undefined;
   const shown = parsed.toString();
+  if (range === 'unicast') {
+    if (parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6)) {
+      return undefined;
+    }
+    return `${address} is not a public address (outside IPv6's global unicast 2000::/3)`;
+  }
+  if (range === 'loopback' && rules.allowLoopback) return undefined;
   if (METADATA.has(shown)) {
     return `${address} is the cloud's instance metadata address`;
   }
@@ -61,7 +74,8 @@ const literalAddress = (hostname: string): string | undefined => {
  * Why a URL may not be an endpoint here, or undefined when it may: http or
  * https (https only on AWS), no user name or password, no fragment, at
  * most 1,000 characters, and a host written as an address must be one the
- * rules allow (a name is checked when it resolves, on each attempt).
+ * rules allow (a name is checked when it resolves, on each attempt); no
+ * space or control character, which the parser would silently drop.
  */
 export const urlRefusal = (
   text: string,
@@ -69,6 +83,12 @@ export const urlRefusal = (
 ): string | undefined => {
   if (text.length > MAX_WEBHOOK_URL_LENGTH) {
     return `must be at most ${MAX_WEBHOOK_URL_LENGTH.toLocaleString('en')} characters`;
+  }
+  // The URL parser drops spaces and controls (`http://exa\tmple.com/`
+  // calls example.com): the endpoint would show what it never calls.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refused on purpose
+  if (/[\u0000-\u0020\u007f]/.test(text)) {
+    return 'must not hold spaces or control characters';
   }
   let url: URL;
   try {

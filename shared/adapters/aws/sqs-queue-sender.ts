@@ -16,6 +16,27 @@ const BATCH_LIMIT = 10;
 /** A failed batch is sent again this many times, its failed entries only. */
 const BATCH_ROUNDS = 3;
 
+/**
+ * The characters a message body may not hold as they are: U+FFFE and
+ * U+FFFF, which SQS refuses (InvalidMessageContents), and the surrogates
+ * of a character past U+FFFF (an emoji), which SQS takes but the local
+ * stack's engine (fauxqs) refuses. JSON.stringify already escapes the
+ * controls and lone surrogates.
+ */
+const REFUSED_BY_SQS = /[\uD800-\uDFFF\uFFFE\uFFFF]/g;
+
+/**
+ * A message as its body: JSON, with those characters written as `\uXXXX`
+ * escapes — the same JSON to the consumer that parses it, and never a
+ * refusal that no retry can cure (a contact named with an emoji once held
+ * a stream shard on the local stack, each retry refused again).
+ */
+export const messageBody = (message: unknown): string =>
+  JSON.stringify(message).replace(
+    REFUSED_BY_SQS,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
 /** The per-message options of a request, as SQS names them. */
 const optionsOf = (options: SendOptions | undefined) => ({
   // On a standard queue, a message group makes it a fair queue.
@@ -41,7 +62,7 @@ export class SqsQueueSender implements QueueSender {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(message),
+        MessageBody: messageBody(message),
         ...optionsOf(options),
       }),
     );
@@ -60,7 +81,7 @@ export class SqsQueueSender implements QueueSender {
     }
     let entries = messages.map(({ message, options }, index) => ({
       Id: String(index),
-      MessageBody: JSON.stringify(message),
+      MessageBody: messageBody(message),
       ...optionsOf(options),
     }));
     for (let round = 1; entries.length > 0; round++) {

@@ -37,6 +37,11 @@ describe('webhook addresses', () => {
     ['64:ff9b::a00:1', 'rfc6052'],
     ['2002:a00:1::', '6to4'],
     ['192.0.2.10', 'reserved'],
+    // IPv4-compatible IPv6 (deprecated, in the reserved ::/8): not public.
+    ['::a9fe:a9fe', 'global unicast'],
+    ['::7f00:1', 'global unicast'],
+    ['::2', 'global unicast'],
+    ['4000::1', 'global unicast'],
   ])('refuses %s (%s)', (address, kind) => {
     // Act
     const refusal = addressRefusal(address, aws);
@@ -82,9 +87,16 @@ describe('webhook addresses', () => {
     ['https://10.0.0.5/hook', 'private'],
     ['https://[::ffff:7f00:1]/hook', 'loopback'],
     ['https://127.1/hook', 'loopback'],
+    // The URL parser writes [::169.254.169.254] as [::a9fe:a9fe].
+    ['https://[::169.254.169.254]/', 'global unicast'],
+    ['https://[::10.0.0.1]/', 'global unicast'],
     ['https://localhost/hook', 'localhost'],
     ['https://api.localhost/hook', 'localhost'],
-    ['not a url', 'absolute URL'],
+    ['not a url', 'spaces or control characters'],
+    [' https://hooks.example.com/in', 'spaces or control characters'],
+    ['https://hooks.exa\tmple.com/in', 'spaces or control characters'],
+    ['https://hooks.example.com/in\n', 'spaces or control characters'],
+    ['https://', 'absolute URL'],
   ])('refuses %s on AWS (%s)', (url, words) => {
     expect(urlRefusal(url, aws)).toContain(words);
   });

@@ -5,7 +5,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { SqsQueueSender } from '../../../../shared/adapters/aws/sqs-queue-sender.ts';
+import {
+  messageBody,
+  SqsQueueSender,
+} from '../../../../shared/adapters/aws/sqs-queue-sender.ts';
 
 describe('SqsQueueSender', () => {
   it('sends the message as JSON to its queue', async () => {
@@ -139,5 +142,31 @@ describe('SqsQueueSender', () => {
 
     // Assert
     await expect(sent).rejects.toThrow('at most 10');
+  });
+
+  it('writes as escapes what SQS or the local engine refuses, and the JSON parses back the same', async () => {
+    // Arrange: an emoji and a mathematical letter (past U+FFFF), the two
+    // noncharacters SQS refuses, a control and a lone surrogate.
+    const client = new SQSClient({ region: 'eu-west-1' });
+    const sqs = mockClient(client);
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const message = {
+      firstName: 'Zoë 🎉 𝔘 \uFFFE\uFFFF \u0001 \uD800 "q" \\ </script>',
+    };
+
+    // Act
+    await new SqsQueueSender(client, 'https://q').sendBatch([{ message }]);
+
+    // Assert
+    const body =
+      sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[0]
+        ?.MessageBody ?? '';
+    // What SQS takes (its documented set) and what fauxqs takes (no
+    // character past U+FFFF).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: SQS's own set
+    expect(body).not.toMatch(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/);
+    expect(body).toContain('Zoë');
+    expect(JSON.parse(body)).toEqual(message);
+    expect(messageBody({ a: 'plain' })).toBe('{"a":"plain"}');
   });
 });
