@@ -71,10 +71,16 @@ export const createApiKeyAs = async (
       `This key is narrowed to ${caller.scopes?.join(', ')}: a key it creates must name scopes, each one of those`,
     );
   }
-  // 2. The creator is the caller's member, as it is now.
-  const member = await deps.access.getMember(caller.orgId, caller.userId);
-  // Its member left meanwhile: the calling key is revoked with it.
-  if (!member)
+  // 2. The creator is the caller's member, as it is now, and the calling
+  // key is live now: a warm container trusts a key for a few seconds
+  // after its revocation, which must not be enough to mint a new one.
+  const [member, calling] = await Promise.all([
+    deps.access.getMember(caller.orgId, caller.userId),
+    deps.access.findKey(caller.keyId),
+  ]);
+  // Its member left meanwhile (its keys are revoked with it), or the
+  // calling key was revoked.
+  if (!member || !calling || calling.revokedAt)
     throw new UnauthorizedError('auth.invalidKey', 'Invalid API key');
 
   // 3. A run of an Idempotency-Key's request after one that stopped

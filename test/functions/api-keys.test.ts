@@ -164,6 +164,33 @@ describe('API keys through the API', () => {
     expect(after.status).toBe(401);
   });
 
+  it('a key revoked a moment ago, still trusted by a warm container, cannot make a new key (401, nothing made)', async () => {
+    // Arrange
+    const made = await create({ name: 'Leaving' });
+    const key = made.json.data.apiKey;
+    expect((await client.get('/lists', { key })).status).toBe(200);
+    await client.delete(`/api-keys/${made.json.data.id}`, { key });
+    const before = await client.get('/api-keys', {
+      key: org.ownerKey,
+      query: { limit: '100' },
+    });
+    // Act: within the cache's few seconds.
+    const trusted = await client.get('/lists', { key });
+    const minted = await client.post('/api-keys', {
+      key,
+      body: { name: 'Escape hatch' },
+    });
+    const after = await client.get('/api-keys', {
+      key: org.ownerKey,
+      query: { limit: '100' },
+    });
+    // Assert
+    expect(trusted.status).toBe(200);
+    expect(minted.status).toBe(401);
+    expect(minted.json.code).toBe('auth.invalidKey');
+    expect(after.json.pagination.total).toBe(before.json.pagination.total);
+  });
+
   it('keeps the last use to the hour: a use within the hour leaves it, one after moves it', async () => {
     // Arrange
     const made = await create({ name: 'Polling' });
