@@ -71,6 +71,7 @@ export const RETRY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'provider.unavailable',
   'campaign.changed',
   'sequence.changed',
+  'webhook.changed',
 ]);
 
 /**
