@@ -405,11 +405,17 @@ const main = async () => {
 
     // 3. The recovery: the clock follows the dead endpoint's probe.
     let moves = 0;
-    const recoveryEnds = performance.now() + 5 * 60_000;
+    const recoveryEnds = performance.now() + 10 * 60_000;
+    let lastCall = aDead.received.length;
+    let quietSince = performance.now();
     while (performance.now() < recoveryEnds) {
       await drained(stack, 1_500);
       const missing = emailsOf(a).filter((e) => !takenBy(aDead).has(e));
       if (missing.length === 0) break;
+      if (aDead.received.length !== lastCall) {
+        lastCall = aDead.received.length;
+        quietSince = performance.now();
+      }
       const health = await stack.observe(() =>
         deps.webhookDeliveries.health(a.orgId, aDead.webhookId),
       );
@@ -423,8 +429,16 @@ const main = async () => {
         );
       } else if (due !== undefined && due > now) {
         await sleep(due - now + 1_000);
+      } else if (performance.now() - quietSince > 10_000) {
+        // Nothing comes and the health names no attempt ahead (its probe
+        // overdue, or none): the retries' schedules follow the clock.
+        clock.advance(5 * 60_000);
+        moves++;
+        quietSince = performance.now();
+        log(
+          `${missing.length} deliveries of the dead endpoint waiting, none called for 10 s; health: ${health.failures} failures, probe ${health.probe ? `due +${fmt((Date.parse(health.probe.dueAt) - deadFrom) / 60_000, 1)} min` : 'none'}; the clock moves 5 min (to +${fmt((clock.now().getTime() - deadFrom) / 60_000, 1)} min)`,
+        );
       } else {
-        // The circuit closed: the released deliveries are on their way.
         await sleep(1_000);
       }
     }
@@ -546,6 +560,13 @@ const report = (
     (Math.max(...afterRecovery.map((r) => r.at)) -
       Math.min(...afterRecovery.map((r) => r.at))) /
     1000;
+  const perSecond = new Map<number, number>();
+  for (const r of aDead.received) {
+    if (r.clockAt < run.deadTo) continue;
+    const second = Math.floor(r.at / 1000);
+    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+  }
+  const busiest = Math.max(0, ...perSecond.values());
   const takenBeforeRecovery = aDead.received.filter(
     (r) => r.clockAt < run.deadTo && r.status === 200,
   ).length;
@@ -567,6 +588,7 @@ const report = (
       wcu,
       rcu,
       invocations: runs.length,
+      messages: runs.reduce((sum, i) => sum + i.messages, 0),
       gbSeconds,
       p50: percentile(
         runs.map((i) => i.ms),
@@ -634,11 +656,11 @@ const report = (
     `    B healthy            ${latency(mainBHealthy)}`,
     `    B slow               ${latency(firstAttempts(bSlow, emails(run.run.committed, run.b)))} (the request's arrival; it answers 4 s later)`,
     `  B healthy, A dead vs none: p50 ${fmt(percentile(mainBHealthy, 50))} s vs ${fmt(percentile(baseBHealthyLatency, 50))} s, p99 ${fmt(percentile(mainBHealthy, 99))} s vs ${fmt(percentile(baseBHealthyLatency, 99))} s (baseline: A ${latency(firstAttempts(baseAHealthy, emails(run.baseRun.committed, run.base.a)))}; A second ${latency(firstAttempts(baseASecond, emails(run.baseRun.committed, run.base.a)))}; B ${latency(baseBHealthyLatency)}; B slow ${latency(firstAttempts(baseBSlow, emails(run.baseRun.committed, run.base.b)))})`,
-    `  dead endpoint          down ${DEAD_MS / 60_000} min: called ${whileDead.length} times while down (the circuit: the rest parked); took ${takenBy(aDead).size} of ${run.a.receivers.length ? emails(run.run.committed, run.a).size : 0}, ${afterRecovery.length} after it recovered (${takenBeforeRecovery} before: goal 0); first +${fmt((firstOk - run.deadTo) / 60_000, 1)} min after the recovery (the probe's next attempt), last +${fmt((lastOk - run.deadTo) / 60_000, 1)} min; the backlog took ${fmt(realSpan, 1)} s real time; clock moves ${run.moves}`,
+    `  dead endpoint          down ${DEAD_MS / 60_000} min: called ${whileDead.length} times while down (the circuit: the rest parked); took ${takenBy(aDead).size} of ${run.a.receivers.length ? emails(run.run.committed, run.a).size : 0}, ${afterRecovery.length} after it recovered (${takenBeforeRecovery} before: goal 0); first +${fmt((firstOk - run.deadTo) / 60_000, 1)} min after the recovery (the probe's next attempt), last +${fmt((lastOk - run.deadTo) / 60_000, 1)} min; the backlog took ${fmt(realSpan, 1)} s real time, ${aDead.received.filter((r) => r.clockAt >= run.deadTo).length} calls, the busiest second ${busiest}; clock moves ${run.moves}`,
     `  cost per 1,000 events (main run and recovery: ${stack.invocations.length} invocations; prices as bench:campaign)`,
     ...byConsumer.map(
       (c) =>
-        `    ${c.group.padEnd(20)} DynamoDB ${per(c.requests)} requests, ${per(c.wcu)} WRU, ${per(c.rcu)} RRU; Lambda ${per(c.invocations)} invocations (p50 ${fmt(c.p50, 0)} ms), ${per(c.gbSeconds, 3)} GB-s at ${memoryGbOf(c.group) * 1024} MB; $${per(c.dollars, 5)}`,
+        `    ${c.group.padEnd(20)} DynamoDB ${per(c.requests)} requests, ${per(c.wcu)} WRU, ${per(c.rcu)} RRU; Lambda ${per(c.invocations)} invocations of ${fmt(c.messages / c.invocations, 1)} records (p50 ${fmt(c.p50, 0)} ms), ${per(c.gbSeconds, 3)} GB-s at ${memoryGbOf(c.group) * 1024} MB; $${per(c.dollars, 5)}`,
     ),
     ...PATH.map((group) => `      ${group.padEnd(18)} ${byCall(group)}`),
     `    SQS                  fan-out queue ${per(fanoutSqs.requests)} requests (${fanoutSqs.detail}); deliveries queue ${per(deliveriesSqs.requests)} (${deliveriesSqs.detail}); empty receives of the local pollers not counted; $${per(sqsDollars, 5)}`,
