@@ -1,5 +1,6 @@
 /**
- * The local stack of the benchmarks (`bench:campaign`, `bench:sequences`),
+ * The local stack of the benchmarks (`bench:campaign`, `bench:sequences`,
+ * `bench:webhooks`),
  * built in process like `npm start` (DynamoDB Local, the SES v2 emulator
  * with its sending limits, SQS, the consumers' pollers, the local
  * scheduler and, on request, the stream consumers' pollers), with meters
@@ -185,6 +186,13 @@ export interface BenchStackOptions {
   /** Batching windows by consumer group, in seconds (0: none). */
   batchWindow?: Partial<Record<string, number>>;
   faults?: { seed: number; leaseJumpMs: number };
+  /** Batches at once by consumer group, instead of the local cap of 5. */
+  concurrency?: Partial<Record<string, number>>;
+  /**
+   * The longest wait sent as a delayed message (default 900 s, as on AWS);
+   * a longer one is a schedule, which the bench clock moves.
+   */
+  queueDelayMaxSeconds?: number;
   /** Runs the stream consumers too (enrolment needs them). */
   streams?: boolean;
   /**
@@ -303,6 +311,7 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     clock,
     consumers,
     wrapHandler,
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   });
 
   // SQS: metered by command and queue, and crashing in the fault run.
@@ -420,6 +429,9 @@ export const startBenchStack = async (options: BenchStackOptions) => {
     clock,
     ...(scheduler ? { scheduler } : {}),
     scheduleMinLeadSeconds: options.minLeadSeconds,
+    ...(options.queueDelayMaxSeconds === undefined
+      ? {}
+      : { queueDelayMaxSeconds: options.queueDelayMaxSeconds }),
     apiKeyCacheTtlSeconds: 10,
     providerStatusTtlSeconds: 60,
   });

@@ -42,6 +42,7 @@ import {
   startBenchStack,
 } from './campaign-stack.ts';
 import { percentile } from './dynamo-meter.ts';
+import { memoryGbOf, PRICE } from './prices.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 25);
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 10_000);
@@ -52,24 +53,6 @@ const FAULT_RECIPIENTS = Number(process.env.BENCH_FAULT_RECIPIENTS ?? 1_000);
 const CRASHES_PER_RUN = Number(process.env.BENCH_CRASHES_PER_RUN ?? 3);
 const SEED = Number(process.env.BENCH_SEED ?? 20261123);
 const PART = process.env.BENCH_PART ?? 'all';
-
-/**
- * Prices (us-east-1, on demand, as listed in November 2026): what a send
- * costs is compared with what SES charges for it.
- */
-const PRICE = {
-  sesPer1000: 0.1,
-  dynamoPerWriteUnit: 0.625 / 1e6,
-  dynamoPerReadUnit: 0.125 / 1e6,
-  sqsPerRequest: 0.4 / 1e6,
-  lambdaPerInvocation: 0.2 / 1e6,
-  /** arm64, per GB-second. */
-  lambdaPerGbSecond: 0.0000133334,
-};
-/** A consumer's memory in GB, as the stack gives it (no context set). */
-const memoryGbOf = (group: string): number =>
-  (consumerFunctions.find((c) => c.group.name === group)?.memoryMB ??
-    DEFAULT_MEMORY_MB) / 1024;
 
 const CONTENT = `<h1>Hello {{firstName}}</h1>
 <p>Our November news, with <a href="https://example.com/offer">an offer</a>.</p>
