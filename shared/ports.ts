@@ -148,14 +148,46 @@ export interface QueueSender {
    * `group` names the tenant the message belongs to: a fair queue serves
    * the groups in turn, so one with a backlog does not starve the others.
    * `delaySeconds` (0–900) keeps the message out of sight that long.
+   * Rejects with `MessagesRefusedError` when the queue refuses the message
+   * for what it is.
    */
   send(message: unknown, options?: SendOptions): Promise<void>;
   /**
    * Sends up to ten messages in one request (SQS `SendMessageBatch`), each
-   * with its own options; rejects unless every one was taken. A sender
-   * without it sends them one by one.
+   * with its own options; rejects unless every one was taken — with
+   * `MessagesRefusedError` when the others were and those no retry cures
+   * were not. A sender without it sends them one by one.
    */
   sendBatch?(messages: readonly QueueMessage[]): Promise<void>;
+}
+
+/** A message the queue refused, and its words for why. */
+export interface RefusedMessage {
+  /** The message as it was handed to the sender (the same reference). */
+  message: unknown;
+  /** The queue's code, e.g. `InvalidParameterValue` (a body too large). */
+  code: string;
+  reason: string;
+}
+
+/**
+ * Some messages were refused for what they are (too large, say): sending
+ * them again would be refused again. A sender rejects with it only once
+ * it retried what a retry may cure and sent every other message, so a
+ * caller may drop the refused ones and go on; any other rejection means
+ * some message may not have been sent, and the whole may be sent again.
+ */
+export class MessagesRefusedError extends Error {
+  constructor(
+    readonly refused: readonly RefusedMessage[],
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The queue refused ${refused.length} message(s): ${refused.map(({ code, reason }) => `${code}: ${reason}`).join('; ')}`,
+      options,
+    );
+    this.name = 'MessagesRefusedError';
+  }
 }
 
 /** One message of a batch, and how it is sent. */

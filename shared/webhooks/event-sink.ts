@@ -5,10 +5,16 @@
  * the events someone takes sent to the fan-out queue, ten to a request,
  * each in its organization's fair-queue group. An organization without
  * webhooks costs its emitters one read per container every 5 seconds, and
- * no message.
+ * no message. An event that could never be sent (too large, refused by the
+ * queue) is logged and dropped, never a failure of its emitter.
  */
+import { messageBytes } from '../message-body.ts';
 import { logger } from '../observability.ts';
-import type { Clock, QueueSender } from '../ports.ts';
+import {
+  type Clock,
+  MessagesRefusedError,
+  type QueueSender,
+} from '../ports.ts';
 import type { WebhookSubscriptionReader } from './delivery-ports.ts';
 import type { WebhookEvent, WebhookEventType } from './events.ts';
 import { MAX_PAYLOAD_BYTES } from './model.ts';
@@ -74,7 +80,8 @@ export class QueuedWebhookEventSink implements WebhookEventSink {
     );
     const sent = events.filter((event) => {
       if (!wanted.get(event.orgId)?.has(event.type)) return false;
-      const bytes = Buffer.byteLength(JSON.stringify(event));
+      // Measured as the body it is sent as (escapes make it longer).
+      const bytes = messageBytes(event);
       if (bytes <= MAX_PAYLOAD_BYTES) return true;
       // It could never be delivered: retrying its fact would not help.
       logger.error('A webhook event is too large to deliver: dropped', {
@@ -86,12 +93,28 @@ export class QueuedWebhookEventSink implements WebhookEventSink {
       return false;
     });
     if (sent.length === 0) return;
-    await sendAll(
-      await this.options.queue(),
-      sent.map((event) => ({
-        message: event,
-        options: { group: event.orgId },
-      })),
-    );
+    try {
+      await sendAll(
+        await this.options.queue(),
+        sent.map((event) => ({
+          message: event,
+          options: { group: event.orgId },
+        })),
+      );
+    } catch (error) {
+      if (!(error instanceof MessagesRefusedError)) throw error;
+      // Every other event was sent; these would be refused again, and
+      // failing would hold the emitter's stream shard on them.
+      for (const { message, code, reason } of error.refused) {
+        const event = message as WebhookEvent;
+        logger.error('The queue refused a webhook event: dropped', {
+          orgId: event.orgId,
+          eventId: event.id,
+          type: event.type,
+          code,
+          reason,
+        });
+      }
+    }
   }
 }

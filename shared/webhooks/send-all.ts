@@ -3,7 +3,12 @@
  * at most 256 KB together) where the sender can batch, one by one where it
  * cannot.
  */
-import type { QueueMessage, QueueSender } from '../ports.ts';
+import { messageBytes } from '../message-body.ts';
+import {
+  MessagesRefusedError,
+  type QueueMessage,
+  type QueueSender,
+} from '../ports.ts';
 
 /** Messages of one SendMessageBatch request at most. */
 const BATCH_COUNT = 10;
@@ -11,7 +16,10 @@ const BATCH_COUNT = 10;
 /** Bytes of one SendMessageBatch request at most (the bodies together). */
 const BATCH_BYTES = 256 * 1024;
 
-/** The messages in batches of at most ten and 256 KB. */
+/**
+ * The messages in batches of at most ten and 256 KB, each measured as the
+ * body it is sent as.
+ */
 export const batchesOf = (
   messages: readonly QueueMessage[],
 ): QueueMessage[][] => {
@@ -19,7 +27,7 @@ export const batchesOf = (
   let batch: QueueMessage[] = [];
   let bytes = 0;
   for (const entry of messages) {
-    const size = Buffer.byteLength(JSON.stringify(entry.message) ?? '');
+    const size = messageBytes(entry.message);
     if (
       batch.length === BATCH_COUNT ||
       (batch.length > 0 && bytes + size > BATCH_BYTES)
@@ -35,20 +43,35 @@ export const batchesOf = (
   return batches;
 };
 
-/** Sends every message; rejects if one was not taken (all may be sent again). */
+/**
+ * Sends every message, each batch whatever became of the others. Rejects
+ * if one was not taken: with the first error that a retry may cure (all
+ * may be sent again), else with one `MessagesRefusedError` naming every
+ * message the queue refused (every other was sent).
+ */
 export const sendAll = async (
   queue: QueueSender,
   messages: readonly QueueMessage[],
 ): Promise<void> => {
   if (messages.length === 0) return;
   const { sendBatch } = queue;
-  if (!sendBatch) {
-    await Promise.all(
-      messages.map(({ message, options }) => queue.send(message, options)),
-    );
-    return;
-  }
-  await Promise.all(
-    batchesOf(messages).map((batch) => sendBatch.call(queue, batch)),
+  const results = await Promise.allSettled(
+    sendBatch
+      ? batchesOf(messages).map((batch) => sendBatch.call(queue, batch))
+      : messages.map(({ message, options }) => queue.send(message, options)),
   );
+  const errors = results.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  const refusals = errors.filter(
+    (error): error is MessagesRefusedError =>
+      error instanceof MessagesRefusedError,
+  );
+  const [other] = errors.filter(
+    (error) => !(error instanceof MessagesRefusedError),
+  );
+  if (refusals.length < errors.length) throw other;
+  if (refusals.length > 0) {
+    throw new MessagesRefusedError(refusals.flatMap(({ refused }) => refused));
+  }
 };

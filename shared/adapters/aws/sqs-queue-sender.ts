@@ -5,10 +5,18 @@
  */
 import {
   SendMessageBatchCommand,
+  type SendMessageBatchResult,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { QueueMessage, QueueSender, SendOptions } from '../../ports.ts';
+import { messageBody } from '../../message-body.ts';
+import {
+  MessagesRefusedError,
+  type QueueMessage,
+  type QueueSender,
+  type RefusedMessage,
+  type SendOptions,
+} from '../../ports.ts';
 
 /** The most entries one SendMessageBatch takes. */
 const BATCH_LIMIT = 10;
@@ -17,25 +25,26 @@ const BATCH_LIMIT = 10;
 const BATCH_ROUNDS = 3;
 
 /**
- * The characters a message body may not hold as they are: U+FFFE and
- * U+FFFF, which SQS refuses (InvalidMessageContents), and the surrogates
- * of a character past U+FFFF (an emoji), which SQS takes but the local
- * stack's engine (fauxqs) refuses. JSON.stringify already escapes the
- * controls and lone surrogates.
+ * The codes of a request SQS refused for the message it carries: a body
+ * too large or holding a character it refuses, an option out of range.
+ * Sending it again would be refused again. (A missing queue, a denied key
+ * or throttling is no refusal of the message: it is thrown as it is.)
  */
-const REFUSED_BY_SQS = /[\uD800-\uDFFF\uFFFE\uFFFF]/g;
+const MESSAGE_REFUSALS = new Set([
+  'InvalidParameterValue',
+  'InvalidMessageContents',
+  'MissingParameter',
+  'MessageTooLong',
+]);
 
-/**
- * A message as its body: JSON, with those characters written as `\uXXXX`
- * escapes — the same JSON to the consumer that parses it, and never a
- * refusal that no retry can cure (a contact named with an emoji once held
- * a stream shard on the local stack, each retry refused again).
- */
-export const messageBody = (message: unknown): string =>
-  JSON.stringify(message).replace(
-    REFUSED_BY_SQS,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+/** A batch request refused as a whole for its size. */
+const BATCH_TOO_LONG = 'BatchRequestTooLong';
+
+/** The SQS code of an error the client threw for a request it sent. */
+const codeOf = (error: unknown): string | undefined =>
+  error instanceof Error && (error as { $fault?: string }).$fault === 'client'
+    ? error.name
+    : undefined;
 
 /** The per-message options of a request, as SQS names them. */
 const optionsOf = (options: SendOptions | undefined) => ({
@@ -59,19 +68,32 @@ export class SqsQueueSender implements QueueSender {
   ) {}
 
   async send(message: unknown, options?: SendOptions): Promise<void> {
-    await this.client.send(
-      new SendMessageCommand({
-        QueueUrl: this.queueUrl,
-        MessageBody: messageBody(message),
-        ...optionsOf(options),
-      }),
-    );
+    try {
+      await this.client.send(
+        new SendMessageCommand({
+          QueueUrl: this.queueUrl,
+          MessageBody: messageBody(message),
+          ...optionsOf(options),
+        }),
+      );
+    } catch (error) {
+      const code = codeOf(error);
+      if (!code || !MESSAGE_REFUSALS.has(code)) throw error;
+      throw new MessagesRefusedError(
+        [{ message, code, reason: (error as Error).message }],
+        { cause: error },
+      );
+    }
   }
 
   /**
    * Sends up to ten messages in one request. SQS answers entry by entry:
-   * the entries it failed (throttled, say) are sent again, twice at most;
-   * any left failed reject the call.
+   * the entries it failed (throttled, say) are sent again, twice at most,
+   * and any left failed reject the call; the entries it refused for what
+   * they are (its sender's fault: too large, say) are not, and reject it
+   * with `MessagesRefusedError` once every other entry was taken. A
+   * request refused as a whole (too long together, say) is sent again
+   * message by message, so a refusal falls on the message that caused it.
    */
   async sendBatch(messages: readonly QueueMessage[]): Promise<void> {
     if (messages.length > BATCH_LIMIT) {
@@ -79,26 +101,67 @@ export class SqsQueueSender implements QueueSender {
         `A batch holds at most ${BATCH_LIMIT} messages; got ${messages.length}`,
       );
     }
+    const refused: RefusedMessage[] = [];
     let entries = messages.map(({ message, options }, index) => ({
       Id: String(index),
       MessageBody: messageBody(message),
       ...optionsOf(options),
     }));
+    const messageOf = (id: string | undefined) => messages[Number(id)]?.message;
     for (let round = 1; entries.length > 0; round++) {
-      const { Failed = [] } = await this.client.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: entries,
-        }),
+      let Failed: NonNullable<SendMessageBatchResult['Failed']>;
+      try {
+        ({ Failed = [] } = await this.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: entries,
+          }),
+        ));
+      } catch (error) {
+        const code = codeOf(error);
+        if (code !== BATCH_TOO_LONG && !MESSAGE_REFUSALS.has(code ?? '')) {
+          throw error;
+        }
+        await this.sendOneByOne(
+          entries.map(({ Id }) => messages[Number(Id)] as QueueMessage),
+          refused,
+        );
+        break;
+      }
+      for (const entry of Failed) {
+        if (entry.SenderFault) {
+          refused.push({
+            message: messageOf(entry.Id),
+            code: entry.Code ?? 'SenderFault',
+            reason: entry.Message ?? '',
+          });
+        }
+      }
+      const failed = new Set(
+        Failed.filter((entry) => !entry.SenderFault).map((entry) => entry.Id),
       );
-      if (Failed.length === 0) return;
-      const failed = new Set(Failed.map((entry) => entry.Id));
-      if (round === BATCH_ROUNDS || Failed.some((entry) => entry.SenderFault)) {
+      if (failed.size > 0 && round === BATCH_ROUNDS) {
         throw new Error(
           `SQS took ${entries.length - Failed.length} of ${entries.length} messages: ${Failed.map((entry) => `${entry.Code}: ${entry.Message}`).join('; ')}`,
         );
       }
       entries = entries.filter((entry) => failed.has(entry.Id));
+    }
+    if (refused.length > 0) throw new MessagesRefusedError(refused);
+  }
+
+  /** Sends messages one at a time, keeping the refusals. */
+  private async sendOneByOne(
+    messages: readonly QueueMessage[],
+    refused: RefusedMessage[],
+  ): Promise<void> {
+    for (const { message, options } of messages) {
+      try {
+        await this.send(message, options);
+      } catch (error) {
+        if (!(error instanceof MessagesRefusedError)) throw error;
+        refused.push(...error.refused);
+      }
     }
   }
 }
