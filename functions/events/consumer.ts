@@ -20,7 +20,10 @@ import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
 import { emitEvents } from '../../shared/webhooks/emit.ts';
 import type { WebhookEvent } from '../../shared/webhooks/events.ts';
-import { mailEventsOf } from '../../shared/webhooks/mail-events.ts';
+import {
+  mailEventsOf,
+  withoutErased,
+} from '../../shared/webhooks/mail-events.ts';
 
 /** What the `events` consumer may use: the table and the address key. */
 export const eventsBindings = [
@@ -80,7 +83,7 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
   // `dynamo-campaign-stats.ts`); if it fails, their messages come again.
   // Its webhook events (mail.*) are published with the batch's, once
   // every event was recorded; if that fails, the batch comes again (the
-  // events are the same, with the same ids).
+  // events are the same, with the same ids). An erased person's are not.
   handle: async (deps, event, delivery) => {
     const { batch } = delivery;
     await recordSesEvent(
@@ -97,15 +100,18 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
     );
     const found = mailEventsOf(event);
     if (found.length === 0) return;
+    // Those wanted, but an erased person's (their addresses read once).
+    const emit = (events: readonly WebhookEvent[]) =>
+      emitEvents(deps, events, (taken) => withoutErased(deps, taken));
     if (!batch) {
-      await emitEvents(deps, found);
+      await emit(found);
       return;
     }
     batch
       .share(
         'webhooks',
         (): WebhookEvent[] => [],
-        (events) => emitEvents(deps, events).then(() => undefined),
+        (events) => emit(events).then(() => undefined),
       )
       .push(...found);
   },

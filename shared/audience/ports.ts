@@ -227,6 +227,11 @@ export interface Suppression {
   messageId?: string;
   /** Set when not SES but a bulk import or a call set it. */
   source?: SuppressionSource;
+  /**
+   * Set when read, once the person was erased: the item keeps no address
+   * (its reason stays, `erased` only when it had none).
+   */
+  erased?: true;
 }
 
 /** The suppressions, read and written (delivery's store). */

@@ -8,11 +8,14 @@ import type { WebhookEmitDeps } from './ports.ts';
 
 /**
  * Publishes the events someone takes, of any organizations, in one call;
- * returns them. Nothing is sent when none is wanted.
+ * returns them. Nothing is sent when none is wanted. `keep`, when given,
+ * narrows the events taken before they are published (a check that reads,
+ * made only for events someone takes).
  */
 export const emitEvents = async (
   deps: WebhookEmitDeps,
   events: readonly WebhookEvent[],
+  keep?: (taken: WebhookEvent[]) => Promise<WebhookEvent[]>,
 ): Promise<WebhookEvent[]> => {
   if (events.length === 0) return [];
   const orgIds = [...new Set(events.map((event) => event.orgId))];
@@ -24,9 +27,11 @@ export const emitEvents = async (
       ),
     ),
   );
-  const taken = events.filter((event) =>
+  const wantedEvents = events.filter((event) =>
     wanted.get(event.orgId)?.has(event.type),
   );
+  const taken =
+    keep && wantedEvents.length > 0 ? await keep(wantedEvents) : wantedEvents;
   if (taken.length > 0) await deps.webhookEvents.publish(taken);
   return taken;
 };

@@ -3,9 +3,11 @@
  * sent to a contact (a campaign's, a sequence step's, a confirmation),
  * per recipient. Read from the event alone, its message's tags naming the
  * organization, the contact and what sent it: no read of the table. A
- * test send, which goes to no contact, has none.
+ * test send, which goes to no contact, has none. Before they are
+ * published, those of an erased person's address are dropped.
  */
 
+import type { SuppressionLookup } from '../audience/ports.ts';
 import {
   activityMessageOf,
   instantOf,
@@ -62,4 +64,42 @@ export const mailEventsOf = (event: SesEvent): WebhookEvent[] => {
         : {}),
     },
   }));
+};
+
+/**
+ * The events whose recipient was not erased. SES reports opens and clicks
+ * for days after a mail, and a bounce or a complaint at any time; an
+ * erased person's address must not come back in a payload. The erasure
+ * keeps the address's suppression, without the address: one read per
+ * organization of its distinct addresses (a `BatchGetItem`), made only
+ * for events some endpoint takes.
+ */
+export const withoutErased = async (
+  deps: { delivery: SuppressionLookup },
+  events: readonly WebhookEvent[],
+): Promise<WebhookEvent[]> => {
+  const emailOf = (event: WebhookEvent) =>
+    typeof event.data.email === 'string' ? event.data.email : undefined;
+  const addresses = new Map<string, Set<string>>();
+  for (const event of events) {
+    const email = emailOf(event);
+    if (email === undefined) continue;
+    const known = addresses.get(event.orgId) ?? new Set<string>();
+    addresses.set(event.orgId, known.add(email));
+  }
+  const erased = new Set(
+    (
+      await Promise.all(
+        [...addresses].map(async ([orgId, emails]) => {
+          const found = await deps.delivery.suppressions(orgId, [...emails]);
+          return [...found.values()]
+            .filter((s) => s.erased || s.reason === 'erased')
+            .map((s) => `${orgId}\n${s.email}`);
+        }),
+      )
+    ).flat(),
+  );
+  return events.filter(
+    (event) => !erased.has(`${event.orgId}\n${emailOf(event)}`),
+  );
 };

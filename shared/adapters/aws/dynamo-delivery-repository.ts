@@ -258,8 +258,13 @@ export class DynamoDeliveryRepository
       }
       const email = wanted.get(sk)?.email;
       if (!email) continue;
-      const { email: _, ...suppression } = this.suppressed.parse(item);
-      (legacy.has(sk) ? old : found).set(email, { email, ...suppression });
+      const { email: kept, ...suppression } = this.suppressed.parse(item);
+      (legacy.has(sk) ? old : found).set(email, {
+        email,
+        ...suppression,
+        // Erased: the item lost its address.
+        ...(kept === undefined ? { erased: true as const } : {}),
+      });
     }
     for (const [email, suppression] of old) {
       if (!found.has(email)) found.set(email, suppression);

@@ -23,6 +23,7 @@ import { tagContact } from '../../../shared/audience/tags.ts';
 import { createCampaign } from '../../../shared/campaigns/campaigns.ts';
 import { requestSend } from '../../../shared/campaigns/send.ts';
 import type { SesEvent } from '../../../shared/delivery/ses-event.ts';
+import { addSuppressions } from '../../../shared/delivery/suppressions.ts';
 import { erasePerson } from '../../../shared/privacy/erase.ts';
 import { createTemplate } from '../../../shared/templates/templates.ts';
 import type {
@@ -273,5 +274,120 @@ describe('webhook events from committed facts (issue 32 §1)', () => {
     ]);
     expect(mailEvents[2]?.id).toBe(mailEvents[0]?.id);
     expectDocumented(mailEvents);
+  });
+
+  it("SES's events after an erasure: none of the erased person's address, whatever its suppression's reason; one read of a batch's addresses, none when nobody listens", async () => {
+    // Arrange: two people erased (one suppressed by hand before), one not.
+    const w = await journeyWorld();
+    const { published } = listening(w);
+    const [erased, suppressedThenErased, kept] = await Promise.all(
+      ['ida', 'ona', 'kim'].map(async (name) => {
+        const { contact } = await addContact(w.deps, w.orgId, w.listId, {
+          email: uniqueEmail(name),
+          doubleOptIn: false,
+        });
+        return contact;
+      }),
+    );
+    if (!erased || !suppressedThenErased || !kept) throw new Error('setup');
+    await addSuppressions(w.deps, w.orgId, {
+      addresses: [{ email: suppressedThenErased.email, reason: 'manual' }],
+    });
+    await w.events.settle();
+    for (const { email } of [erased, suppressedThenErased]) {
+      await erasePerson(w.deps, ownerOf(w.orgId), { email });
+    }
+    await w.events.settle();
+    published.length = 0;
+    const eventsOf = (contact: typeof kept, n: number): SesEvent[] => {
+      const mail: SesEvent['mail'] = {
+        messageId: `ses-${n}`,
+        timestamp: w.now().toISOString(),
+        destination: [contact.email],
+        tags: {
+          org: [w.orgId],
+          kind: ['confirmation'],
+          contact: [contact.id],
+        },
+      };
+      const at = w.now().toISOString();
+      return [
+        { eventType: 'Open', mail, open: { timestamp: at } },
+        {
+          eventType: 'Click',
+          mail,
+          click: { timestamp: at, link: 'https://shop.example/x' },
+        },
+      ] as SesEvent[];
+    };
+    const ses = [
+      ...eventsOf(erased, 1),
+      ...eventsOf(suppressedThenErased, 2),
+      ...eventsOf(kept, 3),
+    ];
+    const deps = w.deps as unknown as EventsDeps;
+    const reads: string[][] = [];
+    const { suppressions } = deps.delivery;
+    deps.delivery.suppressions = (orgId, emails, options) => {
+      reads.push([...emails]);
+      return suppressions.call(deps.delivery, orgId, emails, options);
+    };
+    const handleBatch = async () => {
+      const closes: (() => Promise<void>)[] = [];
+      const values = new Map<string, unknown>();
+      const batch = {
+        share: <T>(
+          key: string,
+          open: () => T,
+          close: (value: T) => Promise<void>,
+        ) => {
+          if (!values.has(key)) {
+            const value = open();
+            values.set(key, value);
+            closes.push(() => close(value));
+          }
+          return values.get(key) as T;
+        },
+      };
+      for (const [n, event] of ses.entries()) {
+        await eventsConsumer.handle(
+          deps,
+          event as never,
+          {
+            messageId: `m${n}`,
+            receiveCount: 1,
+            batch,
+          } as never,
+        );
+      }
+      for (const close of closes) await close();
+    };
+
+    // Act
+    await handleBatch();
+    const readsWhenListened = reads.splice(0);
+    (w.deps as unknown as { webhookEvents: WebhookEventSink }).webhookEvents =
+      recordingSink([]).sink;
+    await handleBatch();
+
+    // Assert
+    expect(published.map((e) => [e.type, e.data.email])).toEqual([
+      ['mail.opened', kept.email],
+      ['mail.clicked', kept.email],
+    ]);
+    expect(JSON.stringify(published)).not.toContain(erased.email);
+    expect(JSON.stringify(published)).not.toContain(suppressedThenErased.email);
+    // Its suppression kept its reason; only the lost address tells.
+    const found = await suppressions.call(deps.delivery, w.orgId, [
+      suppressedThenErased.email,
+    ]);
+    expect(found.get(suppressedThenErased.email)).toMatchObject({
+      reason: 'manual',
+      erased: true,
+    });
+    expect(readsWhenListened).toEqual([
+      [erased.email, suppressedThenErased.email, kept.email],
+    ]);
+    expect(reads).toEqual([]);
   });
 });
