@@ -420,8 +420,11 @@ export class DynamoDeliveryRepository
       await this.addressKeys([suppression.email])
     ).values();
     const record = {
-      // An erased person's address is not written back by its lift.
-      ...(suppression.reason === 'erased' ? {} : { email: suppression.email }),
+      // An erased person's address is not written back by its lift, the
+      // reason it kept whatever it is.
+      ...(suppression.reason === 'erased' || suppression.erased
+        ? {}
+        : { email: suppression.email }),
       reason: suppression.reason,
       ...(suppression.source ? { source: suppression.source } : {}),
       addressKey,

@@ -280,6 +280,34 @@ describe('erasing a person (issue 31 §2)', () => {
     ]);
   });
 
+  it('a lift of an erased address whose suppression kept its reason writes the address nowhere', async () => {
+    // Arrange: suppressed by hand, then erased.
+    const w = await journeyWorld();
+    const email = uniqueEmail('manual');
+    await addContact(w.deps, w.orgId, w.listId, { email, doubleOptIn: false });
+    await suppressAddresses(w.deps, w.orgId, [
+      { email, reason: 'manual', at: w.now().toISOString(), source: 'api' },
+    ]);
+    await erasePerson(w.deps, ownerOf(w.orgId), { email });
+    await w.events.settle();
+    const [kept] = (
+      await w.deps.delivery.suppressions(w.orgId, [email])
+    ).values();
+    if (!kept) throw new Error('not kept');
+
+    // Act
+    const lift = await w.deps.delivery.lift(w.orgId, kept, {
+      at: w.now().toISOString(),
+      by: 'key-1',
+      forced: false,
+    });
+
+    // Assert
+    expect(lift).toMatchObject({ reason: 'manual' });
+    expect(lift.email).toBeUndefined();
+    expect(await itemsMentioning(w.tableName, [email])).toEqual([]);
+  });
+
   it('adds racing an erasure end as if one came after it: no contact of the address is left subscribed, and each list counts what it holds', async () => {
     const w = await journeyWorld();
     const second = await createList(w.deps, w.orgId, { name: 'Second' });
