@@ -155,6 +155,17 @@ export const requiredName = (maxChars: number) =>
     v.maxLength(maxChars, `must be at most ${maxChars} characters`),
   );
 
+/**
+ * The check of a list that names each item once (`uniqueItems` in the
+ * document): a repeat answers 400 naming the list, never merged silently.
+ * `what` names one item: `a scope`, `an event type`.
+ */
+export const eachOnce = <T>(what: string) =>
+  v.check<T[], string>(
+    (items) => new Set(items).size === items.length,
+    `must not name ${what} twice`,
+  );
+
 /** A resource id (a UUID) in a path or a body. */
 export const Id = v.pipe(v.string(), v.uuid('must be a valid id (UUID)'));
 

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { inJsonSchema } from '../schema-notes.ts';
-import { requiredName, Timestamp, ViewId } from '../validation.ts';
+import { eachOnce, requiredName, Timestamp, ViewId } from '../validation.ts';
 import { type ListedApiKey, ROLES } from './model.ts';
 import { orderedScopes, SCOPES, type Scope } from './scopes.ts';
 
@@ -25,10 +25,7 @@ export const ScopeList = v.pipe(
     1,
     'must name at least one scope; leave scopes out for a key with full access',
   ),
-  v.check(
-    (scopes) => new Set(scopes).size === scopes.length,
-    'must not name a scope twice',
-  ),
+  eachOnce('a scope'),
   inJsonSchema({ uniqueItems: true }),
   v.transform((scopes: Scope[]) => orderedScopes(scopes)),
 );

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { hasSomeField, inJsonSchema } from '../schema-notes.ts';
-import { lineText, Timestamp, ViewId } from '../validation.ts';
+import { eachOnce, lineText, Timestamp, ViewId } from '../validation.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEventTypeSchema } from './events.ts';
 import {
   MAX_WEBHOOK_DESCRIPTION_LENGTH,
@@ -33,9 +33,10 @@ const Events = v.pipe(
     WEBHOOK_EVENT_TYPES.length,
     `must name at most the ${WEBHOOK_EVENT_TYPES.length} event types there are`,
   ),
+  eachOnce('an event type'),
   inJsonSchema({ uniqueItems: true }),
   v.description(
-    'The event types this endpoint takes (a repeat counts once). Each type is described under `type` of the payload.',
+    'The event types this endpoint takes, each once. Each type is described under `type` of the payload.',
   ),
 );
 

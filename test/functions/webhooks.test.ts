@@ -95,7 +95,7 @@ describe('webhooks, through the pipeline', () => {
     // Act
     const created = await register({
       url: 'https://hooks.example.com/in',
-      events: ['contact.unsubscribed', 'contact.created', 'contact.created'],
+      events: ['contact.unsubscribed', 'contact.created'],
       description: ' CRM sync ',
     });
     const read = await client.get(`/webhooks/${created.json.data.id}`, {
@@ -107,7 +107,7 @@ describe('webhooks, through the pipeline', () => {
     expect(created.status).toBe(201);
     expect(created.json.data).toMatchObject({
       url: 'https://hooks.example.com/in',
-      // Each once, in the catalogue's order.
+      // In the catalogue's order.
       events: ['contact.created', 'contact.unsubscribed'],
       description: 'CRM sync',
       enabled: true,
@@ -164,12 +164,30 @@ describe('webhooks, through the pipeline', () => {
     await expect(https).rejects.toThrow('must be an https URL');
   });
 
-  it('refuses an empty or unknown list of event types', async () => {
+  it('refuses an empty or unknown list of event types, and one that names a type twice (as keys refuse a scope twice)', async () => {
+    // Arrange
+    const endpoint = await register({
+      url: 'https://a.example.com',
+      events: ['contact.created'],
+    });
+    const twice = ['contact.created', 'mail.bounced', 'contact.created'];
+
     // Act
     const empty = await register({ url: 'https://a.example.com', events: [] });
     const unknown = await register({
       url: 'https://a.example.com',
       events: ['contact.exploded'],
+    });
+    const repeated = await register({
+      url: 'https://a.example.com',
+      events: twice,
+    });
+    const patched = await client.patch(`/webhooks/${endpoint.json.data.id}`, {
+      key: org.ownerKey,
+      body: { events: twice },
+    });
+    const read = await client.get(`/webhooks/${endpoint.json.data.id}`, {
+      key: org.ownerKey,
     });
 
     // Assert
@@ -177,6 +195,14 @@ describe('webhooks, through the pipeline', () => {
     expect(empty.json.details[0].field).toBe('events');
     expect(unknown.status).toBe(400);
     expect(unknown.json.details[0].field).toBe('events.0');
+    for (const answer of [repeated, patched]) {
+      expect(answer.status).toBe(400);
+      expect(answer.json.code).toBe('request.invalid');
+      expect(answer.json.details).toEqual([
+        { field: 'events', message: 'must not name an event type twice' },
+      ]);
+    }
+    expect(read.json.data.events).toEqual(['contact.created']);
   });
 
   it('lets members read and admins write; another organization’s endpoint is 404', async () => {
