@@ -10,20 +10,25 @@ import { Count } from '../validation.ts';
 /** `pagination` of a paginated answer. */
 export const Pagination = v.pipe(
   v.object({
-    total: v.pipe(Count, v.description('Items matching, on all pages')),
+    total: v.pipe(
+      Count,
+      v.description(
+        'Items matching, on all pages; while `totalExact` is false, those counted so far (see `totalExact`)',
+      ),
+    ),
     page: v.pipe(v.number(), v.integer(), v.minValue(1)),
     limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
     totalPages: v.pipe(Count, v.description('ceil(total / limit)')),
     nextCursor: v.pipe(
       v.optional(v.nullable(v.string())),
       v.description(
-        'On listings that take a cursor (GET /contacts, GET /contacts/{contactId}/activity, GET /suppressions, GET /suppressions/lifts): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
+        'On listings that take a cursor (GET /contacts, GET /contacts/{contactId}/activity, GET /suppressions, GET /suppressions/lifts, GET /webhooks/{webhookId}/deliveries): pass it as `cursor` to get the next page at the cost of that page alone; null on the last page',
       ),
     ),
     totalExact: v.pipe(
       v.optional(v.boolean()),
       v.description(
-        'On GET /contacts with `search`, or `tagId` with `status`: false when the call stopped at its read budget (5,000 contacts), so `total` counts the matches read so far and `nextCursor` reads on. On GET /contacts/{contactId}/activity, which counts no total: false while `nextCursor` reads on, `total` counting the events up to this page',
+        'On GET /contacts with `search`, or `tagId` with `status`: false when the call stopped at its read budget (5,000 contacts), so `total` counts the matches read so far and `nextCursor` reads on. On GET /contacts/{contactId}/activity and GET /webhooks/{webhookId}/deliveries, which count no total: false while `nextCursor` reads on, `total` counting the items up to this page (a first page of one item beside a cursor says `total: 1`)',
       ),
     ),
   }),

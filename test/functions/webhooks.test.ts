@@ -469,6 +469,14 @@ describe('webhooks, through the pipeline', () => {
     expect(second.json.data.map((d: { id: string }) => d.id)).toEqual([
       sent[0],
     ]);
+    // No total is counted: up to the page, exact on the last (the
+    // activity's rule).
+    expect(first.json.pagination).toMatchObject({
+      page: 1,
+      total: 2,
+      totalExact: false,
+    });
+    expect(first.json.pagination.nextCursor).toEqual(expect.any(String));
     expect(second.json.pagination).toMatchObject({
       page: 2,
       total: 3,

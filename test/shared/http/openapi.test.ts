@@ -398,6 +398,52 @@ describe('the OpenAPI document', () => {
     ).toEqual({ $ref: '#/components/schemas/List' });
   });
 
+  it('names in the pagination every listing that takes a cursor, and every one that counts no total (its `total` counting up to the page)', () => {
+    // Arrange
+    const pagination = document.components?.schemas?.Pagination as
+      | SchemaObject
+      | undefined;
+    const described = (field: string) =>
+      (pagination?.properties?.[field] as SchemaObject | undefined)
+        ?.description ?? '';
+    const named = (r: Route) => `${r.method} ${r.path}`;
+    const takesCursor = (r: Route) =>
+      (operationOf(document, r)?.parameters ?? []).some((parameter) => {
+        const p = resolve<ParameterObject>(document, parameter);
+        return p.in === 'query' && p.name === 'cursor';
+      });
+
+    // Act
+    const cursorListings = routes.map((r) => r.route).filter(takesCursor);
+    const uncounted = cursorListings.filter((r) =>
+      (operationOf(document, r)?.description ?? '').includes(
+        'No total is counted',
+      ),
+    );
+
+    // Assert
+    expect(cursorListings.map(named)).toContain(
+      'GET /webhooks/{webhookId}/deliveries',
+    );
+    expect(
+      cursorListings
+        .map(named)
+        .filter(
+          (n) =>
+            !described('nextCursor').includes(`${n},`) &&
+            !described('nextCursor').includes(`${n})`),
+        ),
+    ).toEqual([]);
+    expect(uncounted.map(named)).toEqual([
+      'GET /contacts/{contactId}/activity',
+      'GET /webhooks/{webhookId}/deliveries',
+    ]);
+    expect(
+      uncounted.map(named).filter((n) => !described('totalExact').includes(n)),
+    ).toEqual([]);
+    expect(described('total')).toContain('totalExact');
+  });
+
   it('describes inputs as a client sends them: query integers with bounds and defaults, required bodies', () => {
     const listLists = operationOf(document, { method: 'GET', path: '/lists' });
     const createList = operationOf(document, {
