@@ -18,8 +18,7 @@ import {
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
-import { emitEvents } from '../../shared/webhooks/emit.ts';
-import type { WebhookEvent } from '../../shared/webhooks/events.ts';
+import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import { mailEventsOf } from '../../shared/webhooks/mail-events.ts';
 
 /** What the `events` consumer may use: the table and the address key. */
@@ -95,19 +94,7 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
             (tally) => tally.commit(),
           )),
     );
-    const found = mailEventsOf(event);
-    if (found.length === 0) return;
-    if (!batch) {
-      await emitEvents(deps, found);
-      return;
-    }
-    batch
-      .share(
-        'webhooks',
-        (): WebhookEvent[] => [],
-        (events) => emitEvents(deps, events).then(() => undefined),
-      )
-      .push(...found);
+    await emitInBatch(deps, mailEventsOf(event), batch);
   },
 });
 
