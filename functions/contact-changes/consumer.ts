@@ -48,7 +48,8 @@ import {
   type StreamChange,
   streamConsumer,
 } from '../../shared/streams/consumer.ts';
-import { emitContactEvents } from '../../shared/webhooks/contact-events.ts';
+import { contactWebhookEvents } from '../../shared/webhooks/contact-events.ts';
+import { emitInBatch } from '../../shared/webhooks/emit.ts';
 
 /**
  * What the `contacts` consumer may use: the tag index's puts and deletes;
@@ -128,18 +129,23 @@ export const recordActivityOf = async (
   });
 };
 
-/** The webhook events' part of a record (a removal's too). */
+/**
+ * The webhook events' part of a record (a removal's too), published with
+ * those of the batch's other records: one publish per batch.
+ */
 export const emitWebhookEventsOf = async (
   deps: Pick<ContactChangesDeps, 'webhookEvents' | 'tags'>,
-  { before, after }: StreamChange<ContactImage>,
+  { before, after, writtenAt, batch }: StreamChange<ContactImage>,
 ): Promise<void> => {
   const orgId = (after ?? before)?.orgId;
   if (!orgId) return;
-  await emitContactEvents(deps, {
+  const events = await contactWebhookEvents(deps, {
     orgId,
     ...(before ? { before: before.contact } : {}),
     ...(after ? { after: after.contact, origin: after.origin } : {}),
+    ...(writtenAt ? { writtenAt } : {}),
   });
+  await emitInBatch(deps, events, batch);
 };
 
 /** The `contacts` stream consumer. */

@@ -18,8 +18,7 @@ import {
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
-import { emitEvents } from '../../shared/webhooks/emit.ts';
-import type { WebhookEvent } from '../../shared/webhooks/events.ts';
+import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import {
   mailEventsOf,
   withoutErased,
@@ -98,22 +97,10 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
             (tally) => tally.commit(),
           )),
     );
-    const found = mailEventsOf(event);
-    if (found.length === 0) return;
     // Those wanted, but an erased person's (their addresses read once).
-    const emit = (events: readonly WebhookEvent[]) =>
-      emitEvents(deps, events, (taken) => withoutErased(deps, taken));
-    if (!batch) {
-      await emit(found);
-      return;
-    }
-    batch
-      .share(
-        'webhooks',
-        (): WebhookEvent[] => [],
-        (events) => emit(events).then(() => undefined),
-      )
-      .push(...found);
+    await emitInBatch(deps, mailEventsOf(event), batch, (taken) =>
+      withoutErased(deps, taken),
+    );
   },
 });
 

@@ -34,7 +34,7 @@ import {
   type StreamChange,
   streamConsumer,
 } from '../../shared/streams/consumer.ts';
-import { emitEvents } from '../../shared/webhooks/emit.ts';
+import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import type { WebhookEvent } from '../../shared/webhooks/events.ts';
 import {
   campaignEventsOf,
@@ -133,6 +133,6 @@ export const journeysConsumer = streamConsumer<JourneysDeps, JourneysImage>({
       );
       return;
     }
-    await emitEvents(deps, webhookEventsOf(change));
+    await emitInBatch(deps, webhookEventsOf(change), change.batch);
   },
 });

@@ -38,14 +38,20 @@ export const webhookFanoutConsumer = consumer<
   name: WEBHOOK_FANOUT_QUEUE,
   entry: 'functions/webhook-fanout/lambda.ts',
   queue: {
-    // Six times the function's 10 s: an event is a few small writes.
+    // Six times the function's 10 s: an event is a few small writes, and
+    // a batch's events are handled together.
     visibilityTimeoutSeconds: 60,
-    batchSize: 10,
+    // Up to 100 events an invocation, waiting a second at most to gather
+    // them: an organization's endpoints read once per batch, the first
+    // attempts sent ten to a request. Measured at 10 and no window, a
+    // stream of events came one per invocation (985 per 1,000 events).
+    batchSize: 100,
+    batchWindowSeconds: 1,
     maxConcurrency: 10,
     maxReceiveCount: 5,
   },
   message: WebhookEventMessage,
-  handle: async (deps, event) => {
-    await fanOut(deps, event);
+  handle: async (deps, event, delivery) => {
+    await fanOut(deps, event, delivery.batch);
   },
 });

@@ -34,6 +34,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import * as v from 'valibot';
+import { type BatchScope, SharedValues } from '../batch-scope.ts';
 import { AppError, statusOf } from '../errors.ts';
 import { metrics } from '../metrics.ts';
 import { logger, traced } from '../observability.ts';
@@ -62,22 +63,6 @@ export interface QueueSettings {
    * network rather than on the local engine.
    */
   localConcurrency?: number;
-}
-
-/**
- * The batch a message came in, for work its messages share and finish
- * together once each was handled (e.g. one counter write for a hundred
- * events).
- */
-export interface BatchScope {
-  /**
-   * The batch's value under `key`: made by `open` for the first message
-   * that asks, the same for the others. Once every message of the batch
-   * was handled, `close` runs once per value; if it fails, every message
-   * that asked for the value is retried (a batch item failure), so
-   * `close` and the calls before it must make a repeat harmless.
-   */
-  share<T>(key: string, open: () => T, close: (value: T) => Promise<void>): T;
 }
 
 /** Where a record comes from, for the service call and the logs. */
@@ -182,50 +167,6 @@ const publishBatchMetrics = (
   metrics.publishStoredMetrics();
 };
 
-/** A value the messages of a batch share, and who asked for it. */
-interface SharedValue {
-  value: unknown;
-  close: (value: unknown) => Promise<void>;
-  messages: Set<string>;
-}
-
-/**
- * Closes the values a batch's messages shared, each once; the messages of
- * a value whose close failed join the batch item failures. A new response:
- * Powertools answers every batch without failures with one shared object.
- */
-const closeShared = async (
-  group: string,
-  shared: Map<string, SharedValue>,
-  processed: SQSBatchResponse,
-): Promise<SQSBatchResponse> => {
-  const response = { batchItemFailures: [...processed.batchItemFailures] };
-  const failed = new Set(
-    response.batchItemFailures.map((failure) => failure.itemIdentifier),
-  );
-  for (const [key, entry] of shared) {
-    try {
-      await entry.close(entry.value);
-    } catch (error) {
-      logger.warn(
-        'A shared value of the batch failed to close: its messages are retried',
-        {
-          consumer: group,
-          key,
-          messages: entry.messages.size,
-          error: error instanceof Error ? error.message : String(error),
-        },
-      );
-      for (const messageId of entry.messages) {
-        if (failed.has(messageId)) continue;
-        failed.add(messageId);
-        response.batchItemFailures.push({ itemIdentifier: messageId });
-      }
-    }
-  }
-  return response;
-};
-
 /**
  * Builds the SQS handler of a consumer group: partial batch responses
  * (`reportBatchItemFailures`), one log line per batch with its counts, the
@@ -246,30 +187,12 @@ export const createConsumerHandler = <D>(
       dropped: 0,
     };
     const processor = new BatchProcessor(EventType.SQS);
-    const shared = new Map<string, SharedValue>();
+    const shared = new SharedValues();
     const record = async (item: SQSRecord) => {
       const delivery: Delivery = {
         messageId: item.messageId,
         receiveCount: Number(item.attributes.ApproximateReceiveCount) || 1,
-        batch: {
-          share: <T>(
-            key: string,
-            open: () => T,
-            close: (value: T) => Promise<void>,
-          ): T => {
-            let entry = shared.get(key);
-            if (!entry) {
-              entry = {
-                value: open(),
-                close: close as SharedValue['close'],
-                messages: new Set(),
-              };
-              shared.set(key, entry);
-            }
-            entry.messages.add(item.messageId);
-            return entry.value as T;
-          },
-        },
+        batch: shared.scopeOf(item.messageId),
       };
       const read = readBody(group.message, item.body);
       if (!read.ok) {
@@ -296,14 +219,23 @@ export const createConsumerHandler = <D>(
         outcomes.dropped++;
       }
     };
-    const response = await closeShared(
-      group.name,
-      shared,
-      await processPartialResponse(event, record, processor, {
-        context,
-        throwOnFullBatchFailure: false,
-      }),
+    const processed = await processPartialResponse(event, record, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+    // A new response: Powertools answers every batch without failures with
+    // one shared object.
+    const response: SQSBatchResponse = {
+      batchItemFailures: [...processed.batchItemFailures],
+    };
+    const retrying = new Set(
+      response.batchItemFailures.map((failure) => failure.itemIdentifier),
     );
+    for (const messageId of await shared.close(group.name)) {
+      if (!retrying.has(messageId)) {
+        response.batchItemFailures.push({ itemIdentifier: messageId });
+      }
+    }
     const retried = response.batchItemFailures.length;
     logger.info('Batch done', {
       consumer: group.name,

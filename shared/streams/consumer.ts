@@ -35,6 +35,7 @@ import type {
   DynamoDBRecord,
   DynamoDBStreamEvent,
 } from 'aws-lambda';
+import { type BatchScope, SharedValues } from '../batch-scope.ts';
 import { ENTITY_TYPE, type EntityType } from '../db/items.ts';
 import { metrics } from '../metrics.ts';
 import { logger, traced } from '../observability.ts';
@@ -80,6 +81,17 @@ export interface StreamChange<T> {
   eventName: StreamEventName;
   /** The record's position in its shard. */
   sequenceNumber: string;
+  /**
+   * When the write was made, as the stream says (to the second; absent if
+   * it does not say): the one date of a removal, which leaves no item.
+   */
+  writtenAt?: string;
+  /**
+   * The batch it came in, for work its records share (one publish for the
+   * events of all): a value that fails to close retries the records that
+   * asked for it, from the first of them on.
+   */
+  batch?: BatchScope;
   /** The image before the write (undefined for an INSERT). */
   before?: T;
   /** The image after the write (undefined for a REMOVE). */
@@ -211,8 +223,10 @@ export const createStreamHandler = <D, T>(
       ignored: 0,
     };
     const processor = new BatchProcessor(EventType.DynamoDBStreams);
+    const shared = new SharedValues();
     const record = async (item: DynamoDBRecord) => {
       const sequenceNumber = item.dynamodb?.SequenceNumber ?? '';
+      const written = item.dynamodb?.ApproximateCreationDateTime;
       if (!passesFilter(group.filter, item)) {
         outcomes.ignored++;
         return;
@@ -231,16 +245,33 @@ export const createStreamHandler = <D, T>(
       await group.handle(deps, {
         eventName: item.eventName ?? 'MODIFY',
         sequenceNumber,
+        ...(written !== undefined
+          ? { writtenAt: new Date(written * 1000).toISOString() }
+          : {}),
+        batch: shared.scopeOf(sequenceNumber),
         ...(images.before !== undefined ? { before: images.before } : {}),
         ...(images.after !== undefined ? { after: images.after } : {}),
       });
       outcomes.processed++;
     };
-    const response = await processPartialResponse(event, record, processor, {
+    const processed = await processPartialResponse(event, record, processor, {
       context,
       throwOnFullBatchFailure: false,
       processInParallel: false,
     });
+    // The records whose shared work failed join the failures: Lambda (and
+    // the local poller) go on from the first failed record of the shard.
+    const response: DynamoDBBatchResponse = {
+      batchItemFailures: [...processed.batchItemFailures],
+    };
+    const retrying = new Set(
+      response.batchItemFailures.map((failure) => failure.itemIdentifier),
+    );
+    for (const sequenceNumber of await shared.close(group.name)) {
+      if (!retrying.has(sequenceNumber)) {
+        response.batchItemFailures.push({ itemIdentifier: sequenceNumber });
+      }
+    }
     const failed = response.batchItemFailures.length;
     logger.info('Stream batch done', {
       consumer: group.name,

@@ -20,6 +20,7 @@
  * `webhook-id`); a message whose attempt was logged but whose next attempt
  * may not have been sent sends it again.
  */
+import { setTimeout } from 'node:timers/promises';
 import { logger } from '../observability.ts';
 import type { AttemptDeps } from './delivery-ports.ts';
 import {
@@ -32,6 +33,9 @@ import {
   MAX_LOGGED_ATTEMPTS,
   MAX_LOGGED_RESPONSE_CHARS,
   PROBE_GRACE_MS,
+  RELEASE_FIRST_PAGE,
+  RELEASE_LARGEST_PAGE,
+  RELEASE_PAUSE_SECONDS,
   RETRY_DELAYS_SECONDS,
   SLOW_ATTEMPT_MS,
   type WebhookDelivery,
@@ -57,11 +61,17 @@ export const REASONS = {
   eventGone: 'Not sent: its event is no longer kept',
 } as const;
 
-/** Parked deliveries released by one release message (then another follows). */
-const RELEASE_PAGE = 100;
+/**
+ * Rounds of a read-change-write on a delivery or a health before giving
+ * up, with a pause between them (10 ms doubling up to 640 ms, drawn at
+ * random between one and two times its step): many attempts to one
+ * endpoint that fail together all write its health at once.
+ */
+const WRITE_ROUNDS = 8;
 
-/** Rounds of a read-change-write on a delivery or a health before giving up. */
-const WRITE_ROUNDS = 5;
+/** The pause before round `round` (2 and on) of a rewrite. */
+const pauseBefore = (round: number) =>
+  setTimeout(10 * 2 ** (round - 2) * (1 + Math.random()));
 
 /** What one attempt came to. */
 interface Outcome {
@@ -84,13 +94,16 @@ const rewrite = async <T>(
   known?: T,
 ): Promise<T | undefined> => {
   for (let round = 1; round <= WRITE_ROUNDS; round++) {
+    if (round > 1) await pauseBefore(round);
     const current = round === 1 && known !== undefined ? known : await read();
     if (current === undefined) return undefined;
     const after = change(current);
     if (after === undefined) return current;
     if (await write(current, after)) return after;
   }
-  throw new Error('A webhook delivery write lost its race five times');
+  throw new Error(
+    `A webhook delivery write lost its race ${WRITE_ROUNDS} times`,
+  );
 };
 
 /** Makes one POST to the endpoint, signed, and reads what it came to. */
@@ -193,14 +206,31 @@ const probeHolds = (health: WebhookHealth, deliveryId: string, now: Date) =>
   health.probe.deliveryId !== deliveryId &&
   now.getTime() <= Date.parse(health.probe.dueAt) + PROBE_GRACE_MS;
 
-/** Sends the parked deliveries of an endpoint on their way again. */
+/** Whether an endpoint's circuit is open: a probe tests it, and is not overdue. */
+const circuitOpen = (health: WebhookHealth, now: Date) =>
+  health.probe !== undefined &&
+  now.getTime() <= Date.parse(health.probe.dueAt) + PROBE_GRACE_MS;
+
+/**
+ * Sends the parked deliveries of an endpoint on their way again: the
+ * first page at once, or the page named after its pause.
+ */
 const requestRelease = (
   deps: Pick<AttemptDeps, 'queues'>,
   orgId: string,
   webhookId: string,
+  next: { page: number; delaySeconds?: number } | undefined = undefined,
 ) => {
-  const message: ReleaseMessage = { kind: 'release', orgId, webhookId };
-  return deps.queues.webhookDeliveries.send(message, { group: orgId });
+  const message: ReleaseMessage = {
+    kind: 'release',
+    orgId,
+    webhookId,
+    ...(next ? { page: next.page } : {}),
+  };
+  return deps.queues.webhookDeliveries.send(message, {
+    group: orgId,
+    ...(next?.delaySeconds ? { delaySeconds: next.delaySeconds } : {}),
+  });
 };
 
 /**
@@ -354,6 +384,44 @@ const recordFailure = async (
 };
 
 /**
+ * A repeat of an attempt already logged: when the endpoint's health was
+ * not written since the delivery's last attempt (a crash, or a health
+ * write that lost every round, came between the log and the health), it
+ * is written now. Else a circuit could stay open behind a probe that
+ * already succeeded, or name a probe's old due time.
+ */
+const repairHealth = async (
+  deps: AttemptDeps,
+  orgId: string,
+  delivery: WebhookDelivery,
+  health: WebhookHealth,
+): Promise<void> => {
+  const last = delivery.attempts.at(-1);
+  if (!last || last.manual) return;
+  if (health.updatedAt && Date.parse(health.updatedAt) >= Date.parse(last.at)) {
+    return;
+  }
+  const { statusCode } = last;
+  if (statusCode !== undefined && statusCode >= 200 && statusCode < 300) {
+    if (health.failures > 0 || health.probe) {
+      await recordSuccess(deps, orgId, delivery.webhookId, last.latencyMs);
+    }
+    return;
+  }
+  const next =
+    delivery.status === 'pending' && delivery.nextAttemptAt
+      ? new Date(delivery.nextAttemptAt)
+      : undefined;
+  await recordFailure(
+    deps,
+    orgId,
+    delivery,
+    { attempt: last, succeeded: false },
+    next,
+  );
+};
+
+/**
  * Parks a delivery behind its failing endpoint's probe. Then looks at the
  * health again: a release that ran between the first look and the park
  * could not see it, so a circuit closed meanwhile unparks it at once.
@@ -408,7 +476,14 @@ export const attemptDelivery = async (
       deliveryId,
       message.eventId,
     );
-  if (delivery?.status !== 'pending') return;
+  if (!delivery) return;
+  if (
+    delivery.status !== 'pending' ||
+    delivery.nextAttempt !== message.attempt
+  ) {
+    await repairHealth(deps, orgId, delivery, health);
+  }
+  if (delivery.status !== 'pending') return;
   if (delivery.nextAttempt !== message.attempt) {
     // Logged already: make sure the next one was sent (a crash may have
     // come between the log and the send).
@@ -616,18 +691,27 @@ export const redeliver = async (
 
 /**
  * Sends a page of an endpoint's parked deliveries on their way (their
- * attempts now), then the next page by another message.
+ * attempts now), then asks for the next, twice as large, after a pause:
+ * a slow start that stops as soon as the endpoint fails again (the
+ * circuit open: the success that closes it starts another release). A
+ * disabled or deleted endpoint's deliveries are released without pause:
+ * they make no call, and fail (or stop) at once.
  */
 export const releaseParked = async (
   deps: AttemptDeps,
   message: ReleaseMessage,
 ): Promise<void> => {
   const { orgId, webhookId } = message;
-  const parked = await deps.webhookDeliveries.parked(
-    orgId,
-    webhookId,
-    RELEASE_PAGE,
-  );
+  const [endpoint, health] = await Promise.all([
+    deps.webhooks.get(orgId, webhookId),
+    deps.webhookDeliveries.health(orgId, webhookId),
+  ]);
+  const calls = endpoint?.enabled === true;
+  if (calls && circuitOpen(health, deps.clock.now())) return;
+  const page = calls
+    ? (message.page ?? RELEASE_FIRST_PAGE)
+    : RELEASE_LARGEST_PAGE;
+  const parked = await deps.webhookDeliveries.parked(orgId, webhookId, page);
   if (parked.length === 0) return;
   // Sent before they are unparked: a crash between sends them twice (one
   // attempt claims), never loses one.
@@ -650,9 +734,18 @@ export const releaseParked = async (
     webhookId,
     parked.map((entry) => entry.deliveryId),
   );
-  if (parked.length === RELEASE_PAGE) {
-    await requestRelease(deps, orgId, webhookId);
-  }
+  if (parked.length < page) return;
+  await requestRelease(
+    deps,
+    orgId,
+    webhookId,
+    calls
+      ? {
+          page: Math.min(page * 2, RELEASE_LARGEST_PAGE),
+          delaySeconds: RELEASE_PAUSE_SECONDS,
+        }
+      : { page },
+  );
 };
 
 /** The queue a message came from: the deliveries queue, or the slow lane. */

@@ -28,6 +28,11 @@ export interface ContactRecord {
   before?: Contact;
   after?: Contact;
   origin?: ContactWriteOrigin;
+  /**
+   * When the write was made, as the change stream says (to the second):
+   * a removal's date, which leaves no item to carry one.
+   */
+  writtenAt?: string;
 }
 
 /** An event found, before the contact's view is built. */
@@ -76,12 +81,22 @@ const fromActivity = (
 };
 
 /**
+ * When a contact was removed: when the stream says the removal was
+ * written, never before the contact's last write (the stream's time is
+ * cut to the second); its last write when the stream does not say.
+ */
+const removalDate = (before: Contact, writtenAt: string | undefined) => {
+  const last = new Date(before.updatedAt).toISOString();
+  return writtenAt && writtenAt > last ? writtenAt : last;
+};
+
+/**
  * The events of one write, in order: created, the status entered (or a
  * sign-up), the field values, each tag gained and lost. Pure: the tags
  * named are looked up in `tags` (a tag deleted meanwhile has a null name).
  */
 export const contactEventsOf = (
-  { before, after, origin }: ContactRecord,
+  { before, after, origin, writtenAt }: ContactRecord,
   tags: ReadonlyMap<string, TagRef> = new Map(),
 ): (Found & { contact?: Contact })[] => {
   if (!after) {
@@ -90,7 +105,7 @@ export const contactEventsOf = (
       {
         type: 'contact.deleted',
         from: `contact:${before.id}:removed:${before.version}`,
-        at: before.updatedAt,
+        at: removalDate(before, writtenAt),
         detail: { contactId: before.id, listId: before.listId },
       },
     ];
@@ -128,11 +143,11 @@ export const contactEventsOf = (
 };
 
 /**
- * Publishes the webhook events of one contact record: nothing read or
- * sent when no endpoint of the organization takes any of them. The tags
+ * The webhook events of one contact record that an endpoint of its
+ * organization takes: nothing read when none takes any of them. The tags
  * the contact carries are read once for its view.
  */
-export const emitContactEvents = async (
+export const contactWebhookEvents = async (
   deps: WebhookEmitDeps & Pick<AudienceDeps, 'tags'>,
   record: ContactRecord,
 ): Promise<WebhookEvent[]> => {
@@ -166,6 +181,5 @@ export const emitContactEvents = async (
             : { contact: contactView(contact, tags), ...detail },
       }),
     );
-  await deps.webhookEvents.publish(events);
   return events;
 };

@@ -8,7 +8,9 @@
  * send would otherwise lose.
  */
 import { createHash } from 'node:crypto';
+import type { BatchScope } from '../batch-scope.ts';
 import { logger } from '../observability.ts';
+import type { QueueMessage } from '../ports.ts';
 import type { FanOutDeps } from './delivery-ports.ts';
 import { payloadOf, type WebhookEvent } from './events.ts';
 import {
@@ -77,15 +79,25 @@ export const firstAttemptOf = (
 /**
  * Stores the event once for all its deliveries and makes a delivery per
  * endpoint that takes it (enabled, subscribed), each with its first
- * attempt queued. Returns the deliveries made or found.
+ * attempt queued. Returns the deliveries made or found. In a batch, the
+ * events of one organization read its endpoints once, and the first
+ * attempts of all go out together once every event was handled.
  */
 export const fanOut = async (
   deps: FanOutDeps,
   event: WebhookEvent,
+  batch?: BatchScope,
 ): Promise<WebhookDelivery[]> => {
   // 1. Who takes it: read now, strongly consistent (the emitter's summary
   // may be seconds old).
-  const endpoints = (await deps.webhooks.all(event.orgId)).filter(
+  const all = batch
+    ? batch.share(
+        `endpoints#${event.orgId}`,
+        () => deps.webhooks.all(event.orgId),
+        async () => {},
+      )
+    : deps.webhooks.all(event.orgId);
+  const endpoints = (await all).filter(
     (endpoint) => endpoint.enabled && endpoint.events.includes(event.type),
   );
   if (endpoints.length === 0) return [];
@@ -128,14 +140,24 @@ export const fanOut = async (
       return { delivery: found ?? delivery, queue: unattempted };
     }),
   );
-  await sendAll(
-    deps.queues.webhookDeliveries,
-    deliveries
-      .filter(({ queue }) => queue)
-      .map(({ delivery }) => ({
-        message: firstAttemptOf(event.orgId, delivery),
-        options: { group: event.orgId },
-      })),
-  );
+  const firstAttempts = deliveries
+    .filter(({ queue }) => queue)
+    .map(({ delivery }) => ({
+      message: firstAttemptOf(event.orgId, delivery),
+      options: { group: event.orgId },
+    }));
+  if (batch) {
+    // Sent once the batch is handled; if that fails, every event of the
+    // batch comes again and queues what is still unattempted.
+    batch
+      .share(
+        'firstAttempts',
+        (): QueueMessage[] => [],
+        (messages) => sendAll(deps.queues.webhookDeliveries, messages),
+      )
+      .push(...firstAttempts);
+  } else {
+    await sendAll(deps.queues.webhookDeliveries, firstAttempts);
+  }
   return deliveries.map(({ delivery }) => delivery);
 };

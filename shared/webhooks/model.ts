@@ -69,6 +69,23 @@ export const ATTEMPT_LEASE_MS = 30_000;
 /** The whole attempt (address lookup, connection, TLS, answer): 5 s. */
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 
+/**
+ * The release of a recovered endpoint's parked deliveries, paced like a
+ * slow start: the first page is small, each next one twice the last (up
+ * to the largest), one page per pause — long enough for the page's
+ * attempts to be made (they take 5 s at most) — and the release stops as
+ * soon as one of them failed (the circuit open again). An endpoint back
+ * after an hour takes its backlog at a rate it shows it can bear, rather
+ * than all at once (which, measured, timed out and reopened the circuit).
+ */
+export const RELEASE_FIRST_PAGE = 10;
+
+/** The largest page of a release. */
+export const RELEASE_LARGEST_PAGE = 400;
+
+/** Seconds between two pages of a release (a page's attempts take 5 s at most). */
+export const RELEASE_PAUSE_SECONDS = 6;
+
 /** Most bytes of an endpoint's answer read (the rest is dropped unread). */
 export const MAX_RESPONSE_BYTES = 4_096;
 

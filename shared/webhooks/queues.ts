@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { Id } from '../validation.ts';
-import { MAX_ATTEMPTS } from './model.ts';
+import { MAX_ATTEMPTS, RELEASE_LARGEST_PAGE } from './model.ts';
 
 /** The consumer group that turns an event into its deliveries. */
 export const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
@@ -58,10 +58,21 @@ export const RedeliverMessage = v.object({
 });
 export type RedeliverMessage = v.InferOutput<typeof RedeliverMessage>;
 
-/** Sends the parked deliveries of an endpoint on their way again. */
+/**
+ * Sends the parked deliveries of an endpoint on their way again, `page`
+ * of them (the first page when absent), then asks for the next page.
+ */
 export const ReleaseMessage = v.object({
   kind: v.literal('release'),
   ...Reference,
+  page: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(RELEASE_LARGEST_PAGE),
+    ),
+  ),
 });
 export type ReleaseMessage = v.InferOutput<typeof ReleaseMessage>;
 

@@ -15,6 +15,10 @@ import type { AudienceEvent } from '../../shared/audience/events.ts';
 import type { Contact } from '../../shared/audience/model.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { createStreamHandler } from '../../shared/streams/consumer.ts';
+import type {
+  WebhookEvent,
+  WebhookEventType,
+} from '../../shared/webhooks/events.ts';
 import { orgWithList, uniqueEmail } from '../support/audience.ts';
 import {
   createTestDeps,
@@ -73,13 +77,29 @@ const record = (
   },
 });
 
-/** The handler over recording deps; `fail` makes publish throw for a contact. */
-const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
+/**
+ * The handler over recording deps; `fail` makes publish throw for a
+ * contact. Every organization takes `contact.*` webhook events; each
+ * publish of them is kept (`webhookFail` makes them throw).
+ */
+const setup = async (
+  fail?: (events: AudienceEvent[]) => boolean,
+  webhookFail = false,
+) => {
   const { deps, tableName } = await createTestDeps();
   const published: AudienceEvent[] = [];
+  const webhookPublishes: WebhookEvent[][] = [];
   const handler = createStreamHandler(
     {
       ...deps,
+      webhookEvents: {
+        wanted: async () =>
+          new Set<WebhookEventType>(['contact.created', 'contact.deleted']),
+        publish: async (events) => {
+          if (webhookFail) throw new Error('the fan-out queue is down');
+          webhookPublishes.push([...events]);
+        },
+      },
       audienceEvents: {
         publish: async (events) => {
           if (fail?.(events)) throw new Error('the audience events are down');
@@ -107,7 +127,7 @@ const setup = async (fail?: (events: AudienceEvent[]) => boolean) => {
   /** Every event of a contact's activity, newest first. */
   const activity = async (contactId: string) =>
     (await deps.activity.page(ORG, contactId, { limit: 100 })).items;
-  return { run, published, indexEntry, activity, tableName };
+  return { run, published, webhookPublishes, indexEntry, activity, tableName };
 };
 
 describe('the contacts consumer handler: audience facts', () => {
@@ -196,6 +216,54 @@ describe('the contacts consumer handler: audience facts', () => {
 });
 
 describe('the contacts consumer handler: tag index', () => {
+  it('publishes the webhook events of a whole batch in one call, a removal dated by its record', async () => {
+    // Arrange: three contacts created, one removed (written at 17:30:05).
+    const { run, webhookPublishes } = await setup();
+    const removal: DynamoDBRecord = {
+      ...record('4', itemOf(contact({ id: 'c-9', email: 'z@example.test' }))),
+      eventName: 'REMOVE',
+    };
+    if (removal.dynamodb) {
+      removal.dynamodb.OldImage = removal.dynamodb.NewImage;
+      delete removal.dynamodb.NewImage;
+      removal.dynamodb.ApproximateCreationDateTime =
+        Date.parse('2026-11-28T17:30:05Z') / 1000;
+    }
+    // Act
+    const response = await run([
+      record('1', itemOf(contact({ id: 'c-1', email: 'a@example.test' }))),
+      record('2', itemOf(contact({ id: 'c-2', email: 'b@example.test' }))),
+      record('3', itemOf(contact({ id: 'c-3', email: 'c@example.test' }))),
+      removal,
+    ]);
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(webhookPublishes).toHaveLength(1);
+    expect(webhookPublishes[0]?.map((e) => e.type)).toEqual([
+      'contact.created',
+      'contact.created',
+      'contact.created',
+      'contact.deleted',
+    ]);
+    expect(webhookPublishes[0]?.at(-1)?.occurredAt).toBe(
+      '2026-11-28T17:30:05.000Z',
+    );
+  });
+
+  it('retries from the first record that gave webhook events when their publish fails', async () => {
+    // Arrange
+    const { run } = await setup(undefined, true);
+    // Act
+    const response = await run([
+      record('1', itemOf(contact({ id: 'c-1', email: 'a@example.test' }))),
+      record('2', itemOf(contact({ id: 'c-2', email: 'b@example.test' }))),
+    ]);
+    // Assert: both reported; Lambda goes on from the lowest.
+    expect(
+      response.batchItemFailures.map((f) => f.itemIdentifier).sort(),
+    ).toEqual(['1', '2']);
+  });
+
   it('indexes each tag gained and drops each tag lost', async () => {
     // Arrange
     const { run, indexEntry } = await setup();

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, SQSRecord } from 'aws-lambda';
 
 /** A REST proxy event as API Gateway sends it for a declared resource. */
 export const restEvent = (options: {
@@ -70,3 +70,25 @@ export const jsonOf = (result: { body: string }) =>
     error?: string;
     details?: { field: string; message: string }[];
   };
+
+/** An SQS record as Lambda hands it to a queue consumer. */
+export const sqsRecord = (
+  id: string,
+  body: string,
+  options: { receiveCount?: number; sentAt?: number } = {},
+): SQSRecord => ({
+  messageId: id,
+  receiptHandle: `handle-${id}`,
+  body,
+  attributes: {
+    ApproximateReceiveCount: String(options.receiveCount ?? 1),
+    SentTimestamp: String(options.sentAt ?? Date.now()),
+    SenderId: 'sender',
+    ApproximateFirstReceiveTimestamp: String(options.sentAt ?? Date.now()),
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:eu-west-1:000000000000:queue',
+  awsRegion: 'eu-west-1',
+});

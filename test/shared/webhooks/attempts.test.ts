@@ -23,6 +23,8 @@ import { webhookEventId } from '../../../shared/webhooks/events.ts';
 import { fanOut } from '../../../shared/webhooks/fan-out.ts';
 import {
   MAX_ATTEMPTS,
+  RELEASE_FIRST_PAGE,
+  RELEASE_PAUSE_SECONDS,
   RETRY_DELAYS_SECONDS,
 } from '../../../shared/webhooks/model.ts';
 import type { AttemptMessage } from '../../../shared/webhooks/queues.ts';
@@ -240,6 +242,119 @@ describe('webhook attempts', () => {
       [],
     );
     expect((await getWebhook(deps, orgId, webhookId)).failingSince).toBeNull();
+  });
+
+  /** An endpoint down, its probe failed once, and `count` deliveries parked. */
+  const backlog = async (url: string, count: number) => {
+    answers.set(url, down);
+    const webhookId = await endpoint(url);
+    const [probe] = await publish();
+    await run();
+    clock.advance(1000);
+    for (let i = 0; i < count; i++) await publish();
+    await run();
+    const parked = await deps.webhookDeliveries.parked(orgId, webhookId, 1000);
+    return { webhookId, probe, parked: parked.length };
+  };
+
+  it('releases a recovered endpoint’s backlog in growing pages, one page per pause (no storm)', async () => {
+    // Arrange: 50 deliveries parked behind a failed probe.
+    const url = 'https://backlog.example.com/in';
+    const { webhookId, parked } = await backlog(url, 50);
+    const callsWhileDown = calls.length;
+
+    // Act: the endpoint recovers; the probe's retry succeeds 5 s on.
+    answers.delete(url);
+    clock.advance(5000);
+    await run();
+    const pages = [calls.length - callsWhileDown - 1];
+    while ((await deps.webhookDeliveries.parked(orgId, webhookId, 1)).length) {
+      const before = calls.length;
+      clock.advance(RELEASE_PAUSE_SECONDS * 1000);
+      await run();
+      pages.push(calls.length - before);
+    }
+
+    // Assert: 10, then 20, then the 20 left — each after a pause.
+    expect(parked).toBe(50);
+    expect(callsWhileDown).toBe(1);
+    expect(pages).toEqual([RELEASE_FIRST_PAGE, 20, 20]);
+    expect(calls).toHaveLength(1 + 1 + 50);
+  });
+
+  it('stops a release when the endpoint fails again: the rest stay parked behind a new probe', async () => {
+    // Arrange: 50 parked; the probe succeeds, then the endpoint fails again.
+    const url = 'https://relapse.example.com/in';
+    const { webhookId } = await backlog(url, 50);
+    answers.delete(url);
+    clock.advance(5000);
+    let answered = 0;
+    answers.set(url, () =>
+      answered++ === 0
+        ? { statusCode: 200, latencyMs: 3 }
+        : { statusCode: 503, latencyMs: 12 },
+    );
+    await run();
+    const afterFirstPage = calls.length;
+
+    // Act: the pause passes; the first page's retries are due too.
+    clock.advance(RELEASE_PAUSE_SECONDS * 1000);
+    await run();
+    const health = await deps.webhookDeliveries.health(orgId, webhookId);
+    const parked = await deps.webhookDeliveries.parked(orgId, webhookId, 1000);
+
+    // Assert: the second page never went; one probe, the first page's
+    // other retries parked beside the 40 never released.
+    expect(afterFirstPage).toBe(1 + 1 + RELEASE_FIRST_PAGE);
+    expect(calls.length - afterFirstPage).toBe(1);
+    expect(health.probe).toBeDefined();
+    expect(parked).toHaveLength(50 - 1);
+  });
+
+  it('closes the circuit on a repeat when a crash came between a success’s log and the health', async () => {
+    // Arrange: 5 parked; the probe's retry succeeds, but the health write
+    // fails (the container dies).
+    const url = 'https://crash-health.example.com/in';
+    const { webhookId, probe } = await backlog(url, 5);
+    if (!probe) throw new Error('no probe');
+    answers.delete(url);
+    clock.advance(5000);
+    queue.queued.length = 0;
+    scheduler.schedules.clear();
+    const message: AttemptMessage = {
+      kind: 'attempt',
+      orgId,
+      webhookId,
+      deliveryId: probe.id,
+      attempt: 2,
+    };
+    const updateHealth = deps.webhookDeliveries.updateHealth;
+    deps.webhookDeliveries.updateHealth = async () => {
+      throw new Error('the container died');
+    };
+    await expect(attemptDelivery(deps, message)).rejects.toThrow('died');
+    deps.webhookDeliveries.updateHealth = updateHealth;
+    const stale = await deps.webhookDeliveries.health(orgId, webhookId);
+
+    // Act: SQS hands the message over again.
+    await attemptDelivery(deps, message);
+    await run();
+
+    // Assert
+    expect(stale.probe?.deliveryId).toBe(probe.id);
+    expect(
+      (await deps.webhookDeliveries.get(orgId, webhookId, probe.id))?.status,
+    ).toBe('succeeded');
+    expect(await deps.webhookDeliveries.health(orgId, webhookId)).toMatchObject(
+      { failures: 0 },
+    );
+    expect((await deps.webhookDeliveries.health(orgId, webhookId)).probe).toBe(
+      undefined,
+    );
+    expect(await deps.webhookDeliveries.parked(orgId, webhookId, 10)).toEqual(
+      [],
+    );
+    expect(calls).toHaveLength(1 + 1 + 5);
   });
 
   it('shows a parked delivery waiting for the endpoint’s next try, its attempts unspent', async () => {

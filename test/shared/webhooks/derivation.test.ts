@@ -175,6 +175,27 @@ describe('the webhook events of a contact write (issue 32 §1)', () => {
     expect(JSON.stringify(removed)).not.toContain('ann@example.test');
   });
 
+  it('a removal is dated when the stream says it was written, never before the last write', () => {
+    // Arrange
+    const before = contact({ updatedAt: '2026-11-21T09:00:00.250Z' });
+    // Act
+    const [later] = contactEventsOf({
+      orgId: ORG,
+      before,
+      writtenAt: '2026-11-28T17:30:00.000Z',
+    });
+    const [sameSecond] = contactEventsOf({
+      orgId: ORG,
+      before,
+      writtenAt: '2026-11-21T09:00:00.000Z',
+    });
+    const [untold] = contactEventsOf({ orgId: ORG, before });
+    // Assert
+    expect(later?.at).toBe('2026-11-28T17:30:00.000Z');
+    expect(sameSecond?.at).toBe('2026-11-21T09:00:00.250Z');
+    expect(untold?.at).toBe('2026-11-21T09:00:00.250Z');
+  });
+
   it('the same record read again gives the same sources; the next version, other ones', () => {
     // Arrange
     const record = {

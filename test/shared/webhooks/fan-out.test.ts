@@ -9,8 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { validate, version } from 'uuid';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { webhookFanoutConsumer } from '../../../functions/webhook-fanout/consumer.ts';
 import { DynamoWebhookSubscriptions } from '../../../shared/adapters/aws/dynamo-webhook-subscriptions.ts';
 import type { Deps } from '../../../shared/deps.ts';
+import { createConsumerHandler } from '../../../shared/queue/consumer.ts';
 import {
   createWebhook,
   updateWebhook,
@@ -28,6 +30,7 @@ import {
   fixedClock,
   testEngineClient,
 } from '../../support/dynamo.ts';
+import { lambdaContext, sqsRecord } from '../../support/events.ts';
 import {
   recordingQueue,
   recordingScheduler,
@@ -157,6 +160,55 @@ describe('webhook events to deliveries', () => {
 
     // Assert
     expect(queue.queued).toHaveLength(1);
+  });
+
+  it('handles a batch of events with one read of each organization’s endpoints and the first attempts ten to a request', async () => {
+    // Arrange: 15 events of two organizations, each with one endpoint.
+    const other = randomUUID();
+    for (const org of [orgId, other]) {
+      await createWebhook(deps, org, {
+        url: 'https://in.example.com/hooks',
+        events: ['contact.created'],
+      });
+    }
+    let reads = 0;
+    const all = deps.webhooks.all.bind(deps.webhooks);
+    const handler = createConsumerHandler(
+      {
+        ...deps,
+        webhooks: {
+          ...deps.webhooks,
+          all: (org: string) => {
+            reads++;
+            return all(org);
+          },
+        },
+        deadLetters: { send: async () => {} },
+      },
+      webhookFanoutConsumer,
+    );
+    const events = Array.from({ length: 15 }, (_, i) =>
+      eventOf('contact.created', i % 3 === 0 ? other : orgId),
+    );
+    queue.batches = 0;
+
+    // Act
+    const response = await handler(
+      {
+        Records: events.map((event, i) =>
+          sqsRecord(`m-${i}`, JSON.stringify(event)),
+        ),
+      },
+      lambdaContext(),
+    );
+
+    // Assert
+    expect(response.batchItemFailures).toEqual([]);
+    expect(reads).toBe(2);
+    expect(queue.batches).toBe(2);
+    expect(
+      queue.queued.map((q) => (q.message as { kind: string }).kind),
+    ).toEqual(events.map(() => 'attempt'));
   });
 
   it('gives each endpoint and event one delivery id: time-ordered by the event, the same every time', () => {
