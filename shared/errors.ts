@@ -373,6 +373,10 @@ export const ERROR_CODES = {
     'The campaign already went out; no second send starts',
   ),
   'campaign.failed': entry(409, 'The campaign failed: not in a sendable state'),
+  'campaign.notScheduled': entry(
+    409,
+    'Only a scheduled campaign can be unscheduled; this one is a draft, sending, sent or failed',
+  ),
   // Sequences and series
   'sequence.notFound': entry(
     404,

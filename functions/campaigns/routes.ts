@@ -33,6 +33,7 @@ import {
   requireCampaign,
   updateCampaign,
 } from '../../shared/campaigns/campaigns.ts';
+import { unscheduleCampaign } from '../../shared/campaigns/control.ts';
 import {
   DISPATCH_QUEUE,
   requestSend,
@@ -238,6 +239,26 @@ export const campaignRoutes = [
     ],
     handle: async (deps, { caller, params, body }) =>
       accepted(await requestSend(deps, caller.orgId, params.campaignId, body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/unschedule',
+    role: 'admin',
+    summary: 'Take a scheduled campaign back to draft',
+    description: md(
+      'Takes a scheduled campaign back to draft: `scheduledAt` becomes null and its schedule is deleted; a fire that comes late does nothing. The campaign can then be edited, sent or scheduled again. The answer is the campaign, as GET /campaigns/{campaignId} reads it.',
+      'Only a scheduled campaign: a draft, sent or failed one answers 409 `campaign.notScheduled`; one whose schedule fired meanwhile (now sending) 409 `campaign.sending`.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign, a draft again') },
+    errors: [
+      'campaign.notFound',
+      'campaign.notScheduled',
+      'campaign.sending',
+      'campaign.changed',
+    ],
+    handle: async (deps, { caller, params }) =>
+      ok(await unscheduleCampaign(deps, caller.orgId, params.campaignId)),
   }),
   route({
     method: 'GET',

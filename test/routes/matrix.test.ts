@@ -60,6 +60,8 @@ const cases = {
  */
 const REFUSED_BY_SEED: Record<string, string> = {
   'POST /campaigns/{campaignId}/send': 'sending.blocked',
+  // The seeded campaign is a draft.
+  'POST /campaigns/{campaignId}/unschedule': 'campaign.notScheduled',
 };
 
 const FILTER_IDS: Record<string, string[]> = {

@@ -58,6 +58,7 @@ const CONTRACT_ROUTES = [
   'POST /campaigns/{campaignId}/send',
   'GET /campaigns/{campaignId}/stats',
   'POST /campaigns/{campaignId}/test-send',
+  'POST /campaigns/{campaignId}/unschedule',
   'POST /segments',
   'GET /segments',
   'GET /segments/{segmentId}',
