@@ -34,7 +34,7 @@ export const eventually = async <T>(
   for (;;) {
     const value = await read();
     if (check(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 };
 
