@@ -377,10 +377,7 @@ export const ERROR_CODES = {
     409,
     'Only a sending campaign can be paused or cancelled; this one is a draft, scheduled, sent or failed',
   ),
-  'campaign.notPaused': entry(
-    409,
-    'Only a paused campaign can be resumed',
-  ),
+  'campaign.notPaused': entry(409, 'Only a paused campaign can be resumed'),
   'campaign.notScheduled': entry(
     409,
     'Only a scheduled campaign can be unscheduled; this one is a draft, sending, sent or failed',
