@@ -57,6 +57,7 @@ export const STORE_NAMES = [
   'audience',
   'pacer',
   'sendWindows',
+  'reputation',
   'campaignStats',
   'delivery',
   'sequences',
@@ -234,7 +235,7 @@ export type TableStores = Pick<Deps, StoreName>;
  */
 export type TableSettings = Pick<
   Deps,
-  'apiKeyCacheTtlSeconds' | 'audienceEvents'
+  'apiKeyCacheTtlSeconds' | 'audienceEvents' | 'reputationThresholds'
 >;
 
 /** What every function has: time and ids. */

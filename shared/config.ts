@@ -43,6 +43,11 @@ const VARIABLES = {
     TABLE_NAME: Text,
     /** How long a warm container trusts a resolved API key; also the revocation delay. */
     API_KEY_CACHE_TTL_SECONDS: seconds(10),
+    /**
+     * The reputation guardrail's thresholds, each optional, e.g.
+     * `bounceRate=0.03,minSends=5000` (`reputation/model.ts`); default ours.
+     */
+    REPUTATION_GUARDRAIL: v.optional(v.string()),
   },
   endpoints: {
     /** The API's public base URL, ending in /api/v1: links in emails point here. */
@@ -169,6 +174,7 @@ const VARIABLES = {
 export interface Config {
   TABLE_NAME?: string;
   API_KEY_CACHE_TTL_SECONDS?: number;
+  REPUTATION_GUARDRAIL?: string;
   PUBLIC_API_URL?: string;
   APP_FROM_ADDRESS?: string;
   LINK_SIGNING_SECRET?: string;

@@ -515,15 +515,19 @@ export class ConflictError extends AppError<CodeOf<409>> {}
 export class SendingBlockedError extends AppError<'sending.blocked'> {
   readonly details: FieldIssue[];
 
-  constructor(readonly blockers: readonly string[]) {
+  constructor(
+    readonly blockers: readonly string[],
+    /** More about a blocker (the guardrail's cause and figures). */
+    more: readonly FieldIssue[] = [],
+  ) {
     super(
       'sending.blocked',
       `The organization cannot send now: ${blockers.join(', ')} (GET /me reports the same blockers)`,
     );
-    this.details = blockers.map((blocker) => ({
-      field: 'blockers',
-      message: blocker,
-    }));
+    this.details = [
+      ...blockers.map((blocker) => ({ field: 'blockers', message: blocker })),
+      ...more,
+    ];
   }
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
+import { ReputationTally } from '../../shared/reputation/reputation.ts';
 import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import {
   mailEventsOf,
@@ -38,6 +39,10 @@ export const eventsBindings = [
       'delivery',
       'campaignStats',
       'activity',
+      // Each organization's reputation counters, added to once per batch;
+      // past a threshold, its guardrail stored and its campaigns paused.
+      'reputation',
+      'campaigns',
     ],
     actions: [
       ...PIPELINE_ACTIONS,
@@ -96,6 +101,23 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
             () => deps.campaignStats.tally(orgId, campaignId, deps.clock.now()),
             (tally) => tally.commit(),
           )),
+      // After the campaign's tally: each batch's counts of an organization
+      // added once its events were recorded (see `reputation.ts`).
+      (orgId, type, bounceType) => {
+        if (!batch) {
+          const alone = new ReputationTally(deps, orgId);
+          alone.count(type, bounceType);
+          return alone.commit();
+        }
+        batch
+          .share(
+            `reputation#${orgId}`,
+            () => new ReputationTally(deps, orgId),
+            (tally) => tally.commit(),
+          )
+          .count(type, bounceType);
+        return undefined;
+      },
     );
     // Those wanted, but an erased person's (their addresses read once).
     await emitInBatch(deps, mailEventsOf(event), batch, (taken) =>

@@ -13,12 +13,23 @@ import {
 } from '../../shared/bindings.ts';
 import { ok } from '../../shared/http/responses.ts';
 import { json, routeFor } from '../../shared/http/route.ts';
+import {
+  ReputationView,
+  reputationOf,
+} from '../../shared/reputation/reputation.ts';
 
 /** What the `me` group's function may use. */
 export const meBindings = [
   // Readiness reads the domains and the address book, and the tenant.
   table({
-    stores: [...PIPELINE_STORES, 'appSettings', 'identities', 'domains'],
+    stores: [
+      ...PIPELINE_STORES,
+      'appSettings',
+      'identities',
+      'domains',
+      // GET /reputation reads the organization's hourly counters.
+      'reputation',
+    ],
     actions: [...PIPELINE_ACTIONS, 'dynamodb:Query'],
   }),
   sendingStatus,
@@ -49,5 +60,21 @@ export const meRoutes = [
     },
     errors: ['organization.notFound'],
     handle: async (deps, { caller }) => ok(await describeCaller(deps, caller)),
+  }),
+  route({
+    method: 'GET',
+    path: '/reputation',
+    role: 'member',
+    summary: "The organization's reputation: bounce and complaint rates",
+    description: [
+      "An extension. The organization's hard bounce and complaint rates over its rolling window (the last 24 hours, stretched back up to 7 days while it holds fewer sends than the minimum volume), our thresholds beside the email provider's, and the state of our guardrail.",
+      "Past a threshold (with at least the minimum sends, bounces or complaints in the window), the guardrail pauses the organization's sending before the provider would: new sends answer 409 `sending.blocked` with the blocker `reputation_paused`, sending campaigns pause (`paused.reason: reputation`), sequence steps wait. The operator lifts it after review; the campaigns it paused are then resumed by the organization (POST /campaigns/{campaignId}/resume).",
+    ].join('\n\n'),
+    responses: {
+      200: json(ReputationView, 'The rates, window, thresholds and state'),
+    },
+    errors: ['organization.notFound'],
+    handle: async (deps, { caller }) =>
+      ok(await reputationOf(deps, caller.orgId)),
   }),
 ];

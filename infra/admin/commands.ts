@@ -22,6 +22,7 @@ import {
   setSendQuota,
   setSequenceCap,
 } from '../../shared/organizations/organizations.ts';
+import { liftOrganizationGuardrail } from '../../shared/reputation/reputation.ts';
 import {
   advanceLocalClock,
   readLocalClock,
@@ -95,6 +96,11 @@ export const COMMANDS: Command[] = [
         orgId: f.org ?? '',
         sequences: f.sequences ?? '',
       }),
+  },
+  {
+    words: 'org guardrail lift',
+    flags: ['org'],
+    run: (deps, f) => liftOrganizationGuardrail(deps, { orgId: f.org ?? '' }),
   },
   {
     words: 'org recount',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { endpointGroups, pageGroups } from '../../functions/groups.ts';
 import { LocalClock } from '../../shared/adapters/local/local-clock.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
+import { thresholdsFrom } from '../../shared/reputation/model.ts';
 import {
   localAdminDeps,
   localDeps,
@@ -145,6 +146,8 @@ const main = async () => {
       apiKeyCacheTtlSeconds: Number(
         process.env.API_KEY_CACHE_TTL_SECONDS ?? 10,
       ),
+      // The operator's override, as on AWS (REPUTATION_GUARDRAIL).
+      reputationThresholds: thresholdsFrom(process.env.REPUTATION_GUARDRAIL),
       // The stand-in is a file read: look at the tenant's status every time,
       // so `admin local provider suspend` shows at once (AWS default: 60 s).
       providerStatusTtlSeconds: Number(

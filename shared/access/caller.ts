@@ -8,6 +8,7 @@ import {
   OrganizationView,
   organizationView,
 } from '../organizations/organizations.ts';
+import { GuardrailView, guardrailView } from '../reputation/reputation.ts';
 import {
   Readiness,
   type ReadinessDeps,
@@ -42,6 +43,13 @@ export const CallerContext = v.pipe(
     ),
     // Whether the organization can send now and, if not, why.
     sending: Readiness,
+    // An extension: our reputation guardrail, while it pauses sending.
+    guardrail: v.pipe(
+      v.nullable(GuardrailView),
+      v.description(
+        "An extension: while our reputation guardrail pauses the organization's sending (blocker `reputation_paused`), its cause and figures; null otherwise. GET /reputation shows the rates at any time",
+      ),
+    ),
   }),
   v.title('CallerContext'),
 );
@@ -63,5 +71,6 @@ export const describeCaller = async (
     keyId: caller.keyId,
     scopes: caller.scopes ? [...caller.scopes] : null,
     sending: await readinessOf(deps, org),
+    guardrail: org.guardrail ? guardrailView(org.guardrail) : null,
   };
 };

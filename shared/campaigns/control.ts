@@ -23,7 +23,7 @@ import {
   campaignView,
   requireCampaign,
 } from './campaigns.ts';
-import type { Campaign, Progress } from './model.ts';
+import type { Campaign, PauseReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
 import { campaignScheduleName, cancelQuietly } from './send.ts';
 import { settleCampaign } from './settle.ts';
@@ -125,6 +125,33 @@ export const pauseCampaign = async (
   logger.info('Campaign paused', { orgId, campaignId });
   return campaignView(deps, orgId, campaignId);
 };
+
+/**
+ * Pauses a sending campaign for a reason of the system (the reputation
+ * guardrail), conditional on the version read; true when this call paused
+ * it, false when it was paused already or is no longer sending. What a
+ * pause through the API does, without its answer.
+ */
+export const pauseSending = (
+  deps: Pick<Deps, 'campaigns' | 'clock'>,
+  orgId: string,
+  campaignId: string,
+  reason: PauseReason,
+): Promise<boolean> =>
+  retryOnConflict(async (retryable) => {
+    const campaign = await deps.campaigns.get(orgId, campaignId);
+    if (campaign?.status !== 'sending' || campaign.paused) return false;
+    const now = deps.clock.now().toISOString();
+    await deps.campaigns
+      .update(orgId, campaign, {
+        ...campaign,
+        paused: { at: now, reason },
+        updatedAt: now,
+      })
+      .catch(retryable);
+    logger.info('Campaign paused', { orgId, campaignId, reason });
+    return true;
+  });
 
 /**
  * Resumes a paused campaign where it stopped: the pause is lifted, then

@@ -41,7 +41,12 @@ import type { CoreDeps, OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
 import { segmentFilterOf } from './campaigns.ts';
-import { copyProgress, type Halt, watchCampaign } from './control.ts';
+import {
+  copyProgress,
+  type Halt,
+  pauseSending,
+  watchCampaign,
+} from './control.ts';
 import type { Campaign, FailureReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
 import type { GuardDeps } from './send.ts';
@@ -280,6 +285,18 @@ export const deliverBatch = async (
     campaign.sendingIdentityId,
   );
   const stop = stopReason(readiness.blockers);
+  if (stop?.reason === 'reputation_paused') {
+    // Our guardrail pauses, never fails: the campaign waits, its batch in
+    // flight, for the operator to lift it and a resume.
+    await pauseSending(deps, orgId, campaignId, 'reputation');
+    await deps.sends.release(orgId, campaignId, batch, owner, []);
+    logger.info('Batch held by the reputation guardrail', {
+      orgId,
+      campaignId,
+      batch,
+    });
+    return;
+  }
   if (stop) {
     await failCampaign(deps, message, stop.reason, stop.text);
     return;

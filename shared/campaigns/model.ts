@@ -47,9 +47,11 @@ export type HoldReason = (typeof HOLD_REASONS)[number];
 
 /**
  * Why a sending campaign is paused (an extension beside the spec's
- * statuses: a paused campaign is still `sending`): paused through the API.
+ * statuses: a paused campaign is still `sending`): paused through the API,
+ * or by the organization's reputation guardrail (its bounce or complaint
+ * rate crossed our thresholds; `reputation/`).
  */
-export const PAUSE_REASONS = ['requested'] as const;
+export const PAUSE_REASONS = ['requested', 'reputation'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 /** A pause of a sending campaign: since when, and why. */

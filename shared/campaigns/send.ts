@@ -18,7 +18,11 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { composeMessage } from '../mail/compose.ts';
-import { quotaLeft, refusingBlockers } from '../mail/guards.ts';
+import {
+  guardrailDetails,
+  quotaLeft,
+  refusingBlockers,
+} from '../mail/guards.ts';
 import { logger } from '../observability.ts';
 import type { Organization } from '../organizations/model.ts';
 import { analyzeTemplate } from '../rendering/engine.ts';
@@ -297,7 +301,9 @@ export const startSend = async (
     { remember: false },
   );
   const blockers = refusingBlockers(readiness.blockers);
-  if (blockers.length > 0) throw new SendingBlockedError(blockers);
+  if (blockers.length > 0) {
+    throw new SendingBlockedError(blockers, guardrailDetails(org));
+  }
 
   if (at) {
     // The schedule first: without the campaign naming its send, it does nothing.

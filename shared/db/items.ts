@@ -76,6 +76,7 @@ export const ENTITY_TYPES = [
   'CampaignStatsBatch',
   'SendPacer',
   'SendWindow',
+  'ReputationHour',
   'SeriesStepCampaign',
   'Sequence',
   'SequenceEnrolment',

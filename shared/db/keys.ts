@@ -471,6 +471,21 @@ export const keys = {
     SK: `HOUR#${hour}`,
   }),
   /**
+   * An organization's reputation counters of one hour (UTC, as
+   * `2026-11-23T14`): sends, hard bounces, complaints; its rolling window
+   * is one Query of the partition's last hours.
+   */
+  reputationHour: (orgId: string, hour: string): Key => ({
+    PK: `${org(orgId)}#REPUTATION`,
+    SK: `HOUR#${hour}`,
+  }),
+  /** The reputation hours from `fromHour` to `toHour`, both included. */
+  reputationHours: (orgId: string, fromHour: string, toHour: string) => ({
+    PK: `${org(orgId)}#REPUTATION`,
+    from: `HOUR#${fromHour}`,
+    to: `HOUR#${toHour}`,
+  }),
+  /**
    * A lane of the application's send pacer: the next free instant of its
    * part of the SES account's rate, shared by every sender of every
    * organization. A partition per lane: the pacer's writes spread with

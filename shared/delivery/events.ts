@@ -210,6 +210,15 @@ export const recordSesEvent = async (
   event: SesEvent,
   known = new KnownOrganizations(),
   tallies?: CampaignTallies,
+  /**
+   * Told of each event counted for the first time (a duplicate is not):
+   * the organization's reputation counters (`reputation/`).
+   */
+  onCounted?: (
+    orgId: string,
+    type: SesEvent['eventType'],
+    bounceType?: string,
+  ) => Promise<void> | undefined,
 ): Promise<{ recorded: number; suppressed: string[] }> => {
   const orgId = tagOf(event, 'org');
   if (!orgId) {
@@ -259,7 +268,14 @@ export const recordSesEvent = async (
               link,
             )
         : await deps.delivery.recordEvent(orgId, record);
-    if (counted) recorded++;
+    if (counted) {
+      recorded++;
+      await onCounted?.(
+        orgId,
+        event.eventType,
+        event.eventType === 'Bounce' ? event.bounce.bounceType : undefined,
+      );
+    }
   }
   await recordActivity(deps, orgId, event, at, recipients);
 

@@ -7,11 +7,16 @@
  */
 import type { Organization } from '../organizations/model.ts';
 import { sendQuotaOf } from '../organizations/organizations.ts';
+import { guardrailText } from '../reputation/model.ts';
 import type { Blocker } from '../sending/readiness.ts';
 import type { MailDeps } from './ports.ts';
 
-/** Why a send to contacts stops: the provider paused it, or a blocker. */
-export type StopReason = 'sending_paused' | 'blocked';
+/**
+ * Why a send to contacts stops: the provider paused it, a blocker, or our
+ * reputation guardrail (which pauses and holds, never fails: the operator
+ * lifts it).
+ */
+export type StopReason = 'sending_paused' | 'blocked' | 'reputation_paused';
 
 /** The blockers that refuse a send (the switch holds it instead). */
 export const refusingBlockers = (blockers: readonly Blocker[]): Blocker[] => {
@@ -34,6 +39,19 @@ export const stopReason = (
     };
   }
   const refusing = refusingBlockers(blockers);
+  // The guardrail alone holds the send; with another blocker, that one
+  // decides as before.
+  if (
+    blockers.includes('reputation_paused') &&
+    refusing.every(
+      (b) => b === 'reputation_paused' || b === 'no_sender_identity',
+    )
+  ) {
+    return {
+      reason: 'reputation_paused',
+      text: 'Our reputation guardrail paused the organization’s sending',
+    };
+  }
   if (refusing.length > 0) {
     return {
       reason: 'blocked',
@@ -42,6 +60,17 @@ export const stopReason = (
   }
   return undefined;
 };
+
+/**
+ * What a 409 `sending.blocked` adds while the reputation guardrail holds:
+ * its cause and figures, under `reputation`.
+ */
+export const guardrailDetails = (
+  org: Pick<Organization, 'guardrail'>,
+): { field: string; message: string }[] =>
+  org.guardrail
+    ? [{ field: 'reputation', message: guardrailText(org.guardrail) }]
+    : [];
 
 /** The last 24 hours (this one included), as the windows' keys. */
 export const last24Hours = (now: Date): string[] =>

@@ -2,6 +2,7 @@
  * Organization model: the tenant. Every resource belongs to exactly one.
  */
 import slugifyText from '@sindresorhus/slugify';
+import type { Guardrail } from '../reputation/model.ts';
 
 /** A tenant of the service. */
 export interface Organization {
@@ -30,6 +31,11 @@ export interface Organization {
    * operator; unset: DEFAULT_SEQUENCE_CAP (read it with `sequenceCapOf`).
    */
   sequenceCap?: number;
+  /**
+   * Its sending stopped by its own reputation (bounce or complaint rate
+   * past our thresholds), until the operator lifts it.
+   */
+  guardrail?: Guardrail;
 }
 
 /** The time zone of an organization that did not choose one. */

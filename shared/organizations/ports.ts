@@ -3,6 +3,7 @@
  * of their sending isolation) and the operator's application-wide settings.
  */
 import type { CoreDeps } from '../ports.ts';
+import type { Guardrail } from '../reputation/model.ts';
 import type { IsolationState, Organization } from './model.ts';
 
 /** Organizations and their application-level flags. */
@@ -27,6 +28,16 @@ export interface OrganizationRepository {
   setSendQuota(orgId: string, max24h: number): Promise<void>;
   /** Sets how many sequences the organization may keep; `NotFoundError` if unknown. */
   setSequenceCap(orgId: string, cap: number): Promise<void>;
+  /**
+   * Stores the organization's guardrail unless one is there: true when
+   * this call stored it, false when one was already there.
+   */
+  setGuardrail(orgId: string, guardrail: Guardrail): Promise<boolean>;
+  /**
+   * Clears the organization's guardrail: the one cleared, or undefined
+   * when there was none; `NotFoundError` if unknown.
+   */
+  clearGuardrail(orgId: string): Promise<Guardrail | undefined>;
 }
 
 /** What a recount found (and set) for one organization. */

@@ -15,6 +15,7 @@ import {
 } from '../config.ts';
 import { captureClient, startTracing } from '../observability.ts';
 import type { DeadLetters } from '../queue/consumer.ts';
+import { thresholdsFrom } from '../reputation/model.ts';
 import { buildDeps, documentClientOptions } from './deps.ts';
 
 /**
@@ -132,6 +133,7 @@ export const awsDeps = async <const B extends Bindings>(
       dynamo: await dynamo(),
       tableName: required(config.TABLE_NAME, 'TABLE_NAME'),
       apiKeyCacheTtlSeconds: config.API_KEY_CACHE_TTL_SECONDS ?? 10,
+      reputationThresholds: thresholdsFrom(config.REPUTATION_GUARDRAIL),
     }),
     endpoints: () => ({
       publicApiUrl: required(config.PUBLIC_API_URL, 'PUBLIC_API_URL'),

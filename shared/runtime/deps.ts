@@ -25,6 +25,10 @@ import type {
   Mailer,
   QueueSender,
 } from '../ports.ts';
+import {
+  DEFAULT_REPUTATION_THRESHOLDS,
+  type ReputationThresholds,
+} from '../reputation/model.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { DnsResolver, EmailProvider } from '../sending/provider.ts';
 import { RecentDomainAnswers } from '../sending/recent-domain-answers.ts';
@@ -44,6 +48,8 @@ export interface TableOptions {
   /** How long a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
   audienceEvents?: AudienceEvents;
+  /** The reputation guardrail's thresholds; default ours (decision 0060-g). */
+  reputationThresholds?: ReputationThresholds;
 }
 
 /**
@@ -121,6 +127,8 @@ const tableDeps = async (
   )),
   audienceEvents: options.audienceEvents ?? loggingAudienceEvents,
   apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds,
+  reputationThresholds:
+    options.reputationThresholds ?? DEFAULT_REPUTATION_THRESHOLDS,
 });
 
 /**

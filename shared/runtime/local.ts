@@ -23,6 +23,7 @@ import { signupForms } from '../bindings.ts';
 import { loadConfig } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import type { Clock, Ids, Mailer, QueueSenders } from '../ports.ts';
+import type { ReputationThresholds } from '../reputation/model.ts';
 import type { Scheduler } from '../scheduling/ports.ts';
 import type { SignupFormSettings } from '../signup/ports.ts';
 import type {
@@ -62,6 +63,8 @@ export interface LocalOptions {
   addressKeySecret: string;
   appFromAddress?: string;
   apiKeyCacheTtlSeconds?: number;
+  /** The reputation guardrail's thresholds; default ours. */
+  reputationThresholds?: ReputationThresholds;
   providerStatusTtlSeconds?: number;
   clock?: Clock;
   ids?: Ids;
@@ -147,6 +150,9 @@ export const localDeps = async (options: LocalOptions): Promise<Deps> => {
       dynamo: options.dynamo ?? localDynamo(options.dynamodb),
       tableName: options.tableName,
       apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
+      ...(options.reputationThresholds
+        ? { reputationThresholds: options.reputationThresholds }
+        : {}),
       ...(options.audienceEvents
         ? { audienceEvents: options.audienceEvents }
         : {}),

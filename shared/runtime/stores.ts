@@ -175,6 +175,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoSendWindowRepository(table);
   },
+  reputation: async () => {
+    const { DynamoReputationRepository } = await import(
+      '../adapters/aws/dynamo-reputation-repository.ts'
+    );
+    return (table) => new DynamoReputationRepository(table);
+  },
   campaignStats: async () => {
     const { DynamoCampaignStats } = await import(
       '../adapters/aws/dynamo-campaign-stats.ts'

@@ -15,6 +15,8 @@ export const BLOCKERS = [
   'sending_disabled',
   'organization_not_allowed',
   'sending_paused',
+  // An extension: our guardrail paused the organization (its reputation).
+  'reputation_paused',
   'domain_not_verified',
   'domain_ownership_unproven',
   'sender_not_on_verified_domain',
@@ -30,6 +32,7 @@ export const Blocker = v.pipe(
       '- `sending_disabled`: sending is off application-wide (cannot be cleared from the API);',
       '- `organization_not_allowed`: the organization is not on the sending allowlist;',
       '- `sending_paused`: the email provider suspended the organization; every send to contacts is refused, test sends go out under the application address;',
+      "- `reputation_paused` (an extension): the organization's own hard bounce or complaint rate crossed our thresholds, below the provider's; its sending campaigns are paused and its sequences hold their steps until the operator lifts it after review (GET /reputation: the figures);",
       '- `domain_not_verified`: a domain is declared but its DKIM is not SUCCESS;',
       '- `domain_ownership_unproven`: DKIM is SUCCESS but ownership is not proved;',
       '- `sender_not_on_verified_domain`: a domain is verified but the default sender address is not on it or one of its subdomains;',
@@ -98,6 +101,8 @@ export interface SendingFacts {
   organizationAllowed: boolean;
   /** The email provider suspended the organization's sending. */
   providerSuspended: boolean;
+  /** Our reputation guardrail stopped the organization's sending. */
+  reputationPaused?: boolean;
   provisioning: Provisioning;
   /** The declared sending domains, as last known. */
   domains: {
@@ -136,6 +141,7 @@ export const computeReadiness = (facts: SendingFacts): Readiness => {
   if (!facts.appSendingEnabled) blockers.push('sending_disabled');
   if (!facts.organizationAllowed) blockers.push('organization_not_allowed');
   if (facts.providerSuspended) blockers.push('sending_paused');
+  if (facts.reputationPaused) blockers.push('reputation_paused');
   if (dkimPending) blockers.push('domain_not_verified');
   if (ownershipPending) blockers.push('domain_ownership_unproven');
   if (senderMismatch) blockers.push('sender_not_on_verified_domain');
@@ -232,6 +238,7 @@ export const sendingStateOf = async (
     appSendingEnabled: app.sendingEnabled,
     organizationAllowed: organization.sendingAllowed,
     providerSuspended: isolation?.sendingStatus === 'DISABLED',
+    reputationPaused: organization.guardrail !== undefined,
     provisioning: isolation?.provisioning ?? 'none',
     domains,
     ...(defaultIdentity ? { defaultSender: defaultIdentity.senderEmail } : {}),

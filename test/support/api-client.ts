@@ -23,6 +23,7 @@ import type { AdminDeps } from '../../shared/access/ports.ts';
 import type { Deps } from '../../shared/deps.ts';
 import { type Route, resourcePath, routeKey } from '../../shared/http/route.ts';
 import type { QueueSenders } from '../../shared/ports.ts';
+import type { ReputationThresholds } from '../../shared/reputation/model.ts';
 import type { SignupFormSettings } from '../../shared/signup/ports.ts';
 import { contractProblems } from './contract.ts';
 import {
@@ -233,6 +234,8 @@ export const createApiClient = async (
     /** The sign-up form's defences (default: the shipped defaults). */
     signupForms?: Partial<SignupFormSettings>;
     providerStatusTtlSeconds?: number;
+    /** The reputation guardrail's thresholds (default ours). */
+    reputationThresholds?: ReputationThresholds;
     /**
      * The asynchronous half (`prepareLocalAsync`): its queues, scheduler
      * and simulated SES events; start its pollers with `client.deps`.
@@ -254,6 +257,9 @@ export const createApiClient = async (
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
+      : {}),
+    ...(options.reputationThresholds
+      ? { reputationThresholds: options.reputationThresholds }
       : {}),
     ...(options.asyncHalf ? { asyncHalf: options.asyncHalf } : {}),
     ...(options.signupForms ? { signupForms: options.signupForms } : {}),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, inject } from 'vitest';
 import { type LocalAsync, prepareLocalAsync } from '../../infra/local/async.ts';
+import type { ReputationThresholds } from '../../shared/reputation/model.ts';
 import {
   type ApiClient,
   createApiClient,
@@ -39,7 +40,9 @@ export const eventually = async <T>(
 };
 
 /** A client over a fresh table with the asynchronous half running. */
-export const campaignStack = async () => {
+export const campaignStack = async (
+  options: { reputationThresholds?: ReputationThresholds } = {},
+) => {
   const scratch = inject('scratchDir');
   const id = randomUUID().slice(0, 8);
   let offset = 0;
@@ -55,6 +58,9 @@ export const campaignStack = async () => {
   const client = await createApiClient({
     clock: Object.assign(clock, { advance: () => {}, set: () => {} }) as never,
     asyncHalf: { ...asyncHalf, sentLogFile },
+    ...(options.reputationThresholds
+      ? { reputationThresholds: options.reputationThresholds }
+      : {}),
   });
   asyncHalf.start(client.deps);
   started.push(asyncHalf);

@@ -26,6 +26,7 @@ import type { AudienceEvent } from '../../shared/audience/events.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import type { Deps } from '../../shared/deps.ts';
 import type { Clock, Mailer, QueueSenders } from '../../shared/ports.ts';
+import type { ReputationThresholds } from '../../shared/reputation/model.ts';
 import {
   localAdminDeps,
   localDeps,
@@ -140,6 +141,8 @@ export const createTestDeps = async (
     apiKeyCacheTtlSeconds?: number;
     /** Default that of buildDeps (60 s). */
     providerStatusTtlSeconds?: number;
+    /** The reputation guardrail's thresholds (default ours). */
+    reputationThresholds?: ReputationThresholds;
     /**
      * The asynchronous half (`prepareLocalAsync`): its queues and the mailer
      * that publishes SES's events; start its pollers with the deps.
@@ -204,6 +207,9 @@ export const createTestDeps = async (
     apiKeyCacheTtlSeconds: options.apiKeyCacheTtlSeconds ?? 10,
     ...(options.providerStatusTtlSeconds !== undefined
       ? { providerStatusTtlSeconds: options.providerStatusTtlSeconds }
+      : {}),
+    ...(options.reputationThresholds
+      ? { reputationThresholds: options.reputationThresholds }
       : {}),
     audienceEvents: events,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -11,8 +11,13 @@ import type {
   Organization,
 } from '../../organizations/model.ts';
 import type { OrganizationRepository } from '../../organizations/ports.ts';
+import { GUARDRAIL_CAUSES, type Guardrail } from '../../reputation/model.ts';
 import { entity } from './dynamo-entity.ts';
-import { type DynamoTable, transactWrite } from './dynamo-table.ts';
+import {
+  type DynamoTable,
+  isConditionFailure,
+  transactWrite,
+} from './dynamo-table.ts';
 import { SuppressionsRekeyedItem } from './suppressions-rekeyed.ts';
 
 /** The reservation of an organization's slug. */
@@ -35,6 +40,23 @@ const IsolationItem = v.object({
   checkedAt: v.string(),
 }) satisfies v.GenericSchema<unknown, IsolationState>;
 
+const Figure = v.pipe(v.number(), v.minValue(0));
+
+/** A tripped guardrail: its cause, instant and the window's figures. */
+const GuardrailItem = v.object({
+  cause: v.picklist(GUARDRAIL_CAUSES),
+  at: v.string(),
+  threshold: Figure,
+  window: v.object({
+    sends: Figure,
+    hardBounces: Figure,
+    complaints: Figure,
+    hours: Figure,
+    bounceRate: Figure,
+    complaintRate: Figure,
+  }),
+}) satisfies v.GenericSchema<unknown, Guardrail>;
+
 const OrganizationItem = itemSchema('Organization', {
   id: v.string(),
   name: v.string(),
@@ -46,6 +68,7 @@ const OrganizationItem = itemSchema('Organization', {
   sendQuota24h: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   timezone: v.optional(v.string()),
   sequenceCap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  guardrail: v.optional(GuardrailItem),
 });
 
 /** The organization's domain-verification token, written once. */
@@ -188,6 +211,33 @@ export class DynamoOrganizationRepository implements OrganizationRepository {
 
   async setSendQuota(orgId: string, max24h: number): Promise<void> {
     await this.update(orgId, { set: { sendQuota24h: max24h } });
+  }
+
+  async setGuardrail(orgId: string, guardrail: Guardrail): Promise<boolean> {
+    try {
+      await this.organizations.update(
+        keys.organization(orgId),
+        { set: { guardrail } },
+        { if: (w) => w.and(w.exists(), w.missing('guardrail')) },
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        if (!(await this.get(orgId))) throw notFound(orgId)(error);
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async clearGuardrail(orgId: string): Promise<Guardrail | undefined> {
+    const org = await this.organizations.get(keys.organization(orgId), {
+      consistent: true,
+    });
+    if (!org) throw notFound(orgId)(undefined);
+    if (!org.guardrail) return undefined;
+    await this.update(orgId, { remove: ['guardrail'] });
+    return org.guardrail;
   }
 
   private async update(orgId: string, update: Update<OrganizationAttributes>) {
