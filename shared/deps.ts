@@ -17,7 +17,7 @@ import type { OrganizationsDeps } from './organizations/ports.ts';
 import type { CoreDeps, QueueSenders } from './ports.ts';
 import type { ErasuresDeps } from './privacy/erasure-ports.ts';
 import type { ExportDeps } from './privacy/export-ports.ts';
-import type { ReputationDeps } from './reputation/ports.ts';
+import type { ReputationSettings } from './reputation/ports.ts';
 import type { SchedulingDeps } from './scheduling/ports.ts';
 import type { SegmentsDeps } from './segments/ports.ts';
 import type { SendingDeps } from './sending/ports.ts';
@@ -63,7 +63,7 @@ export interface Deps
     Pick<SequencesDeps, 'sequences' | 'enrolments'>,
     Pick<ExportDeps, 'exportReader'>,
     Pick<IdempotencyDeps, 'idempotency'>,
-    Pick<ReputationDeps, 'reputation' | 'reputationThresholds'> {
+    Pick<ReputationSettings, 'reputation' | 'reputationThresholds'> {
   signupPages: SignupPageRepository;
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */

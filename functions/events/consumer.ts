@@ -12,13 +12,13 @@ import {
   table,
   webhookEvents,
 } from '../../shared/bindings.ts';
+import { ReputationTally } from '../../shared/campaigns/guardrail.ts';
 import {
   KnownOrganizations,
   recordSesEvent,
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
-import { ReputationTally } from '../../shared/reputation/reputation.ts';
 import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import {
   mailEventsOf,

@@ -2,8 +2,6 @@
  * Ports of reputation: the hourly counters of each organization's sends,
  * hard bounces and complaints, and the thresholds the operator set.
  */
-import type { CampaignsDeps } from '../campaigns/ports.ts';
-import type { OrganizationsDeps } from '../organizations/ports.ts';
 import type {
   HourCounts,
   ReputationCounts,
@@ -21,11 +19,10 @@ export interface ReputationRepository {
   hours(orgId: string, fromHour: string, toHour: string): Promise<HourCounts[]>;
 }
 
-/** What reputation needs. */
-export interface ReputationDeps
-  extends Pick<OrganizationsDeps, 'organizations' | 'clock'>,
-    Pick<CampaignsDeps, 'campaigns'> {
+/** The counters and the thresholds they are judged by. */
+export interface ReputationSettings {
   reputation: ReputationRepository;
   /** Our thresholds (`REPUTATION_GUARDRAIL` overrides the defaults). */
   reputationThresholds: ReputationThresholds;
+  clock: { now(): Date };
 }

@@ -1,19 +1,13 @@
 /**
- * Application logic of each organization's reputation guardrail: its SES
- * events counted per batch into hourly counters; after a batch that
- * counted a hard bounce or a complaint, its window read (one Query) and
- * judged; past a threshold, the organization's guardrail stored once
- * (conditionally) and its sending campaigns paused. The readiness blocker
- * `reputation_paused` then refuses new sends, the senders hold (never
- * fail) and sequence steps wait. The operator lifts it after review; the
- * campaigns it paused are left for the tenant to resume (decision 0060-g).
+ * Application logic of each organization's reputation, beside the send
+ * path: its window read (one Query) and shown (GET /reputation, GET /me),
+ * and its guardrail lifted by the operator. The campaigns the guardrail
+ * paused are left for the tenant to resume (decision 0060-g). Counting
+ * and tripping live on the send path: `campaigns/guardrail.ts`.
  */
 import * as v from 'valibot';
-import { pauseSending } from '../campaigns/control.ts';
-import type { SesEventType } from '../delivery/ses-event.ts';
 import { NotFoundError } from '../errors.ts';
 import { logger } from '../observability.ts';
-import type { Organization } from '../organizations/model.ts';
 import { Count, parse, Timestamp } from '../validation.ts';
 import {
   GUARDRAIL_CAUSES,
@@ -21,15 +15,23 @@ import {
   guardrailText,
   hourOf,
   hoursBefore,
-  NO_COUNTS,
   PROVIDER_THRESHOLDS,
   type ReputationCounts,
   type ReputationThresholds,
   type ReputationWindow,
-  verdictOf,
   windowOf,
 } from './model.ts';
-import type { ReputationDeps as Deps } from './ports.ts';
+import type { ReputationSettings } from './ports.ts';
+
+/** The organizations as reputation reads and clears their guardrail. */
+interface Organizations {
+  organizations: {
+    get(
+      orgId: string,
+    ): Promise<{ id: string; guardrail?: Guardrail } | undefined>;
+    clearGuardrail(orgId: string): Promise<Guardrail | undefined>;
+  };
+}
 
 /** The operator's input: the organization. */
 const OrgInput = v.object({
@@ -38,134 +40,13 @@ const OrgInput = v.object({
 
 /** The reputation counter an SES event moves, if any. */
 export const reputationCounterOf = (
-  type: SesEventType,
+  type: string,
   bounceType?: string,
 ): keyof ReputationCounts | undefined => {
   if (type === 'Send') return 'sends';
   if (type === 'Complaint') return 'complaints';
   if (type === 'Bounce' && bounceType === 'Permanent') return 'hardBounces';
   return undefined;
-};
-
-/**
- * One organization's counts of one batch of SES events: `count` for each
- * event the batch counted (recorded for the first time), `commit` once the
- * batch is handled: one ADD to the hour's counters, then, if the batch
- * counted a hard bounce or a complaint, the window judged.
- */
-export class ReputationTally {
-  private readonly counts: ReputationCounts = { ...NO_COUNTS };
-
-  constructor(
-    private readonly deps: Deps,
-    private readonly orgId: string,
-  ) {}
-
-  count(type: SesEventType, bounceType?: string): void {
-    const counter = reputationCounterOf(type, bounceType);
-    if (counter) this.counts[counter]++;
-  }
-
-  async commit(): Promise<void> {
-    const { sends, hardBounces, complaints } = this.counts;
-    if (sends + hardBounces + complaints === 0) return;
-    await this.deps.reputation.add(
-      this.orgId,
-      hourOf(this.deps.clock.now()),
-      this.counts,
-    );
-    // Only a bounce or a complaint can raise a rate past its threshold.
-    if (hardBounces + complaints > 0) {
-      await checkReputation(this.deps, this.orgId);
-    }
-  }
-}
-
-/** The window of an organization now: one Query of its last hours. */
-export const currentWindow = async (
-  deps: Pick<Deps, 'reputation' | 'clock' | 'reputationThresholds'>,
-  orgId: string,
-): Promise<ReputationWindow> => {
-  const now = deps.clock.now();
-  const thresholds = deps.reputationThresholds;
-  const read = await deps.reputation.hours(
-    orgId,
-    hoursBefore(now, thresholds.longestWindowHours - 1),
-    hourOf(now),
-  );
-  return windowOf(read, now, thresholds);
-};
-
-/**
- * Judges an organization's window and trips its guardrail past a
- * threshold. Nothing to do for one already paused.
- */
-export const checkReputation = async (
-  deps: Deps,
-  orgId: string,
-): Promise<Guardrail | undefined> => {
-  const org = await deps.organizations.get(orgId);
-  if (!org || org.guardrail) return undefined;
-  const window = await currentWindow(deps, orgId);
-  const cause = verdictOf(window, deps.reputationThresholds);
-  if (!cause) return undefined;
-  const guardrail: Guardrail = {
-    cause,
-    at: deps.clock.now().toISOString(),
-    window,
-    threshold:
-      cause === 'bounces'
-        ? deps.reputationThresholds.bounceRate
-        : deps.reputationThresholds.complaintRate,
-  };
-  await tripGuardrail(deps, orgId, guardrail);
-  return guardrail;
-};
-
-/**
- * Stores the guardrail (once: a concurrent batch's finds it there) and
- * pauses every sending campaign of the organization. A crash between the
- * two leaves campaigns running until their next batch, whose sender reads
- * the blocker and pauses them itself.
- */
-export const tripGuardrail = async (
-  deps: Pick<Deps, 'organizations' | 'campaigns' | 'clock'>,
-  orgId: string,
-  guardrail: Guardrail,
-): Promise<void> => {
-  const stored = await deps.organizations.setGuardrail(orgId, guardrail);
-  if (!stored) return;
-  logger.warn('Reputation guardrail tripped: the organization is paused', {
-    orgId,
-    cause: guardrail.cause,
-    window: guardrail.window,
-  });
-  const paused = await pauseSendingCampaigns(deps, orgId);
-  logger.info('Campaigns paused by the reputation guardrail', {
-    orgId,
-    paused,
-  });
-};
-
-/** Pauses each sending campaign of the organization; how many it paused. */
-const pauseSendingCampaigns = async (
-  deps: Pick<Deps, 'campaigns' | 'clock'>,
-  orgId: string,
-): Promise<number> => {
-  let paused = 0;
-  for (let page = 1; ; page++) {
-    const found = await deps.campaigns.page(
-      orgId,
-      { status: 'sending' },
-      { page, limit: 100 },
-    );
-    for (const campaign of found.items) {
-      if (await pauseSending(deps, orgId, campaign.id, 'reputation')) {
-        paused++;
-      }
-    }
-    if (found.items.length < 100 || page * 100 >= found.total) return paused;
-  }
 };
 
 /**
@@ -176,7 +57,7 @@ const pauseSendingCampaigns = async (
  * nothing and answers `lifted: null`.
  */
 export const liftOrganizationGuardrail = async (
-  deps: Pick<Deps, 'organizations'>,
+  deps: Pick<Organizations, 'organizations'>,
   input: { orgId: string },
 ): Promise<{ orgId: string; lifted: GuardrailView | null }> => {
   const { orgId } = parse(OrgInput, input);
@@ -305,12 +186,24 @@ export const ReputationView = v.pipe(
 );
 export type ReputationView = v.InferOutput<typeof ReputationView>;
 
+/** The window of an organization now: one Query of its last hours. */
+export const currentWindow = async (
+  deps: ReputationSettings,
+  orgId: string,
+): Promise<ReputationWindow> => {
+  const now = deps.clock.now();
+  const thresholds = deps.reputationThresholds;
+  const read = await deps.reputation.hours(
+    orgId,
+    hoursBefore(now, thresholds.longestWindowHours - 1),
+    hourOf(now),
+  );
+  return windowOf(read, now, thresholds);
+};
+
 /** The reputation of the caller's organization (GET /reputation). */
 export const reputationOf = async (
-  deps: Pick<
-    Deps,
-    'organizations' | 'reputation' | 'clock' | 'reputationThresholds'
-  >,
+  deps: Pick<Organizations, 'organizations'> & ReputationSettings,
   orgId: string,
 ): Promise<ReputationView> => {
   const org = await deps.organizations.get(orgId);
@@ -325,8 +218,8 @@ export const reputationOf = async (
 
 /** The reputation of an organization now: its window read, one Query. */
 export const readReputation = async (
-  deps: Pick<Deps, 'reputation' | 'clock' | 'reputationThresholds'>,
-  org: Organization,
+  deps: ReputationSettings,
+  org: { id: string; guardrail?: Guardrail },
 ): Promise<ReputationView> => {
   const window = await currentWindow(deps, org.id);
   const thresholds: ReputationThresholds = deps.reputationThresholds;

@@ -78,6 +78,7 @@ const COURSE_CONTENT =
 /** The example of each route, by `METHOD /path` as declared. */
 export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'GET /me': () => ({}),
+  'GET /reputation': () => ({}),
   'POST /lists': () => ({ body: { name: 'Matrix list' } }),
   'GET /lists': () => ({ query: { page: '1', limit: '20' } }),
   'GET /lists/{listId}': (s) => ({ params: { listId: s.listId } }),

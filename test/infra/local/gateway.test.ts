@@ -28,6 +28,7 @@ const table = buildRouteTable(endpointGroups, deps);
  */
 const CONTRACT_ROUTES = [
   'GET /me',
+  'GET /reputation',
   'POST /lists',
   'GET /lists',
   'GET /lists/{listId}',
