@@ -241,6 +241,9 @@ const provide = async (
       return { signupForms: await need(options.signupForms, 'signupForms') };
     case 'gatewayKeys':
       return { gatewayKeys: await need(options.gatewayKeys, 'gatewayKeys') };
+    case 'mailboxLookup':
+      // The resolver of the sending setup's ownership checks: MX is public.
+      return { mx: await need(options.dns, 'mailboxLookup') };
     case 'queue':
       return {};
   }
@@ -300,6 +303,7 @@ export const ALL_BINDINGS = [
   { kind: 'webhookEvents' },
   { kind: 'webhookCalls' },
   { kind: 'gatewayKeys' },
+  { kind: 'mailboxLookup' },
 ] as const satisfies Bindings;
 
 /** Marshalling options of every document client we create. */
