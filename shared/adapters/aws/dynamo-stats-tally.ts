@@ -246,7 +246,9 @@ export class DynamoStatsTally implements MailEventTally {
     link: string | undefined,
   ): Promise<boolean> {
     const url = event.type === 'Click' ? link : undefined;
-    // Two clicks of different links at the same instant are two events.
+    // Two clicks of different links, or two opens by different clients,
+    // at the same instant are two events (a copy carries the same of all).
+    const engaged = event.type === 'Open' || event.type === 'Click';
     const seen = hash(
       [
         event.messageId,
@@ -254,6 +256,7 @@ export class DynamoStatsTally implements MailEventTally {
         event.recipient,
         event.at,
         ...(url === undefined ? [] : [url]),
+        ...(engaged ? [event.userAgent ?? '', event.ipAddress ?? ''] : []),
       ].join('#'),
       12,
     );
