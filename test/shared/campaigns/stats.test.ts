@@ -735,6 +735,85 @@ describe('campaign statistics counted per batch of events', () => {
     expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
   });
 
+  it("a burst recorded by a batch that died is counted once by the batch that takes it over, the earlier clicks' flips included", async () => {
+    // Arrange: ana's delivery counted; her three clicks of a burst recorded
+    // by a batch that dies before its commit.
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient('ana');
+    const subject = { kind: 'campaign' as const, campaignId };
+    const clicks = [
+      [30, 'https://acme.example/a'],
+      [30.5, 'https://acme.example/b'],
+      [31, 'https://acme.example/c'],
+    ] as const;
+    await stats.recordEvent(orgId, eventOf(ana, 'Delivery'));
+    const dead = stats.tally(orgId, subject, clock.now());
+    for (const [s, link] of clicks) {
+      await dead.record(eventOf(ana, 'Click', s), link);
+    }
+    const recordedOnly = (await read()).counters;
+
+    // Act: the three come again, after the time a batch may run; again.
+    clock.advance(LIVE_BATCH_MS + 1_000);
+    const retry = stats.tally(orgId, subject, clock.now());
+    for (const [s, link] of clicks) {
+      await retry.record(eventOf(ana, 'Click', s), link);
+    }
+    await retry.commit();
+    const third = stats.tally(orgId, subject, clock.now());
+    const again = [];
+    for (const [s, link] of clicks) {
+      again.push(await third.record(eventOf(ana, 'Click', s), link));
+    }
+    await third.commit();
+
+    // Assert: counted once, as the burst it is.
+    expect(recordedOnly.clicksTotal).toBe(0);
+    expect(again).toEqual([false, false, false]);
+    expect((await read()).counters).toMatchObject({
+      clicksTotal: 3,
+      clicksUnique: 1,
+      clicksHuman: 0,
+      clicksHumanUnique: 0,
+      clicksScanner: 3,
+      clicksScannerUnique: 1,
+      otherClicks: 0,
+    });
+  });
+
+  it('the clicks of one burst recorded by two batches at once count as the recipient’s history ends: every click a scanner’s', async () => {
+    // Arrange
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient('ana');
+    const subject = { kind: 'campaign' as const, campaignId };
+    await stats.recordEvent(orgId, eventOf(ana, 'Delivery'));
+    const first = stats.tally(orgId, subject, clock.now());
+    const second = stats.tally(orgId, subject, clock.now());
+
+    // Act: four links within a second, spread over two batches in parallel.
+    await Promise.all([
+      first.record(eventOf(ana, 'Click', 40), 'https://acme.example/a'),
+      second.record(eventOf(ana, 'Click', 40.2), 'https://acme.example/b'),
+      first.record(eventOf(ana, 'Click', 40.4), 'https://acme.example/c'),
+      second.record(eventOf(ana, 'Click', 40.6), 'https://acme.example/d'),
+    ]);
+    await Promise.all([first.commit(), second.commit()]);
+
+    // Assert
+    expect((await read()).counters).toMatchObject({
+      clicksTotal: 4,
+      clicksHuman: 0,
+      clicksHumanUnique: 0,
+      clicksScanner: 4,
+      clicksScannerUnique: 1,
+      otherClicks: 0,
+    });
+  });
+
   it('a copy of a message of a batch still running waits for it', async () => {
     // Arrange: two batches hold copies of the same event (a message seen
     // twice at once).
