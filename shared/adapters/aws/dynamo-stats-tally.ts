@@ -156,6 +156,10 @@ export interface TallySubject {
   ): TransactItem;
 }
 
+/** `chars` characters of a text's SHA-256 (base64url). */
+const hash = (text: string, chars: number): string =>
+  createHash('sha256').update(text).digest('base64url').slice(0, chars);
+
 /**
  * A batch's id: when it started (epoch ms, base 36) and 12 random hex
  * digits, so a redelivery can tell a batch that may still be running.
@@ -569,6 +573,3 @@ export class DynamoStatsTally implements MailEventTally {
     );
   }
 }
-
-const hash = (text: string, chars: number): string =>
-  createHash('sha256').update(text).digest('base64url').slice(0, chars);
