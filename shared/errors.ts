@@ -373,6 +373,15 @@ export const ERROR_CODES = {
     'The campaign already went out; no second send starts',
   ),
   'campaign.failed': entry(409, 'The campaign failed: not in a sendable state'),
+  'campaign.notSending': entry(
+    409,
+    'Only a sending campaign can be paused or cancelled; this one is a draft, scheduled, sent or failed',
+  ),
+  'campaign.notPaused': entry(409, 'Only a paused campaign can be resumed'),
+  'campaign.notScheduled': entry(
+    409,
+    'Only a scheduled campaign can be unscheduled; this one is a draft, sending, sent or failed',
+  ),
   // Sequences and series
   'sequence.notFound': entry(
     404,

@@ -34,6 +34,12 @@ import {
   updateCampaign,
 } from '../../shared/campaigns/campaigns.ts';
 import {
+  cancelCampaign,
+  pauseCampaign,
+  resumeCampaign,
+  unscheduleCampaign,
+} from '../../shared/campaigns/control.ts';
+import {
   DISPATCH_QUEUE,
   requestSend,
   SendAccepted,
@@ -238,6 +244,76 @@ export const campaignRoutes = [
     ],
     handle: async (deps, { caller, params, body }) =>
       accepted(await requestSend(deps, caller.orgId, params.campaignId, body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/unschedule',
+    role: 'admin',
+    summary: 'Take a scheduled campaign back to draft',
+    description: md(
+      'Takes a scheduled campaign back to draft: `scheduledAt` becomes null and its schedule is deleted; a fire that comes late does nothing. The campaign can then be edited, sent or scheduled again. The answer is the campaign, as GET /campaigns/{campaignId} reads it.',
+      'Only a scheduled campaign: a draft, sent or failed one answers 409 `campaign.notScheduled`; one whose schedule fired meanwhile (now sending) 409 `campaign.sending`.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign, a draft again') },
+    errors: [
+      'campaign.notFound',
+      'campaign.notScheduled',
+      'campaign.sending',
+      'campaign.changed',
+    ],
+    handle: async (deps, { caller, params }) =>
+      ok(await unscheduleCampaign(deps, caller.orgId, params.campaignId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/pause',
+    role: 'admin',
+    summary: 'Pause a sending campaign (its status stays sending)',
+    description: md(
+      'Pauses a campaign that is sending: once this answers, no email of it starts going out more than about a second later, whatever batch is in flight. The campaign stays `sending`, with `paused: {at, reason}`; `progress` says what went out. Pausing a paused campaign changes nothing. Resume it with POST /campaigns/{campaignId}/resume, or cancel it.',
+      'Only a sending campaign: a draft, scheduled, sent or failed one answers 409 `campaign.notSending`.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign, paused') },
+    errors: ['campaign.notFound', 'campaign.notSending', 'campaign.changed'],
+    handle: async (deps, { caller, params }) =>
+      ok(await pauseCampaign(deps, caller.orgId, params.campaignId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/resume',
+    role: 'admin',
+    summary: 'Resume a paused campaign where it stopped',
+    description: md(
+      'Lifts the pause: the send goes on where it stopped — nobody who got the campaign gets it again, nobody is skipped — after any number of pauses. Who left the audience meanwhile (unsubscribed, suppressed, untagged) is skipped at their turn, as in any send.',
+      'Only a paused campaign: one that is not paused answers 409 `campaign.notPaused`; one that is not sending 409 `campaign.notSending`.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign, sending again') },
+    errors: [
+      'campaign.notFound',
+      'campaign.notSending',
+      'campaign.notPaused',
+      'campaign.changed',
+    ],
+    handle: async (deps, { caller, params }) =>
+      ok(await resumeCampaign(deps, caller.orgId, params.campaignId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/campaigns/{campaignId}/cancel',
+    role: 'admin',
+    summary: 'Cancel a sending or paused campaign: nothing more goes out',
+    description: md(
+      'Cancels a campaign that is sending (paused or not): nothing more of it goes out once this answers (about a second for a batch in flight). It becomes `failed` with `failure.reason` `cancelled`; `progress` says what went out, completed as the batches in flight stop. A cancelled campaign is the record of what was sent: it cannot be sent again (make a new campaign for the rest).',
+      'Only a sending campaign: a draft, scheduled (unschedule it instead), sent or failed one answers 409 `campaign.notSending`.',
+    ),
+    params: CampaignParams,
+    responses: { 200: json(CampaignView, 'The campaign, cancelled') },
+    errors: ['campaign.notFound', 'campaign.notSending', 'campaign.changed'],
+    handle: async (deps, { caller, params }) =>
+      ok(await cancelCampaign(deps, caller.orgId, params.campaignId)),
   }),
   route({
     method: 'GET',

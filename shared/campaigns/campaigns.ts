@@ -317,6 +317,7 @@ export const campaignView = async (
     progress: progressView(progress),
     sendingEnabled: app.sendingEnabled,
     failure: campaign.failure,
+    paused: campaign.paused ?? null,
     lastHold: campaign.lastHold,
   };
 };

@@ -41,6 +41,7 @@ import type { CoreDeps, OutgoingMessage } from '../ports.ts';
 import { sendingStateOf } from '../sending/readiness.ts';
 import { Id } from '../validation.ts';
 import { segmentFilterOf } from './campaigns.ts';
+import { copyProgress, type Halt, watchCampaign } from './control.ts';
 import type { Campaign, FailureReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps, RecipientOutcome } from './ports.ts';
 import type { GuardDeps } from './send.ts';
@@ -242,6 +243,8 @@ export const deliverBatch = async (
   ) {
     return;
   }
+  // Paused: the batch stays in flight; the resume queues it again.
+  if (found.campaign.paused) return;
   const { campaign, content } = found;
   const owner = deps.ids.id();
   const started = Date.now();
@@ -292,6 +295,16 @@ export const deliverBatch = async (
   const recorded: RecipientOutcome[] = [];
   let unresolved = 0;
   let stoppedBy: { reason: FailureReason; text: string } | undefined;
+  // A pause or a cancellation, seen within a second: no provider call
+  // starts after it (checked right before each), and no claim is made.
+  const watch = watchCampaign(deps, orgId, campaignId, sendId);
+  let halt: Halt | undefined;
+  const halted = async () => {
+    halt ??= await watch();
+    return halt !== undefined;
+  };
+  /** Claimed, then withdrawn before the call: given back at the end. */
+  const withdrawn: string[] = [];
 
   // 3. Claim, compose, pace and send, a few recipients at a time.
   // What is the same for every recipient is composed once per batch (the
@@ -375,8 +388,12 @@ export const deliverBatch = async (
         }),
       },
       started + SENDER_BUDGET_MS,
+      async () => !(await halted()),
     );
     switch (result.kind) {
+      case 'withdrawn':
+        withdrawn.push(contact.id);
+        break;
       case 'sent':
         outcome.sent++;
         recorded.push({ contactId: contact.id, messageId: result.messageId });
@@ -404,6 +421,7 @@ export const deliverBatch = async (
   let failure: { error: unknown } | undefined;
   const worker = async () => {
     while (!stoppedBy && !failure && nextIndex < recipients.length) {
+      if (await halted()) return;
       if (Date.now() - started > SENDER_BUDGET_MS) {
         unresolved += recipients.length - nextIndex;
         nextIndex = recipients.length;
@@ -432,6 +450,26 @@ export const deliverBatch = async (
     // What SES took is recorded; the retried message claims the rest.
     await deps.sends.recordOutcomes(orgId, campaignId, recorded);
     throw failure.error;
+  }
+  if (halt) {
+    // What SES took is recorded and the rest given back. Paused, the
+    // batch stays in flight for the resume; stopped (cancelled), what it
+    // sent is counted and shown on the campaign.
+    await deps.sends.recordOutcomes(orgId, campaignId, recorded);
+    if (halt === 'stopped') {
+      // Counted while the batch is still ours (its lease names us).
+      await deps.sends.completeBatch(orgId, campaignId, batch, owner, outcome);
+    }
+    await deps.sends.release(orgId, campaignId, batch, owner, withdrawn);
+    if (halt === 'stopped') await copyProgress(deps, orgId, campaign);
+    logger.info('Batch halted', {
+      orgId,
+      campaignId,
+      batch,
+      halt,
+      sent: outcome.sent,
+    });
+    return;
   }
 
   if (unresolved > 0 && !stoppedBy) {

@@ -190,6 +190,17 @@ export const DispatchMessage = v.variant('kind', [
     campaignId: Id,
     sendId: Id,
   }),
+  /**
+   * A paused send was resumed: queue its batches in flight again (their
+   * messages were dropped while it was paused), then go on.
+   */
+  v.object({
+    kind: v.literal('resume'),
+    orgId: Id,
+    campaignId: Id,
+    sendId: Id,
+    requestedAt: Instant,
+  }),
 ]);
 export type DispatchMessage = v.InferOutput<typeof DispatchMessage>;
 
@@ -305,6 +316,30 @@ const started = async (
     if (!waiting) return undefined;
     if (attempt >= 4) {
       throw notYet(`Campaign ${campaignId} does not name send ${sendId} yet`);
+    }
+    await sleep(250 * (attempt + 1));
+  }
+};
+
+/**
+ * The campaign of a resume, once its pause is lifted: the API tells the
+ * dispatcher first and lifts the pause right after, so the message may
+ * come a moment early (short waits, then a retry, for a minute at most).
+ */
+const resumed = async (
+  deps: DispatchDeps,
+  message: Extract<DispatchMessage, { kind: 'resume' }>,
+): Promise<Campaign | undefined> => {
+  const { orgId, campaignId } = message;
+  for (let attempt = 0; ; attempt++) {
+    const campaign = await deps.campaigns.get(orgId, campaignId);
+    if (!campaign?.paused) return campaign;
+    const waiting =
+      deps.clock.now().getTime() <
+      Date.parse(message.requestedAt) + START_GRACE_MS;
+    if (!waiting) return undefined;
+    if (attempt >= 4) {
+      throw notYet(`Campaign ${campaignId} is still paused`);
     }
     await sleep(250 * (attempt + 1));
   }
@@ -521,7 +556,10 @@ const advance = async (
   deps: DispatchDeps,
   orgId: string,
   campaign: Campaign,
+  options: { requeueInFlight?: boolean } = {},
 ): Promise<void> => {
+  // A resume queues every batch in flight again, once.
+  let requeueAll = options.requeueInFlight === true;
   const plan = ratePlan(await accountRate(deps));
   const rate = plan.senderRate;
   const size = batchSizeFor(rate);
@@ -534,11 +572,14 @@ const advance = async (
     if (await finishIfDone(deps, orgId, campaign, state)) return;
     const now = deps.clock.now();
 
-    // Batches recorded but maybe never queued (a crash in between).
+    // Batches recorded but maybe never queued (a crash in between), or
+    // all of them after a pause (their messages were dropped).
     const lost = Object.entries(state.inFlight).filter(
       ([, b]) =>
-        !b.queued && now.getTime() - Date.parse(b.at) >= REQUEUE_AFTER_MS,
+        requeueAll ||
+        (!b.queued && now.getTime() - Date.parse(b.at) >= REQUEUE_AFTER_MS),
     );
+    requeueAll = false;
     if (lost.length > 0) {
       for (const [n, range] of lost) {
         await queueBatch(
@@ -666,10 +707,16 @@ export const dispatchCampaign = async (
       ? await fire(deps, message)
       : message.kind === 'start'
         ? await started(deps, message)
-        : await deps.campaigns.get(message.orgId, message.campaignId);
+        : message.kind === 'resume'
+          ? await resumed(deps, message)
+          : await deps.campaigns.get(message.orgId, message.campaignId);
   if (campaign?.status !== 'sending' || campaign.sendId !== message.sendId) {
     return;
   }
   await openSend(deps, message.orgId, campaign);
-  await advance(deps, message.orgId, campaign);
+  // Paused: nothing handed out, nothing queued again, until resumed.
+  if (campaign.paused) return;
+  await advance(deps, message.orgId, campaign, {
+    requeueInFlight: message.kind === 'resume',
+  });
 };

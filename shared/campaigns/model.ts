@@ -27,6 +27,8 @@ export const FAILURE_REASONS = [
   'sending_disabled',
   'blocked',
   'content_invalid',
+  // An extension: cancelled through the API (POST /campaigns/{id}/cancel).
+  'cancelled',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -42,6 +44,19 @@ export const HOLD_REASONS = [
   'blocked',
 ] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
+
+/**
+ * Why a sending campaign is paused (an extension beside the spec's
+ * statuses: a paused campaign is still `sending`): paused through the API.
+ */
+export const PAUSE_REASONS = ['requested'] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
+
+/** A pause of a sending campaign: since when, and why. */
+export interface CampaignPause {
+  at: string;
+  reason: PauseReason;
+}
 
 /** How far a send went; all 0 while nothing has started. */
 export interface Progress {
@@ -87,6 +102,7 @@ export const NEW_DRAFT = {
   completedAt: null,
   failure: null,
   lastHold: null,
+  paused: null,
   progress: NO_PROGRESS,
   version: 1,
 } as const satisfies Partial<Campaign>;
@@ -129,6 +145,11 @@ export interface Campaign {
   failure: { reason: FailureReason; message: string; at: string } | null;
   /** The last accepted send that did not start, and why. */
   lastHold: { reason: HoldReason; at: string; blockers?: string[] } | null;
+  /**
+   * While a sending campaign is paused: since when and why (its senders
+   * stop within seconds; resume goes on where it stopped); null otherwise.
+   */
+  paused: CampaignPause | null;
   progress: Progress;
   createdAt: string;
   updatedAt: string;

@@ -161,6 +161,20 @@ export interface SendRepository {
     campaignId: string,
     outcomes: RecipientOutcome[],
   ): Promise<void>;
+  /**
+   * Gives back what `owner` holds of a batch it stops (a pause): the
+   * claims of `contactIds`, which it made and never sent (nothing shows
+   * the provider took them), and the batch's lease, so that the batch's
+   * next attempt takes them at once instead of after their leases.
+   * Whatever another owner took meanwhile is left alone.
+   */
+  release(
+    orgId: string,
+    campaignId: string,
+    batch: number,
+    owner: string,
+    contactIds: readonly string[],
+  ): Promise<void>;
 }
 
 /** The audience of a send, walked in the list's order. */

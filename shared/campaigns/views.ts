@@ -11,6 +11,7 @@ import {
   type Campaign,
   FAILURE_REASONS,
   HOLD_REASONS,
+  PAUSE_REASONS,
   type Progress,
 } from './model.ts';
 
@@ -154,6 +155,20 @@ export const CampaignView = v.pipe(
         }),
       ),
       v.description('Why it failed; null unless failed'),
+    ),
+    paused: v.pipe(
+      v.nullable(
+        v.object({
+          at: Timestamp,
+          reason: v.pipe(
+            v.picklist(PAUSE_REASONS),
+            v.description('`requested`: paused through the API'),
+          ),
+        }),
+      ),
+      v.description(
+        'An extension: while a sending campaign is paused (POST /campaigns/{campaignId}/pause), since when and why; its status stays `sending`. null otherwise',
+      ),
     ),
     lastHold: v.pipe(
       v.nullable(

@@ -40,12 +40,13 @@ const event = (
   data,
 });
 
-/** A campaign as its events show it: its summary, progress and failure. */
+/** A campaign as its events show it: its summary, progress, failure and pause. */
 const campaignData = (campaign: Campaign) => ({
   campaign: {
     ...summaryOf(campaign),
     progress: progressView(campaign.progress),
     failure: campaign.failure,
+    paused: campaign.paused ?? null,
   },
 });
 

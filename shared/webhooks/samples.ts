@@ -92,6 +92,7 @@ const campaign = (at: string, status: string) => {
               at,
             }
           : null,
+      paused: null,
     },
   };
 };

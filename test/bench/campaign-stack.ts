@@ -106,6 +106,18 @@ export class Crash extends Error {
   override name = 'Crash';
 }
 
+/** A mulberry32 generator: numbers in [0, 1), the same for the same seed. */
+export const seededRandom = (seed: number): (() => number) => {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
 /**
  * Crashes of the consumer fleet. Each call an invocation makes to DynamoDB,
  * SQS or the mailer may be the point where every invocation in flight dies
@@ -121,23 +133,15 @@ export class Faults {
   perCall: Record<string, number> = {};
   readonly injected: { at: string; when: 'before' | 'after' }[] = [];
   private readonly inFlight = new Set<Invocation>();
-  private seed: number;
+  /** The same seed, the same crashes. */
+  private readonly random: () => number;
 
   constructor(
     seed: number,
     private readonly clock: BenchClock,
     private readonly leaseJumpMs: number,
   ) {
-    this.seed = seed;
-  }
-
-  /** A mulberry32 generator: the same seed, the same crashes. */
-  private random(): number {
-    this.seed = (this.seed + 0x6d2b79f5) | 0;
-    let t = this.seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.random = seededRandom(seed);
   }
 
   begin(invocation: Invocation): void {

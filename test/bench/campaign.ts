@@ -11,8 +11,11 @@
  *    a share of the SES price, the time from `scheduledAt` to the first
  *    send, and the small campaign's time to its last mail.
  * 2. The fault run: 1,000 recipients, `BENCH_FAULT_RUNS` times (20), the
- *    consumers killed at random calls; it prints duplicates and missing
- *    recipients, and which duplicates fall in the documented window.
+ *    consumers killed at random calls, and the campaign paused and resumed
+ *    `BENCH_PAUSES` times (2) at random points of each run (after a random
+ *    share of it went out, for 1 to 3 s); it prints duplicates and missing
+ *    recipients, which duplicates fall in the documented window, and the
+ *    latest send after a pause's answer (the promise: under 5 s).
  *
  * Figures, not assertions: see the README's benchmark table.
  * `BENCH_PART=rate|faults` runs one part only.
@@ -28,6 +31,10 @@ import {
   SendCampaignBody,
 } from '../../shared/campaigns/campaign.schema.ts';
 import { createCampaign } from '../../shared/campaigns/campaigns.ts';
+import {
+  pauseCampaign,
+  resumeCampaign,
+} from '../../shared/campaigns/control.ts';
 import { requestSend } from '../../shared/campaigns/send.ts';
 import {
   createOrganization,
@@ -39,6 +46,7 @@ import {
   BENCH,
   type BenchStack,
   drained,
+  seededRandom,
   startBenchStack,
 } from './campaign-stack.ts';
 import { percentile } from './dynamo-meter.ts';
@@ -52,6 +60,9 @@ const FAULT_RUNS = Number(process.env.BENCH_FAULT_RUNS ?? 20);
 const FAULT_RECIPIENTS = Number(process.env.BENCH_FAULT_RECIPIENTS ?? 1_000);
 const CRASHES_PER_RUN = Number(process.env.BENCH_CRASHES_PER_RUN ?? 3);
 const SEED = Number(process.env.BENCH_SEED ?? 20261123);
+const PAUSES = Number(process.env.BENCH_PAUSES ?? 2);
+/** Issue 33's promise: no send starts later than this after a pause's answer. */
+const PAUSE_BOUND_MS = 5_000;
 const PART = process.env.BENCH_PART ?? 'all';
 
 const CONTENT = `<h1>Hello {{firstName}}</h1>
@@ -377,6 +388,63 @@ const report = (
   console.log(lines.join('\n'));
 };
 
+/** What the pauses of one run came to. */
+interface PauseOutcome {
+  pauses: number;
+  /** Sends that started after a pause's answer, before its resume. */
+  afterPause: number;
+  /** The latest of those, in ms after the answer. */
+  latestMs: number;
+}
+
+/**
+ * Pauses a running campaign `count` times, each once a random share of
+ * its recipients went out (the i-th within the i-th of `count + 1` equal
+ * parts), for 1 to 3 s, then resumes it; crashes go on meanwhile. A pause
+ * that finds the campaign finished is skipped.
+ */
+const pauseAndResume = async (
+  stack: BenchStack,
+  org: { orgId: string; campaignId: string },
+  count: number,
+  random: () => number,
+): Promise<PauseOutcome> => {
+  const outcome: PauseOutcome = { pauses: 0, afterPause: 0, latestMs: 0 };
+  const sent = () =>
+    stack.accepted.filter((a) => a.campaignId === org.campaignId);
+  for (let i = 0; i < count; i++) {
+    const target = Math.floor(
+      (FAULT_RECIPIENTS * (i + random())) / (count + 1),
+    );
+    while (sent().length < target) {
+      const campaign = await stack.observe(() =>
+        stack.deps.campaigns.get(org.orgId, org.campaignId),
+      );
+      if (campaign?.status !== 'sending') return outcome;
+      await sleep(20);
+    }
+    try {
+      await stack.observe(() =>
+        pauseCampaign(stack.deps, org.orgId, org.campaignId),
+      );
+    } catch {
+      return outcome; // finished meanwhile
+    }
+    const answeredAt = performance.now();
+    outcome.pauses++;
+    await sleep(1_000 + random() * 2_000);
+    const late = sent().filter((a) => a.at > answeredAt);
+    outcome.afterPause += late.length;
+    for (const a of late) {
+      outcome.latestMs = Math.max(outcome.latestMs, a.at - answeredAt);
+    }
+    await stack.observe(() =>
+      resumeCampaign(stack.deps, org.orgId, org.campaignId),
+    );
+  }
+  return outcome;
+};
+
 const faultRun = async () => {
   const stack = await startBenchStack({
     rate: FAULT_RATE,
@@ -400,6 +468,10 @@ const faultRun = async () => {
     missing: 0,
     progressOff: 0,
     notSent: 0,
+    pauses: 0,
+    afterPause: 0,
+    latePauses: 0,
+    latestMs: 0,
   };
   try {
     const { deps } = stack;
@@ -433,7 +505,12 @@ const faultRun = async () => {
         org.campaignId,
         v.parse(SendCampaignBody, {}),
       );
-      const campaign = await settled(stack, org.orgId, org.campaignId, 600_000);
+      const [campaign, paused] = await Promise.all([
+        settled(stack, org.orgId, org.campaignId, 600_000),
+        run === 0
+          ? { pauses: 0, afterPause: 0, latestMs: 0 }
+          : pauseAndResume(stack, org, PAUSES, seededRandom(SEED + run)),
+      ]);
       await drained(stack, 2_000);
       if (run === 0) {
         // The crashes spread evenly over the consumers, wherever their calls.
@@ -474,12 +551,16 @@ const faultRun = async () => {
       totals.missing += missing;
       totals.progressOff += progressOff ? 1 : 0;
       totals.notSent += campaign.status === 'sent' ? 0 : 1;
+      totals.pauses += paused.pauses;
+      totals.afterPause += paused.afterPause;
+      totals.latePauses += paused.latestMs >= PAUSE_BOUND_MS ? 1 : 0;
+      totals.latestMs = Math.max(totals.latestMs, paused.latestMs);
       console.log(
-        `  run ${String(run).padStart(2)}: ${campaign.status}, ${faults.injected.length} crashes (${faults.injected.map((c) => `${c.at.replace('Command', '')} ${c.when}`).join(', ') || 'none'}), ${fmt((performance.now() - started) / 1000, 1)} s; received ${received}, duplicates ${duplicates} (${inWindow} in the window), missing ${missing}, progress ${JSON.stringify(campaign.progress)}`,
+        `  run ${String(run).padStart(2)}: ${campaign.status}, ${faults.injected.length} crashes (${faults.injected.map((c) => `${c.at.replace('Command', '')} ${c.when}`).join(', ') || 'none'}), ${paused.pauses} pauses (${paused.afterPause} sends after a pause's answer, the latest +${fmt(paused.latestMs / 1000, 2)} s), ${fmt((performance.now() - started) / 1000, 1)} s; received ${received}, duplicates ${duplicates} (${inWindow} in the window), missing ${missing}, progress ${JSON.stringify(campaign.progress)}`,
       );
     }
     console.log(
-      `  total: ${totals.crashes} crashes; duplicates ${totals.duplicates} (${totals.inWindow} in the documented window, ${totals.duplicates - totals.inWindow} outside it; goal 0), missing ${totals.missing} (goal 0), runs with inexact progress ${totals.progressOff}, runs not ending sent ${totals.notSent}`,
+      `  total: ${totals.crashes} crashes, ${totals.pauses} pauses; duplicates ${totals.duplicates} (${totals.inWindow} in the documented window, ${totals.duplicates - totals.inWindow} outside it; goal 0), missing ${totals.missing} (goal 0), runs with inexact progress ${totals.progressOff}, runs not ending sent ${totals.notSent}; sends after a pause's answer ${totals.afterPause}, the latest +${fmt(totals.latestMs / 1000, 2)} s (pauses past ${PAUSE_BOUND_MS / 1000} s: ${totals.latePauses}, goal 0)`,
     );
   } finally {
     await stack.stop();

@@ -5,129 +5,17 @@
  * Test names quote the spec's rules and the rows of its state table.
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type LocalAsync, prepareLocalAsync } from '../../infra/local/async.ts';
+import { describe, expect, it } from 'vitest';
 import { readSentLog } from '../../shared/adapters/local/simulated-ses-events.ts';
 import { LINK_PURPOSES } from '../../shared/links/public-links.ts';
 import {
-  type ApiClient,
-  createApiClient,
-  createOrganizationWithKeys,
-} from '../support/api-client.ts';
+  CONTENT,
+  campaignStack,
+  createCampaign,
+  eventually,
+  organization,
+} from '../support/campaigns.ts';
 import { mailTo, tokenOf } from '../support/mailbox.ts';
-
-const started: LocalAsync[] = [];
-// Each test's pollers stop with it: stacks left polling would slow the
-// later tests of the file down (15 long polls each).
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((half) => half.stop()));
-});
-
-const CONTENT =
-  '<p>Hello {{firstName}}</p><a href="https://example.com/read">Read</a><a href="{{unsubscribeUrl}}">Unsubscribe</a>';
-
-/** Waits until `check` holds, polling; returns the last value read. */
-const eventually = async <T>(
-  read: () => Promise<T>,
-  check: (value: T) => boolean,
-  ms = 20_000,
-): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (check(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
-
-/** A client over a fresh table with the asynchronous half running. */
-const campaignStack = async () => {
-  const scratch = inject('scratchDir');
-  const id = randomUUID().slice(0, 8);
-  let offset = 0;
-  const clock = { now: () => new Date(Date.now() + offset) };
-  const sentLogFile = join(scratch, `sent-${id}.jsonl`);
-  const asyncHalf = await prepareLocalAsync({
-    sqsEndpoint: inject('sqsEndpoint'),
-    sentLogFile,
-    schedulesFile: join(scratch, `schedules-${id}.json`),
-    clock,
-    queuePrefix: `c${id}-`,
-  });
-  const client = await createApiClient({
-    clock: Object.assign(clock, { advance: () => {}, set: () => {} }) as never,
-    asyncHalf: { ...asyncHalf, sentLogFile },
-  });
-  asyncHalf.start(client.deps);
-  started.push(asyncHalf);
-  return {
-    client,
-    sentLogFile,
-    advanceMinutes: (minutes: number) => {
-      offset += minutes * 60_000;
-    },
-  };
-};
-
-/** An allowed organization with a list of subscribed contacts and a template. */
-const organization = async (
-  client: ApiClient,
-  options: { contacts?: string[]; content?: string } = {},
-) => {
-  const org = await createOrganizationWithKeys(client, 'Campaign Co');
-  const key = org.ownerKey;
-  const list = await client.post('/lists', { key, body: { name: 'Readers' } });
-  const listId = list.json.data.id as string;
-  const run = randomUUID().slice(0, 8);
-  const emails = options.contacts ?? [
-    `ann-${run}@example.test`,
-    `bob-${run}@example.test`,
-    `cy-${run}@example.test`,
-  ];
-  const contactIds: string[] = [];
-  for (const email of emails) {
-    const added = await client.post(`/lists/${listId}/contacts`, {
-      key,
-      body: { email, firstName: email.split('@')[0], doubleOptIn: false },
-    });
-    contactIds.push(added.json.data.id);
-  }
-  const template = await client.post('/templates', {
-    key,
-    body: {
-      name: 'Newsletter',
-      defaultSubject: 'News for {{firstName}}',
-      content: options.content ?? CONTENT,
-    },
-  });
-  return {
-    ...org,
-    key,
-    listId,
-    contactIds,
-    emails,
-    templateId: template.json.data.id as string,
-  };
-};
-
-const createCampaign = async (
-  client: ApiClient,
-  org: Awaited<ReturnType<typeof organization>>,
-  body: Record<string, unknown> = {},
-) => {
-  const answer = await client.post('/campaigns', {
-    key: org.key,
-    body: {
-      name: 'November',
-      templateId: org.templateId,
-      listId: org.listId,
-      ...body,
-    },
-  });
-  if (answer.status !== 201) throw new Error(answer.body);
-  return answer.json.data.id as string;
-};
 
 describe('campaigns: drafts', () => {
   it('POST /campaigns creates a draft with its own copy of the content; later template edits do not change it', async () => {

@@ -60,6 +60,11 @@ const cases = {
  */
 const REFUSED_BY_SEED: Record<string, string> = {
   'POST /campaigns/{campaignId}/send': 'sending.blocked',
+  // The seeded campaign is a draft.
+  'POST /campaigns/{campaignId}/unschedule': 'campaign.notScheduled',
+  'POST /campaigns/{campaignId}/pause': 'campaign.notSending',
+  'POST /campaigns/{campaignId}/resume': 'campaign.notSending',
+  'POST /campaigns/{campaignId}/cancel': 'campaign.notSending',
 };
 
 const FILTER_IDS: Record<string, string[]> = {

@@ -44,9 +44,13 @@ export const startStack = async (
   const dataDir =
     options.dataDir ?? (await mkdtemp(join(tmpdir(), 'local-stack-')));
   const port = await getPort({ host: '127.0.0.1' });
+  // The webhook inbox listens on PORT+1 unless told: a port of its own,
+  // checked free, so that a neighbour on PORT+1 cannot stop the start.
+  const inboxPort = await getPort({ host: '127.0.0.1', exclude: [port] });
   const env = {
     ...process.env,
     PORT: String(port),
+    WEBHOOK_INBOX_PORT: String(inboxPort),
     LOCAL_DATA_DIR: dataDir,
     ...options.env,
   };

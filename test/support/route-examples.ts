@@ -241,6 +241,18 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
     params: { campaignId: s.campaignId },
     body: {},
   }),
+  'POST /campaigns/{campaignId}/unschedule': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
+  'POST /campaigns/{campaignId}/pause': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
+  'POST /campaigns/{campaignId}/resume': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
+  'POST /campaigns/{campaignId}/cancel': (s) => ({
+    params: { campaignId: s.campaignId },
+  }),
   'GET /campaigns/{campaignId}/stats': (s) => ({
     params: { campaignId: s.campaignId },
   }),

@@ -13,6 +13,7 @@ import {
   type CampaignStatus,
   FAILURE_REASONS,
   HOLD_REASONS,
+  PAUSE_REASONS,
 } from '../../campaigns/model.ts';
 import type { CampaignRepository } from '../../campaigns/ports.ts';
 import { whereOf } from '../../db/expressions.ts';
@@ -68,6 +69,9 @@ export const CampaignItem = itemSchema('Campaign', {
       at: v.string(),
       blockers: v.optional(v.array(v.string())),
     }),
+  ),
+  paused: nullable(
+    v.object({ at: v.string(), reason: v.picklist(PAUSE_REASONS) }),
   ),
   progress: v.object({
     total: v.number(),

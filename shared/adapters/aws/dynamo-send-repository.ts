@@ -357,4 +357,40 @@ export class DynamoSendRepository implements SendRepository {
       );
     }
   }
+
+  async release(
+    orgId: string,
+    campaignId: string,
+    batch: number,
+    owner: string,
+    contactIds: readonly string[],
+  ): Promise<void> {
+    const quietly = (write: Promise<unknown>) =>
+      write.catch((error) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+    for (const contactId of contactIds) {
+      await quietly(
+        this.claims.update(
+          await this.recipients.of(orgId, campaignId, contactId),
+          { remove: ['owner', 'leaseUntil'] },
+          {
+            if: (w) =>
+              w.and(
+                w.eq('owner', owner),
+                w.missing('messageId'),
+                w.missing('refused'),
+              ),
+          },
+        ),
+      );
+    }
+    await quietly(
+      this.batches.update(
+        keys.campaignBatch(orgId, campaignId, batch),
+        { remove: ['owner', 'leaseUntil'] },
+        { if: (w) => w.and(w.eq('owner', owner), w.missing('done')) },
+      ),
+    );
+  }
 }
