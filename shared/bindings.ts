@@ -59,6 +59,7 @@ export const STORE_NAMES = [
   'sendWindows',
   'reputation',
   'campaignStats',
+  'mailStats',
   'delivery',
   'sequences',
   'enrolments',
@@ -160,6 +161,13 @@ export interface WebhookCallsBinding {
 export interface GatewayKeysBinding {
   kind: 'gatewayKeys';
 }
+/**
+ * Looks domains' MX records up (public DNS: no grant), to name the mailbox
+ * provider of an address whose domain is not a known consumer one.
+ */
+export interface MailboxLookupBinding {
+  kind: 'mailboxLookup';
+}
 /** Sends messages to a consumer group's queue. */
 export interface QueueBinding<Q extends string = string> {
   kind: 'queue';
@@ -181,6 +189,7 @@ export type Binding =
   | WebhookEventsBinding
   | WebhookCallsBinding
   | GatewayKeysBinding
+  | MailboxLookupBinding
   | QueueBinding;
 
 /** A group's declared list of bindings. */
@@ -214,6 +223,7 @@ export const signupForms: SignupFormsBinding = { kind: 'signupForms' };
 export const webhookEvents: WebhookEventsBinding = { kind: 'webhookEvents' };
 export const webhookCalls: WebhookCallsBinding = { kind: 'webhookCalls' };
 export const gatewayKeys: GatewayKeysBinding = { kind: 'gatewayKeys' };
+export const mailboxLookup: MailboxLookupBinding = { kind: 'mailboxLookup' };
 /** Binds the scheduler, allowed to target these consumer queues. */
 export const scheduler = (...queues: string[]): SchedulerBinding => ({
   kind: 'scheduler',
@@ -258,6 +268,7 @@ interface Provided<B extends Binding> {
   sendingQuota: { provider: AccountReader };
   signupForms: { signupForms: SignupFormSettings };
   gatewayKeys: Pick<Deps, 'gatewayKeys'>;
+  mailboxLookup: Pick<Deps, 'mx'>;
   scheduler: SchedulingDeps &
     Pick<Deps, 'scheduleMinLeadSeconds' | 'queueDelayMaxSeconds'>;
   webhookEvents: Pick<Deps, 'webhookEvents'>;

@@ -158,6 +158,7 @@ const VARIABLES = {
     TABLE_NAME: Text,
   },
   webhookCalls: {},
+  mailboxLookup: {},
   gatewayKeys: {
     /** The REST API whose stage's usage plan holds the keys… */
     REST_API_ID: Text,

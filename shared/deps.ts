@@ -28,6 +28,7 @@ import type {
   SignupLimits,
   SignupPageRepository,
 } from './signup/ports.ts';
+import type { MxResolver, StatisticsDeps } from './statistics/ports.ts';
 import type { TemplatesDeps } from './templates/ports.ts';
 import type { TopicsDeps } from './topics/ports.ts';
 import type {
@@ -52,6 +53,7 @@ export interface Deps
     AccessDeps,
     DeliveryDeps,
     CampaignStatsDeps,
+    StatisticsDeps,
     SchedulingDeps,
     WebhookStoresDeps,
     WebhookCallsDeps,
@@ -68,6 +70,8 @@ export interface Deps
   signupLimits: SignupLimits;
   /** How the public sign-up form defends itself (operator settings). */
   signupForms: SignupFormSettings;
+  /** MX lookups: the mailbox provider of an address's domain. */
+  mx: MxResolver;
   /** The edge's registry of API keys (the key routes register and disable). */
   gatewayKeys: GatewayKeyRegistry;
   /** The least lead time of a schedule (`SCHEDULE_MIN_LEAD_SECONDS`). */

@@ -287,7 +287,7 @@ export const campaignRoutes = [
     summary: 'Resume a paused campaign where it stopped',
     description: md(
       'Lifts the pause: the send goes on where it stopped — nobody who got the campaign gets it again, nobody is skipped — after any number of pauses. Who left the audience meanwhile (unsubscribed, suppressed, untagged) is skipped at their turn, as in any send.',
-      'Only a paused campaign: one that is not paused answers 409 `campaign.notPaused`; one that is not sending 409 `campaign.notSending`.',
+      'Only a paused campaign: one that is not paused answers 409 `campaign.notPaused`; one that is not sending 409 `campaign.notSending`. While the reputation guardrail pauses the organization (GET /reputation), a resume answers 409 `sending.blocked` naming `reputation_paused` and its figures, until the operator lifts it.',
     ),
     params: CampaignParams,
     responses: { 200: json(CampaignView, 'The campaign, sending again') },
@@ -296,6 +296,7 @@ export const campaignRoutes = [
       'campaign.notSending',
       'campaign.notPaused',
       'campaign.changed',
+      'sending.blocked',
     ],
     handle: async (deps, { caller, params }) =>
       ok(await resumeCampaign(deps, caller.orgId, params.campaignId)),
@@ -324,6 +325,7 @@ export const campaignRoutes = [
     description: md(
       "The campaign's statistics, from the events SES publishes about its messages: recipients and what the send did (sent, failed, skipped), then delivered, bounces (hard and soft), complaints, rejections, opens and clicks (total and unique: a recipient counts once, at its first), clicks per link, and unsubscribes through the campaign's own links. Rates are over delivered (bounces over sent), 0 to 1.",
       'Each event counts once: a duplicate or late event changes nothing. Opens are counted from the tracking pixel and clicks from the tracked links of the configuration set: mail clients that block images hide opens. Test sends count nothing. A draft answers zeros.',
+      "An extension adds fields and leaves the others as they were: `opens.human` and `opens.machine` (Apple Mail Privacy Protection's prefetch, security scanners, opens within 3 s of delivery), `clicks.human` and `clicks.scanner` (scanners' networks and agents, clicks within 10 s of delivery, bursts of links clicked at once), and `byProvider` (Gmail, Microsoft, Yahoo, Apple, other: by the recipient's domain or its MX). The open, click and click-to-open rates count a person's opens and clicks (`rates.basis` says so; `all` for a campaign counted before the split). The rules and their evidence: docs/features/engagement.md.",
     ),
     params: CampaignParams,
     responses: { 200: json(CampaignStatsView, 'The statistics') },

@@ -8,6 +8,7 @@
 import {
   addressKey,
   type DepsOf,
+  mailboxLookup,
   PIPELINE_ACTIONS,
   table,
   webhookEvents,
@@ -16,9 +17,11 @@ import { ReputationTally } from '../../shared/campaigns/guardrail.ts';
 import {
   KnownOrganizations,
   recordSesEvent,
+  subjectKey,
 } from '../../shared/delivery/events.ts';
 import { DETAIL_TYPES, SesEvent } from '../../shared/delivery/ses-event.ts';
 import { consumer } from '../../shared/queue/consumer.ts';
+import { MailboxProviders } from '../../shared/statistics/mailbox-providers.ts';
 import { emitInBatch } from '../../shared/webhooks/emit.ts';
 import {
   mailEventsOf,
@@ -56,6 +59,8 @@ export const eventsBindings = [
   addressKey,
   // Each event's webhook events (mail.*), published once per batch.
   webhookEvents,
+  // The mailbox provider of a recipient whose domain is not a consumer one.
+  mailboxLookup,
 ] as const;
 
 /** The deps of the `events` consumer. */
@@ -63,6 +68,9 @@ export type EventsDeps = DepsOf<typeof eventsBindings>;
 
 /** The organizations this container has seen exist. */
 const known = new KnownOrganizations();
+
+/** The mailbox providers of the domains this container looked up. */
+const providers = new MailboxProviders();
 
 /** The `events` consumer group. */
 export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
@@ -82,9 +90,10 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
     maxReceiveCount: 5,
   },
   message: SesEvent,
-  // A campaign's events are recorded one by one and counted together: one
-  // counter write per campaign and batch, once the batch is handled (see
-  // `dynamo-campaign-stats.ts`); if it fails, their messages come again.
+  // A campaign's (or a sequence step's) events are recorded one by one and
+  // counted together: one counter write per campaign (or step) and batch,
+  // once the batch is handled (see `dynamo-stats-tally.ts`); if it fails,
+  // their messages come again.
   // Its webhook events (mail.*) are published with the batch's, once
   // every event was recorded; if that fails, the batch comes again (the
   // events are the same, with the same ids). An erased person's are not.
@@ -95,10 +104,10 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
       event,
       known,
       batch &&
-        ((orgId, campaignId) =>
+        ((orgId, subject) =>
           batch.share(
-            `${orgId}#${campaignId}`,
-            () => deps.campaignStats.tally(orgId, campaignId, deps.clock.now()),
+            `${orgId}#${subjectKey(subject)}`,
+            () => deps.campaignStats.tally(orgId, subject, deps.clock.now()),
             (tally) => tally.commit(),
           )),
       // After the campaign's tally: each batch's counts of an organization
@@ -118,6 +127,7 @@ export const eventsConsumer = consumer<EventsDeps, typeof SesEvent>({
           .count(type, bounceType);
         return undefined;
       },
+      providers,
     );
     // Those wanted, but an erased person's (their addresses read once).
     await emitInBatch(deps, mailEventsOf(event), batch, (taken) =>

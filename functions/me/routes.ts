@@ -1,5 +1,6 @@
 /**
- * Routes of the `me` group: discovery of the caller's context.
+ * Routes of the `me` group: discovery of the caller's context, and the
+ * organization's own statistics.
  */
 
 import { CallerContext, describeCaller } from '../../shared/access/caller.ts';
@@ -17,10 +18,16 @@ import {
   ReputationView,
   reputationOf,
 } from '../../shared/reputation/reputation.ts';
+import {
+  OrganizationStatsQuery,
+  OrganizationStatsView,
+  readOrganizationStats,
+} from '../../shared/statistics/reports.ts';
 
 /** What the `me` group's function may use. */
 export const meBindings = [
   // Readiness reads the domains and the address book, and the tenant.
+  // GET /stats reads the organization's monthly counters.
   table({
     stores: [
       ...PIPELINE_STORES,
@@ -29,6 +36,7 @@ export const meBindings = [
       'domains',
       // GET /reputation reads the organization's hourly counters.
       'reputation',
+      'mailStats',
     ],
     actions: [...PIPELINE_ACTIONS, 'dynamodb:Query'],
   }),
@@ -41,7 +49,10 @@ export type MeDeps = DepsOf<typeof meBindings>;
 
 const route = routeFor<MeDeps>({ scope: 'none' });
 
-/** GET /me. */
+/** Paragraphs of Markdown, one a string. */
+const md = (...paragraphs: string[]) => paragraphs.join('\n\n');
+
+/** GET /me, GET /stats. */
 export const meRoutes = [
   route({
     method: 'GET',
@@ -76,5 +87,23 @@ export const meRoutes = [
     errors: ['organization.notFound'],
     handle: async (deps, { caller }) =>
       ok(await reputationOf(deps, caller.orgId)),
+  }),
+  route({
+    method: 'GET',
+    path: '/stats',
+    role: 'member',
+    // The statistics of the organization's campaigns and steps.
+    scope: 'campaigns',
+    summary:
+      "The organization's statistics by month range: delivery, bounces, complaints, opens and clicks, by mailbox provider",
+    description: md(
+      "An extension. The figures of a campaign's statistics over all the organization's campaigns and sequence steps, counted in the months of `from` to `to` (UTC, `YYYY-MM`, both included; left out: from the first, to the last): sent, delivered, bounces (hard and soft), complaints, rejections, unsubscribes, opens and clicks (`human` and `machine`/`scanner` apart), the rates (over the human opens and clicks: `rates.basis`) and `byProvider`. An event counts in the month it was counted in (seconds after it happened, as a rule).",
+      'Unique opens and clicks are recipients of each message: a person who opened two campaigns counts twice. Confirmations and test sends count nothing. Counted from the events recorded since organization statistics exist. `from` after `to` is a 400 naming `from`.',
+    ),
+    query: OrganizationStatsQuery,
+    responses: { 200: json(OrganizationStatsView, 'The statistics') },
+    errors: [],
+    handle: async (deps, { caller, query }) =>
+      ok(await readOrganizationStats(deps, caller.orgId, query)),
   }),
 ];

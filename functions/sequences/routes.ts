@@ -34,6 +34,7 @@ import {
   listSequences,
   listSeries,
   listVersions,
+  requireSequence,
 } from '../../shared/sequences/reads.ts';
 import {
   CreateNodeBody,
@@ -58,6 +59,10 @@ import {
   VersionDetail,
   VersionView,
 } from '../../shared/sequences/views.ts';
+import {
+  readSequenceStats,
+  SequenceStatsView,
+} from '../../shared/statistics/reports.ts';
 import { idParams } from '../../shared/validation.ts';
 
 /** What the `sequences` group's function may use. */
@@ -71,6 +76,8 @@ export const sequenceBindings = [
       'topics',
       'segments',
       'sequences',
+      // The statistics of a sequence's steps.
+      'mailStats',
     ],
     actions: [
       ...PIPELINE_ACTIONS,
@@ -296,6 +303,25 @@ export const sequenceRoutes = [
     ],
     handle: async (deps, { caller, params }) =>
       ok(await deleteSeries(deps, caller.orgId, params.seriesId)),
+  }),
+  route({
+    method: 'GET',
+    path: '/sequences/{sequenceId}/stats',
+    role: 'member',
+    summary:
+      'Statistics of each step: delivery, bounces, complaints, opens and clicks (a person’s and a machine’s apart), by mailbox provider',
+    description: md(
+      'An extension. For each step that sent mail (1 for a version’s first email, and so on, whatever the version), the figures of a campaign’s statistics from the events SES publishes about the step’s messages: sent, delivered, bounces (hard and soft), complaints, rejections, opens and clicks (total and unique: a message counts once, at its first; `human` and `machine`/`scanner` apart), clicks per link, the rates (over the human opens and clicks: `rates.basis`) and `byProvider`. How an open or a click is judged a machine’s: docs/features/engagement.md.',
+      'A series’ steps are campaigns: their statistics are at GET /campaigns/{campaignId}/stats, and a series answers no step here. Each event counts once; counted from the events recorded since step statistics exist.',
+      TENANCY,
+    ),
+    params: SequenceParams,
+    responses: { 200: json(SequenceStatsView, 'The statistics of its steps') },
+    errors: ['sequence.notFound'],
+    handle: async (deps, { caller, params }) => {
+      await requireSequence(deps, caller.orgId, params.sequenceId);
+      return ok(await readSequenceStats(deps, caller.orgId, params.sequenceId));
+    },
   }),
   route({
     method: 'POST',

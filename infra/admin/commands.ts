@@ -34,6 +34,7 @@ import {
   setLocalDnsRecord,
   setLocalOutage,
   setLocalQuota,
+  setLocalSimulation,
   setLocalTenantStatus,
 } from './local-commands.ts';
 import { injectLocalProviderEvent } from './local-provider-events.ts';
@@ -201,6 +202,19 @@ export const COMMANDS: Command[] = [
     run: (files) => setLocalOutage(files, false),
   },
   {
+    words: 'local provider simulate',
+    flags: [],
+    optionalFlags: ['bounces', 'complaints', 'machine-opens', 'scanner-clicks'],
+    placeholders: {
+      bounces: 'share',
+      complaints: 'share',
+      'machine-opens': 'share',
+      'scanner-clicks': 'share',
+    },
+    local: true,
+    run: (files, f) => setLocalSimulation(files, f),
+  },
+  {
     words: 'local quota set',
     flags: ['max24h', 'rate'],
     local: true,
@@ -312,6 +326,10 @@ export const parseInvocation = (argv: string[]): Invocation => {
           'link',
           'minutes',
           'scopes',
+          'bounces',
+          'complaints',
+          'machine-opens',
+          'scanner-clicks',
           'stack',
           'region',
           'data-dir',

@@ -2,14 +2,17 @@
  * The admin CLI's local-only operations: they change the files of a local
  * data dir (the DNS server's records, the local email provider's state) to
  * play what, on AWS, the world does: publishing DNS records, SES suspending
- * a tenant, an SES outage, a quota increase. No running stack is needed.
+ * a tenant, an SES outage, a quota increase, readers and gateways (the
+ * simulation's rates). No running stack is needed.
  */
 import * as v from 'valibot';
 import {
   setOutage,
   setQuota,
+  setSimulation,
   setTenantStatus,
 } from '../../shared/adapters/local/local-email-provider.ts';
+import type { SimulationRates } from '../../shared/adapters/local/simulated-engagement.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { tenantNameOf } from '../../shared/sending/isolation.ts';
 import type { TenantSendingStatus } from '../../shared/sending/provider.ts';
@@ -150,6 +153,49 @@ const QuotaInput = v.object({
   max24h: IntegerString(1, 1_000_000_000, 'must be a positive integer'),
   rate: IntegerString(1, 100_000, 'must be a positive integer'),
 });
+
+const RateString = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(/^(?:0(?:\.\d+)?|1(?:\.0+)?)$/, 'must be a share from 0 to 1'),
+    v.transform(Number),
+  ),
+);
+
+const SimulationInput = v.object({
+  bounces: RateString,
+  complaints: RateString,
+  'machine-opens': RateString,
+  'scanner-clicks': RateString,
+});
+
+/**
+ * Sets the shares of the simulated SES's mail to ordinary addresses that
+ * bounce, complain, are opened by Apple's privacy proxy or scanned by a
+ * gateway (those given; the others stay), and answers them all.
+ */
+export const setLocalSimulation = async (
+  files: LocalFiles,
+  input: {
+    bounces?: string;
+    complaints?: string;
+    'machine-opens'?: string;
+    'scanner-clicks'?: string;
+  },
+): Promise<SimulationRates> => {
+  const rates = parse(SimulationInput, input);
+  return setSimulation(files.providerStateFile, {
+    ...(rates.bounces !== undefined ? { bounces: rates.bounces } : {}),
+    ...(rates.complaints !== undefined ? { complaints: rates.complaints } : {}),
+    ...(rates['machine-opens'] !== undefined
+      ? { machineOpens: rates['machine-opens'] }
+      : {}),
+    ...(rates['scanner-clicks'] !== undefined
+      ? { scannerClicks: rates['scanner-clicks'] }
+      : {}),
+  });
+};
 
 /** Sets the account's sending quota. */
 export const setLocalQuota = async (

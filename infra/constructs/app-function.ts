@@ -386,6 +386,9 @@ export class AppFunction extends Construct {
         case 'webhookCalls':
           // Calls out to the internet: no grant, no variable.
           break;
+        case 'mailboxLookup':
+          // Public DNS: no grant, no variable.
+          break;
       }
     }
   }

@@ -12,6 +12,7 @@ import {
 } from '../../functions/consumers.ts';
 import { SqsDeadLetters } from '../../shared/adapters/aws/sqs-dead-letters.ts';
 import { SqsQueueSender } from '../../shared/adapters/aws/sqs-queue-sender.ts';
+import { readProviderState } from '../../shared/adapters/local/local-email-provider.ts';
 import {
   type LocalScheduleRunner,
   LocalScheduler,
@@ -36,6 +37,11 @@ export interface LocalAsyncOptions {
   sqsEndpoint: string;
   /** Where the simulated SES events log the accepted messages. */
   sentLogFile: string;
+  /**
+   * The local provider's state file, whose simulation rates (`admin local
+   * provider simulate`) the simulated SES events follow; none: none.
+   */
+  providerStateFile?: string;
   clock: Clock;
   /**
    * Prefixes every queue name: test files sharing one engine each get
@@ -134,7 +140,7 @@ export const prepareLocalAsync = async (
   const events = queues[EVENTS_GROUP];
   const pollers: Poller[] = [];
   let runner: LocalScheduleRunner | undefined;
-  const { schedulesFile } = options;
+  const { schedulesFile, providerStateFile } = options;
 
   return {
     client,
@@ -146,6 +152,12 @@ export const prepareLocalAsync = async (
             publish: sqsEventPublisher(client, events.url),
             clock: options.clock,
             sentLogFile: options.sentLogFile,
+            ...(providerStateFile
+              ? {
+                  simulation: async () =>
+                    (await readProviderState(providerStateFile)).simulation,
+                }
+              : {}),
           })
         : ses,
     ...(schedulesFile

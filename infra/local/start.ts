@@ -122,6 +122,8 @@ const main = async () => {
       sqsEndpoint: sqs.endpoint,
       sentLogFile: sentLogFileOf(dataDir),
       schedulesFile: schedulesFileOf(dataDir),
+      // Bounces, complaints, machine opens and scanner clicks at its rates.
+      providerStateFile,
       clock,
     });
     stopAsync = () => asyncHalf.stop();

@@ -15,7 +15,8 @@
  * flight again: their recipients' claims say who was sent, so nobody gets
  * the campaign twice and nobody is skipped.
  */
-import { ConflictError } from '../errors.ts';
+import { ConflictError, SendingBlockedError } from '../errors.ts';
+import { guardrailDetails } from '../mail/guards.ts';
 import { logger } from '../observability.ts';
 import { retryOnConflict } from '../retry.ts';
 import {
@@ -25,7 +26,7 @@ import {
 } from './campaigns.ts';
 import type { Campaign, PauseReason, Progress } from './model.ts';
 import type { CampaignsDeps as Deps } from './ports.ts';
-import { campaignScheduleName, cancelQuietly } from './send.ts';
+import { campaignScheduleName, cancelQuietly, type GuardDeps } from './send.ts';
 import { settleCampaign } from './settle.ts';
 
 /**
@@ -73,9 +74,10 @@ export const unscheduleCampaign = async (
 };
 
 /** What pause, resume and cancel use besides the campaign's view. */
-type ControlDeps = Pick<Deps, 'campaigns' | 'sends' | 'clock'> & {
-  queues: Pick<Deps['queues'], 'dispatch'>;
-} & Parameters<typeof campaignView>[0];
+type ControlDeps = Pick<Deps, 'campaigns' | 'sends' | 'clock'> &
+  Pick<GuardDeps, 'organizations'> & {
+    queues: Pick<Deps['queues'], 'dispatch'>;
+  } & Parameters<typeof campaignView>[0];
 
 const notSending = (campaign: Campaign, action: string) =>
   new ConflictError(
@@ -168,9 +170,17 @@ export const resumeCampaign = async (
       'campaign.notPaused',
       `Campaign ${campaignId} is not paused`,
     );
-  const campaign = await requireCampaign(deps, orgId, campaignId);
+  const [campaign, org] = await Promise.all([
+    requireCampaign(deps, orgId, campaignId),
+    deps.organizations.get(orgId),
+  ]);
   if (campaign.status !== 'sending') throw notSending(campaign, 'resumed');
   if (!campaign.paused) throw notPaused();
+  // While the reputation guardrail holds, a resume would pause again at
+  // its first batch: refused, saying why, until the operator lifts it.
+  if (org?.guardrail) {
+    throw new SendingBlockedError(['reputation_paused'], guardrailDetails(org));
+  }
   // The dispatcher's message first, as for a start: it waits (a minute at
   // most) for the pause to be lifted, so a crash after the write cannot
   // leave the send with nothing to move it on.

@@ -5,7 +5,7 @@
  * Query) and judged; past a threshold, its guardrail stored once
  * (conditionally) and its sending campaigns paused (reason `reputation`).
  * The readiness blocker `reputation_paused` then refuses new sends, the
- * senders hold (never fail) and sequence steps wait (decision 0060-g).
+ * senders hold (never fail) and sequence steps wait (decision 0061).
  */
 import { logger } from '../observability.ts';
 import type { OrganizationsDeps } from '../organizations/ports.ts';

@@ -3,10 +3,27 @@
  * the counters SES's events and its unsubscribe links feed. Agnostic to
  * how it is called and where data is stored. What Mailchimp, Kit and Brevo
  * report, and a little more: hard and soft bounces apart, the unique
- * clickers of each link, click-to-open.
+ * clickers of each link, click-to-open, opens and clicks of a person and of
+ * a machine apart (the rates count a person's), and the figures of each
+ * mailbox provider (`statistics/figures.ts`).
  */
 import * as v from 'valibot';
-import { Count, ViewId } from '../validation.ts';
+import {
+  BouncesView,
+  ByProviderView,
+  bouncesOf,
+  byProviderOf,
+  ClicksView,
+  clicksOf,
+  counted,
+  OpensView,
+  opensOf,
+  Rate,
+  rate,
+  ratesEntries,
+  ratesOf,
+} from '../statistics/figures.ts';
+import { ViewId } from '../validation.ts';
 import type { Progress } from './model.ts';
 import type {
   CampaignCounters,
@@ -14,16 +31,7 @@ import type {
   LinkClicks,
 } from './stats-ports.ts';
 
-const counted = (description: string) =>
-  v.pipe(Count, v.description(description));
-
-const Rate = (description: string) =>
-  v.pipe(
-    v.number(),
-    v.minValue(0),
-    v.maxValue(1),
-    v.description(`${description}; 0 to 1, to 4 decimals, 0 when none`),
-  );
+export { rate } from '../statistics/figures.ts';
 
 /** The statistics of a campaign as the API shows them. */
 export const CampaignStatsView = v.pipe(
@@ -40,18 +48,7 @@ export const CampaignStatsView = v.pipe(
     delivered: counted(
       "Messages the recipient's mail server accepted (SES delivery events)",
     ),
-    bounces: v.pipe(
-      v.object({
-        hard: counted(
-          'Permanent bounces: the address is suppressed, nothing is sent to it again',
-        ),
-        soft: counted(
-          'Transient and undetermined bounces (a full mailbox, a message too large…): the address stays',
-        ),
-        total: counted('Hard and soft bounces'),
-      }),
-      v.description('Messages the receiving side returned'),
-    ),
+    bounces: BouncesView,
     complaints: counted(
       'Recipients who marked the message as spam (feedback loops): the address is suppressed',
     ),
@@ -61,62 +58,25 @@ export const CampaignStatsView = v.pipe(
     unsubscribes: counted(
       "Recipients who unsubscribed through this campaign's unsubscribe link (one-click or the page), each once",
     ),
-    opens: v.pipe(
-      v.object({
-        total: counted('Every open, each recipient as often as it opened'),
-        unique: counted('Recipients who opened at least once'),
-      }),
-      v.description(
-        'Opens, as the tracking image sees them: mail clients that load images ahead (Apple Mail Privacy Protection) count, those that block images do not',
-      ),
-    ),
+    opens: OpensView,
     clicks: v.pipe(
-      v.object({
-        total: counted('Every click on a tracked link'),
-        unique: counted('Recipients who clicked at least once'),
-        links: v.pipe(
-          v.array(
-            v.object({
-              url: v.pipe(
-                v.string(),
-                v.description(
-                  'The link (our unsubscribe and topic opt-out links without their per-recipient token)',
-                ),
-              ),
-              total: counted('Clicks on this link'),
-              unique: counted('Recipients who clicked this link'),
-            }),
-          ),
-          v.description('Each clicked link, most clicked first'),
-        ),
-      }),
+      ClicksView,
       v.description('Clicks on the tracked links of the message'),
     ),
     rates: v.pipe(
       v.object({
-        open: Rate('Unique opens over delivered'),
-        click: Rate('Unique clicks over delivered'),
-        clickToOpen: Rate(
-          'Unique clicks over unique opens (at most 1: a reader who blocks images clicks without an open)',
-        ),
-        bounce: Rate('Bounces, hard and soft, over sent'),
-        complaint: Rate('Complaints over delivered'),
+        ...ratesEntries,
         unsubscribe: Rate('Unsubscribes over delivered'),
       }),
-      v.description('The usual rates, each a share of its denominator'),
+      v.description(
+        "The usual rates, each a share of its denominator. Open, click and click-to-open count a person's opens and clicks (`basis`)",
+      ),
     ),
+    byProvider: ByProviderView,
   }),
   v.title('CampaignStats'),
 );
 export type CampaignStatsView = v.InferOutput<typeof CampaignStatsView>;
-
-/**
- * `part / whole`, rounded to 4 decimals, at most 1 (events can outrun
- * their denominator: a delivery SES never reported, a click without an
- * open), 0 when `whole` is 0.
- */
-export const rate = (part: number, whole: number): number =>
-  whole > 0 ? Math.round(Math.min(1, part / whole) * 10_000) / 10_000 : 0;
 
 /** The view of a campaign's statistics, from its progress and counters. */
 export const campaignStatsView = (
@@ -125,7 +85,6 @@ export const campaignStatsView = (
 ): CampaignStatsView => {
   const { progress } = campaign;
   const { counters: c } = read;
-  const bounces = c.bouncesHard + c.bouncesSoft;
   return {
     campaignId: campaign.id,
     recipients: progress.total,
@@ -133,35 +92,17 @@ export const campaignStatsView = (
     failed: progress.failed,
     skipped: progress.skipped,
     delivered: c.delivered,
-    bounces: { hard: c.bouncesHard, soft: c.bouncesSoft, total: bounces },
+    bounces: bouncesOf(c),
     complaints: c.complaints,
     rejected: c.rejected,
     unsubscribes: c.unsubscribes,
-    opens: { total: c.opensTotal, unique: c.opensUnique },
-    clicks: {
-      total: c.clicksTotal,
-      unique: c.clicksUnique,
-      links: read.links
-        .map((link) => ({
-          url: link.url,
-          total: link.clicksTotal,
-          unique: link.clicksUnique,
-        }))
-        .sort(
-          (a, b) =>
-            b.total - a.total ||
-            b.unique - a.unique ||
-            a.url.localeCompare(b.url),
-        ),
-    },
+    opens: opensOf(c),
+    clicks: clicksOf(c, read.links),
     rates: {
-      open: rate(c.opensUnique, c.delivered),
-      click: rate(c.clicksUnique, c.delivered),
-      clickToOpen: rate(c.clicksUnique, c.opensUnique),
-      bounce: rate(bounces, progress.sent),
-      complaint: rate(c.complaints, c.delivered),
+      ...ratesOf(c, progress.sent),
       unsubscribe: rate(c.unsubscribes, c.delivered),
     },
+    byProvider: byProviderOf(c),
   };
 };
 

@@ -38,6 +38,7 @@ export const ENTITY_TYPES = [
   'Member',
   'OptinSettings',
   'Organization',
+  'OrganizationStats',
   'OrganizationSlug',
   'RateLog',
   'Segment',
@@ -81,6 +82,10 @@ export const ENTITY_TYPES = [
   'Sequence',
   'SequenceEnrolment',
   'SequenceNode',
+  'SequenceStatsBatch',
+  'SequenceStepLink',
+  'SequenceStepMessage',
+  'SequenceStepStats',
   'SequenceVersion',
 ] as const;
 

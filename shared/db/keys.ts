@@ -702,15 +702,80 @@ export const keys = {
     PK: `${org(orgId)}#MESSAGE#${messageId}`,
     SK: `EVENT#${event}`,
   }),
-  /** Every recorded SES event of one message. */
-  deliveryEventsOfMessage: (orgId: string, messageId: string): QueryKey => ({
-    PK: `${org(orgId)}#MESSAGE#${messageId}`,
-    skPrefix: 'EVENT#',
-  }),
   /** The organization's delivery counters, one per SES event type. */
   deliveryStats: (orgId: string): Key => ({
     PK: org(orgId),
     SK: 'DELIVERYSTATS',
+  }),
+  /** Every item of one message (its events, its step's recipient). */
+  messageItems: (orgId: string, messageId: string): QueryKey => ({
+    PK: `${org(orgId)}#MESSAGE#${messageId}`,
+    skPrefix: '',
+  }),
+  /**
+   * The recipient of a sequence step's message, as its statistics keep it
+   * (what first happened, the dedupe of its events, its clicks): in the
+   * message's partition, which the person's erasure deletes.
+   */
+  stepMessage: (orgId: string, messageId: string): Key => ({
+    PK: `${org(orgId)}#MESSAGE#${messageId}`,
+    SK: 'STEP',
+  }),
+  /**
+   * One shard of the counters of one step of a sequence: in the
+   * sequence's partition, so deleting the sequence deletes them.
+   */
+  stepStats: (
+    orgId: string,
+    sequenceId: string,
+    step: number,
+    shard: number,
+  ): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    SK: `STEPSTATS#${step}#${shard}`,
+  }),
+  /** Every shard of every step of a sequence. */
+  stepStatsOfSequence: (orgId: string, sequenceId: string): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    skPrefix: 'STEPSTATS#',
+  }),
+  /** The clicks of one link of one step of a sequence. */
+  stepLink: (
+    orgId: string,
+    sequenceId: string,
+    step: number,
+    linkId: string,
+  ): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    SK: `STEPLINK#${step}#${linkId}`,
+  }),
+  /** Every clicked link of every step of a sequence. */
+  stepLinksOfSequence: (orgId: string, sequenceId: string): QueryKey => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    skPrefix: 'STEPLINK#',
+  }),
+  /** The fate of one batch of a sequence step's events (as a campaign's). */
+  stepStatsBatch: (orgId: string, sequenceId: string, batch: string): Key => ({
+    PK: `${org(orgId)}#SEQUENCE#${sequenceId}`,
+    SK: `COUNTED#${batch}`,
+  }),
+  /**
+   * One shard of an organization's counters of one month (UTC,
+   * `2026-11`): what its campaigns' and sequence steps' events add.
+   */
+  organizationStats: (orgId: string, month: string, shard: number): Key => ({
+    PK: `${org(orgId)}#STATS`,
+    SK: `MONTH#${month}#${shard}`,
+  }),
+  /** An organization's monthly counters, from one month to another. */
+  organizationStatsMonths: (
+    orgId: string,
+    from: string | undefined,
+    to: string | undefined,
+  ): KeyRange => ({
+    PK: `${org(orgId)}#STATS`,
+    from: `MONTH#${from ?? ''}`,
+    to: `MONTH#${to ?? '9999-99'}#\uffff`,
   }),
 } as const;
 

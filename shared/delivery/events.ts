@@ -15,11 +15,15 @@ import type { ActivityDeps } from '../activity/ports.ts';
 import { suppressAddress } from '../audience/suppressed.ts';
 import { NotFoundError, RuleViolationError } from '../errors.ts';
 import { clickedLink } from '../links/public-links.ts';
+import { MailboxProviders } from '../statistics/mailbox-providers.ts';
+import type { MxResolver } from '../statistics/ports.ts';
 import type {
-  CampaignEventCounter,
-  CampaignEventTally,
   DeliveryEventRecord,
   DeliveryDeps as Deps,
+  MailEventCounter,
+  MailEventRecord,
+  MailEventTally,
+  MailSubject,
 } from './ports.ts';
 import { type SesEvent, tagOf } from './ses-event.ts';
 
@@ -177,23 +181,79 @@ export class KnownOrganizations {
 }
 
 /**
- * The tally a campaign's events of the batch at hand go to (one per
- * campaign and batch: the events consumer commits each once its batch is
- * handled, and retries the messages of one that fails).
+ * The tally the events of one campaign or sequence step in the batch at
+ * hand go to (one per subject and batch: the events consumer commits each
+ * once its batch is handled, and retries the messages of one that fails).
  */
-export type CampaignTallies = (
+export type MailTallies = (
   orgId: string,
-  campaignId: string,
-) => CampaignEventTally;
+  subject: MailSubject,
+) => MailEventTally;
+
+/** A subject's name in a batch: its tally's key. */
+export const subjectKey = (subject: MailSubject): string =>
+  subject.kind === 'campaign'
+    ? `campaign#${subject.campaignId}`
+    : `step#${subject.sequenceId}#${subject.step}`;
+
+/**
+ * What counts an event of a message to a contact: its campaign (tags
+ * `kind` campaign, `campaign`), or its sequence's step (`kind` sequence,
+ * `sequence`, `step`); none for other mail (confirmations, test sends).
+ */
+export const subjectOf = (event: SesEvent): MailSubject | undefined => {
+  const kind = tagOf(event, 'kind');
+  if (kind === 'campaign') {
+    const campaignId = tagOf(event, 'campaign');
+    return campaignId ? { kind: 'campaign', campaignId } : undefined;
+  }
+  if (kind === 'sequence') {
+    const sequenceId = tagOf(event, 'sequence');
+    const step = Number(tagOf(event, 'step'));
+    return sequenceId && Number.isSafeInteger(step) && step > 0
+      ? { kind: 'step', sequenceId, step }
+      : undefined;
+  }
+  return undefined;
+};
+
+/** Who made an open or a click, as SES says; nothing for other events. */
+const sightingOf = (
+  event: SesEvent,
+): Pick<MailEventRecord, 'userAgent' | 'ipAddress'> => {
+  const seen =
+    event.eventType === 'Open'
+      ? event.open
+      : event.eventType === 'Click'
+        ? event.click
+        : undefined;
+  return {
+    ...(seen?.userAgent !== undefined ? { userAgent: seen.userAgent } : {}),
+    ...(seen?.ipAddress !== undefined ? { ipAddress: seen.ipAddress } : {}),
+  };
+};
+
+/** Counts one event in its batch's tally of its subject, or at once. */
+const countMailEvent = (
+  deps: { campaignStats: MailEventCounter },
+  orgId: string,
+  event: MailEventRecord,
+  link: string | undefined,
+  tallies: MailTallies | undefined,
+): Promise<boolean> =>
+  tallies
+    ? tallies(orgId, event.subject).record(event, link)
+    : deps.campaignStats.recordEvent(orgId, event, link);
 
 /**
  * Records an SES event of a message we sent. Refused for good (the
  * consumer drops it): an event without our organization tag, or of an
- * organization that no longer exists. An event of a campaign's message to
- * a contact is counted by the campaign's statistics (its one record and
- * dedupe): recorded on its recipient now, counted with the rest of its
- * batch by `tallies` (without them, at once); any other, by delivery, with
- * the organization's counters.
+ * organization that no longer exists. An event of a campaign's or a
+ * sequence step's message to a contact is counted by their statistics
+ * (its one record and dedupe): recorded on its recipient now, with the
+ * recipient's mailbox provider (`providers`: its domain, or its MX), and
+ * counted with the rest of its batch by `tallies` (without them, at once);
+ * any other, by delivery, with the organization's counters.
  * An event of a message to a contact is written in that contact's
  * activity too (see `recordActivity`).
  * Idempotent: a duplicate changes no counter and writes the same activity
@@ -206,10 +266,14 @@ export const recordSesEvent = async (
     Deps,
     'delivery' | 'organizations' | 'lists' | 'contacts' | 'clock'
   > &
-    Pick<ActivityDeps, 'activity'> & { campaignStats: CampaignEventCounter },
+    Pick<ActivityDeps, 'activity'> & {
+      campaignStats: MailEventCounter;
+      /** Looks MX records up; without it, the table of domains alone. */
+      mx?: MxResolver;
+    },
   event: SesEvent,
   known = new KnownOrganizations(),
-  tallies?: CampaignTallies,
+  tallies?: MailTallies,
   /**
    * Told of each event counted for the first time (a duplicate is not):
    * the organization's reputation counters (`reputation/`).
@@ -219,6 +283,7 @@ export const recordSesEvent = async (
     type: SesEvent['eventType'],
     bounceType?: string,
   ) => Promise<void> | undefined,
+  providers = new MailboxProviders(),
 ): Promise<{ recorded: number; suppressed: string[] }> => {
   const orgId = tagOf(event, 'org');
   if (!orgId) {
@@ -238,6 +303,7 @@ export const recordSesEvent = async (
   const kind = tagOf(event, 'kind');
   const contactId = tagOf(event, 'contact');
   const campaignId = tagOf(event, 'campaign');
+  const subject = contactId ? subjectOf(event) : undefined;
   let recorded = 0;
   const recipients = recipientsOf(event);
   for (const recipient of recipients) {
@@ -256,17 +322,21 @@ export const recordSesEvent = async (
     const link =
       event.eventType === 'Click' ? clickedLink(event.click.link) : undefined;
     const counted =
-      kind === 'campaign' && campaignId && contactId
-        ? tallies
-          ? await tallies(orgId, campaignId).record(
-              { ...record, campaignId, contactId },
-              link,
-            )
-          : await deps.campaignStats.recordEvent(
-              orgId,
-              { ...record, campaignId, contactId },
-              link,
-            )
+      subject && contactId
+        ? await countMailEvent(
+            deps,
+            orgId,
+            {
+              ...record,
+              subject,
+              contactId,
+              provider: await providers.of(deps, recipient),
+              sentAt: event.mail.timestamp,
+              ...sightingOf(event),
+            },
+            link,
+            tallies,
+          )
         : await deps.delivery.recordEvent(orgId, record);
     if (counted) {
       recorded++;

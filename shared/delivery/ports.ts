@@ -12,6 +12,7 @@ import type {
 } from '../audience/ports.ts';
 import type { OrganizationsDeps } from '../organizations/ports.ts';
 import type { ReadOptions } from '../ports.ts';
+import type { MailboxProvider } from '../statistics/counters.ts';
 import type { SesEventType } from './ses-event.ts';
 
 export type {
@@ -36,53 +37,74 @@ export interface DeliveryEventRecord {
   bounceType?: string;
 }
 
-/** One event of a campaign's message to one of its contacts. */
-export type CampaignEventRecord = DeliveryEventRecord & {
-  campaignId: string;
+/**
+ * What counts an event of a message to a contact: the campaign it is of,
+ * or the step of the sequence it is.
+ */
+export type MailSubject =
+  | { kind: 'campaign'; campaignId: string }
+  | { kind: 'step'; sequenceId: string; step: number };
+
+/**
+ * One event of a campaign's or a sequence step's message to one of its
+ * contacts, with what its statistics need: the recipient's mailbox
+ * provider, when the message left, and who made an open or a click.
+ */
+export type MailEventRecord = DeliveryEventRecord & {
+  subject: MailSubject;
   contactId: string;
+  /** The recipient's mailbox provider, from its address. */
+  provider: MailboxProvider;
+  /** When SES took the message (`mail.timestamp`). */
+  sentAt?: string;
+  /** Of the request that made an open or a click, as SES says. */
+  userAgent?: string;
+  ipAddress?: string;
 };
 
 /**
- * The events of one campaign counted together (a batch of the events
- * queue): each is recorded on its recipient at once, and the counts of
- * those newly recorded are added to the campaign's counters by `commit`,
- * in one write, exactly once even if the process dies between the two or
- * the events come again in another batch.
+ * The events of one campaign or sequence counted together (a batch of the
+ * events queue): each is recorded on its recipient at once, and the counts
+ * of those newly recorded are added to the counters (the subject's and its
+ * organization's month) by `commit`, in one write, exactly once even if
+ * the process dies between the two or the events come again in another
+ * batch.
  */
-export interface CampaignEventTally {
+export interface MailEventTally {
   /**
    * Records one event on its recipient, its counts kept for `commit`:
    * false (and no change) when it was recorded and counted before, or is
    * already in this tally. `link` is the clicked URL of a click.
    */
-  record(event: CampaignEventRecord, link?: string): Promise<boolean>;
+  record(event: MailEventRecord, link?: string): Promise<boolean>;
   /**
-   * Adds the counts of the events recorded to the campaign's counters,
-   * once. If it fails, the events' messages must come again: their
-   * redelivery counts them.
+   * Adds the counts of the events recorded to the counters, once. If it
+   * fails, the events' messages must come again: their redelivery counts
+   * them.
    */
   commit(): Promise<void>;
 }
 
 /**
- * Where the events of a campaign's mail are counted (the campaign's
+ * Where the events of campaign and sequence step mail are counted (the
  * statistics, kept by campaigns). It records such an event for the
- * organization as well, so campaign mail is recorded there only.
+ * organization as well, so that mail is recorded there only.
  */
-export interface CampaignEventCounter {
+export interface MailEventCounter {
   /**
-   * A new tally of one campaign's events; `now` dates what it leaves
-   * behind (a record of its commit, kept 30 days).
+   * A new tally of the events of one campaign (or of one sequence's
+   * steps); `now` dates what it leaves behind (a record of its commit,
+   * kept 30 days) and the month of the organization's counters it adds to.
    */
-  tally(orgId: string, campaignId: string, now: Date): CampaignEventTally;
+  tally(orgId: string, subject: MailSubject, now: Date): MailEventTally;
   /**
-   * Counts one event of a campaign's message to one contact, at most once
-   * (a tally of one event, committed at once): false (and no change) for a
-   * duplicate. `link` is the clicked URL of a click.
+   * Counts one event, at most once (a tally of one event, committed at
+   * once): false (and no change) for a duplicate. `link` is the clicked
+   * URL of a click.
    */
   recordEvent(
     orgId: string,
-    event: CampaignEventRecord,
+    event: MailEventRecord,
     link?: string,
   ): Promise<boolean>;
 }
@@ -167,8 +189,9 @@ export interface DeliveryRepository
   recordEvent(orgId: string, event: DeliveryEventRecord): Promise<boolean>;
   /**
    * Deletes the recorded events of these messages (an erased person's:
-   * they name the recipient). The organization's counters keep them.
-   * Answers how many items it deleted.
+   * they name the recipient), and a sequence step message's recipient
+   * item (its statistics' record). The counters keep them. Answers how
+   * many items it deleted.
    */
   forgetMessages(orgId: string, messageIds: readonly string[]): Promise<number>;
   /**

@@ -4,7 +4,7 @@
  * sending stops (its guardrail), and the guardrail's state. Pure: the
  * counting is in `reputation.ts`, the storage behind `ports.ts`.
  *
- * Why these figures (decision 0060-g): the provider reviews an account at
+ * Why these figures (decision 0061): the provider reviews an account at
  * 5 % bounces or 0.1 % complaints and pauses it at 10 % or 0.5 %; one
  * tenant past those puts every other tenant's mail at risk. Ours pause the
  * tenant well before review, once the window holds enough mail for a rate
@@ -55,7 +55,7 @@ export interface ReputationThresholds {
 }
 
 /**
- * Our thresholds (decision 0060-g): below the provider's review (5 %,
+ * Our thresholds (decision 0061): below the provider's review (5 %,
  * 0.1 %), a fifth of its pause (10 %, 0.5 %) for complaints and under half
  * for bounces; over the last 24 hours, or up to 7 days until 1,000 sends;
  * and never on fewer than 10 bounces or 2 complaints.

@@ -2,7 +2,7 @@
  * Application logic of each organization's reputation, beside the send
  * path: its window read (one Query) and shown (GET /reputation, GET /me),
  * and its guardrail lifted by the operator. The campaigns the guardrail
- * paused are left for the tenant to resume (decision 0060-g). Counting
+ * paused are left for the tenant to resume (decision 0061). Counting
  * and tripping live on the send path: `campaigns/guardrail.ts`.
  */
 import * as v from 'valibot';

@@ -48,7 +48,7 @@ export interface TableOptions {
   /** How long a warm container trusts a resolved key. */
   apiKeyCacheTtlSeconds: number;
   audienceEvents?: AudienceEvents;
-  /** The reputation guardrail's thresholds; default ours (decision 0060-g). */
+  /** The reputation guardrail's thresholds; default ours (decision 0061). */
   reputationThresholds?: ReputationThresholds;
 }
 
@@ -249,6 +249,9 @@ const provide = async (
       return { signupForms: await need(options.signupForms, 'signupForms') };
     case 'gatewayKeys':
       return { gatewayKeys: await need(options.gatewayKeys, 'gatewayKeys') };
+    case 'mailboxLookup':
+      // The resolver of the sending setup's ownership checks: MX is public.
+      return { mx: await need(options.dns, 'mailboxLookup') };
     case 'queue':
       return {};
   }
@@ -308,6 +311,7 @@ export const ALL_BINDINGS = [
   { kind: 'webhookEvents' },
   { kind: 'webhookCalls' },
   { kind: 'gatewayKeys' },
+  { kind: 'mailboxLookup' },
 ] as const satisfies Bindings;
 
 /** Marshalling options of every document client we create. */

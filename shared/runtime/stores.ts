@@ -187,6 +187,12 @@ const LOADERS: { [N in StoreName]: () => Promise<StoreFactory<N>> } = {
     );
     return (table) => new DynamoCampaignStats(table);
   },
+  mailStats: async () => {
+    const { DynamoMailStats } = await import(
+      '../adapters/aws/dynamo-mail-stats.ts'
+    );
+    return (table) => new DynamoMailStats(table);
+  },
   delivery: async () => {
     const { DynamoDeliveryRepository } = await import(
       '../adapters/aws/dynamo-delivery-repository.ts'

@@ -174,6 +174,14 @@ const main = async () => {
       table: () => ({ dynamo, tableName, apiKeyCacheTtlSeconds: 0 }),
       addressKeySecret: () => async () =>
         'bench-address-key-bench-address-key-0123',
+      // No endpoint takes mail events: nothing reaches the fan-out queue.
+      queue: () => ({ send: async () => {} }),
+      // No MX anywhere: the recipients' domains are not looked up.
+      dns: () => ({
+        resolveTxt: async () => [],
+        resolveCname: async () => [],
+        resolveMx: async () => [],
+      }),
     });
     const org = await createOrganization(deps, { name: 'Bench' });
     const deadLettered: string[] = [];

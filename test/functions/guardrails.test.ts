@@ -110,6 +110,10 @@ describe('reputation guardrail', () => {
       key: stale.key,
     });
     const reputation = await client.get('/reputation', { key: stale.key });
+    const resumeRefused = await client.post(
+      `/campaigns/${staleCampaign}/resume`,
+      { key: stale.key },
+    );
     const cleanMe = await client.get('/me', { key: clean.key });
     const cleanReputation = await client.get('/reputation', {
       key: clean.key,
@@ -123,6 +127,9 @@ describe('reputation guardrail', () => {
     );
     const afterLift = await client.get('/me', { key: stale.key });
     const stillPaused = await client.get(`/campaigns/${staleCampaign}`, {
+      key: stale.key,
+    });
+    const resumed = await client.post(`/campaigns/${staleCampaign}/resume`, {
       key: stale.key,
     });
 
@@ -191,10 +198,19 @@ describe('reputation guardrail', () => {
     expect(afterLift.json.data.sending.blockers).not.toContain(
       'reputation_paused',
     );
-    // Left for the tenant to resume (decision 0060-g).
+    // Left for the tenant to resume (decision 0061).
     expect(stillPaused.json.data.paused).toMatchObject({
       reason: 'reputation',
     });
     expect(stillPaused.json.data.progress.sent).toBe(sentThen);
+    // A resume is refused while the guardrail holds, and works after.
+    expect(resumeRefused.status).toBe(409);
+    expect(resumeRefused.json.code).toBe('sending.blocked');
+    expect(resumeRefused.json.details).toContainEqual({
+      field: 'blockers',
+      message: 'reputation_paused',
+    });
+    expect(resumed.status).toBe(200);
+    expect(resumed.json.data.paused).toBeNull();
   }, 120_000);
 });

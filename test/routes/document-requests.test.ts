@@ -92,6 +92,10 @@ const KNOWN_REFUSALS: Record<string, { fields: RegExp; why: string }> = {
     fields: /^html$/,
     why: 'pasted HTML must hold a <form> with an input named email once sanitized: a schema cannot read HTML',
   },
+  'GET /stats': {
+    fields: /^from$/,
+    why: 'a `from` month after `to` is refused: one parameter compared with another, which parameters cannot say',
+  },
   'PATCH /segments/{segmentId}': {
     fields: /^conditions\.\d+\.(field|operator|value)$/,
     why: "a tag condition names a tag of the organization: an unknown id is refused as the condition's invalid value (400), not a 404; a custom field's condition (`fields.<key>`) names a field of the organization, and which operators and values fit depends on the field's type: the organization's data, not the document",

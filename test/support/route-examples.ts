@@ -257,6 +257,10 @@ export const ROUTE_EXAMPLES: Record<string, (s: Seeded) => Example> = {
   'GET /campaigns/{campaignId}/stats': (s) => ({
     params: { campaignId: s.campaignId },
   }),
+  'GET /stats': () => ({ query: { from: '2026-01', to: '2026-12' } }),
+  'GET /sequences/{sequenceId}/stats': (s) => ({
+    params: { sequenceId: s.sequenceId },
+  }),
   'POST /campaigns/{campaignId}/test-send': (s) => ({
     params: { campaignId: s.campaignId },
     body: { emails: ['tester@example.test'] },

@@ -466,7 +466,8 @@ export class DynamoDeliveryRepository
     for (const messageId of new Set(messageIds)) {
       for await (const found of queryPages(
         this.table,
-        keys.deliveryEventsOfMessage(orgId, messageId),
+        // Its events, and a sequence step's recipient (its statistics).
+        keys.messageItems(orgId, messageId),
         { consistent: true, project: [] },
       )) {
         await deleteKeys(this.table, found as unknown as Key[]);

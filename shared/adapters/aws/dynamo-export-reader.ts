@@ -35,7 +35,6 @@ import type {
   ExportReader,
   ExportTopicRecord,
 } from '../../privacy/export-ports.ts';
-import { LinkItem } from './dynamo-campaign-stats.ts';
 import {
   ContactPointerItem,
   contactFromItem,
@@ -43,6 +42,7 @@ import {
 } from './dynamo-contact-repository.ts';
 import { EnrolmentItem } from './dynamo-enrolment-repository.ts';
 import { entity } from './dynamo-entity.ts';
+import { LinkItem } from './dynamo-stats-items.ts';
 import { batchGet, type DynamoTable, queryPages } from './dynamo-table.ts';
 import { TopicItem, TopicOptOutItem } from './dynamo-topic-repository.ts';
 

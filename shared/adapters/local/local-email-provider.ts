@@ -24,6 +24,7 @@ import type {
 } from '../../sending/provider.ts';
 import { systemClock } from '../system.ts';
 import { readJsonFile, updateJsonFile } from './json-file.ts';
+import { NO_SIMULATION, SimulationRates } from './simulated-engagement.ts';
 
 /** The MX exchange SES asks for on a custom MAIL FROM domain (region "local"). */
 export const LOCAL_FEEDBACK_MX = 'feedback-smtp.local.amazonses.com';
@@ -68,6 +69,12 @@ const ProviderState = v.object({
   ),
   outage: v.optional(v.boolean(), false),
   quota: v.optional(Quota, () => ({ ...DEFAULT_QUOTA })),
+  /**
+   * What the simulated SES makes of ordinary addresses' mail: the shares
+   * that bounce, complain, are opened by Apple's privacy proxy or scanned
+   * by a gateway (`simulated-engagement.ts`).
+   */
+  simulation: v.optional(SimulationRates, () => ({ ...NO_SIMULATION })),
   /**
    * Accepted sends per minute (ISO time of the minute's start → count),
    * kept for 24 hours: the rolling count of the account
@@ -380,6 +387,20 @@ export const setTenantStatus = async (
     tenant.sendingStatus = status;
   });
 };
+
+/**
+ * Sets the rates of the simulation that are given (the others stay), and
+ * answers them all.
+ */
+export const setSimulation = async (
+  file: string,
+  rates: Partial<SimulationRates>,
+): Promise<SimulationRates> =>
+  (
+    await updateProviderState(file, (state) => {
+      state.simulation = { ...state.simulation, ...rates };
+    })
+  ).simulation;
 
 /** Sets the account's quota (what SES grants on a limit increase). */
 export const setQuota = async (

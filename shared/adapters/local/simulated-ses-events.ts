@@ -5,9 +5,12 @@
  * the events queue: a `Send`, then the outcome its mailbox simulator gives
  * the recipient (`success@`, `bounce@`, `complaint@`, `suppressionlist@`
  * `simulator.amazonses.com`, with or without a `+label`); any other address
- * is delivered. The same addresses work on AWS, so one test script serves
- * both. Each accepted message is also appended to a sent log, so that
- * engagement events (opens, clicks) can be injected later by the admin CLI.
+ * is delivered — or, at the rates the operator set, bounces or complains,
+ * and is opened by Apple's privacy proxy or scanned by a gateway
+ * (`simulated-engagement.ts`). The same addresses work on AWS, so one test
+ * script serves both. Each accepted message is also appended to a sent
+ * log, so that engagement events (opens, clicks) can be injected later by
+ * the admin CLI.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -15,6 +18,13 @@ import * as v from 'valibot';
 import type { SesEvent } from '../../delivery/ses-event.ts';
 import { logger } from '../../observability.ts';
 import type { Clock, Mailer, OutgoingMessage } from '../../ports.ts';
+import {
+  type Fate,
+  fateOf,
+  machineEventsOf,
+  NO_SIMULATION,
+  type SimulationRates,
+} from './simulated-engagement.ts';
 
 /** Publishes one SES event (an EventBridge event's `detail`). */
 export type SesEventPublisher = (detail: SesEvent) => Promise<void>;
@@ -137,14 +147,16 @@ const REPORTING_MTA = 'dns; local.amazonses.com';
 /**
  * The events SES publishes for a message it accepted, in order: `Send`,
  * then what the mailbox simulator does with the recipient (an ordinary
- * address is delivered). Each timestamp is read from the clock as the event
- * is made. Beside the fields our schema checks, the events carry a few of
- * the others SES sends (feedback ids, SMTP status), so consumers meet
+ * address is delivered, unless its simulated `fate` says it bounces or
+ * complains). Each timestamp is read from the clock as the event is made.
+ * Beside the fields our schema checks, the events carry a few of the
+ * others SES sends (feedback ids, SMTP status), so consumers meet
  * realistic payloads.
  */
 export const outcomeEventsOf = (
   sent: SentMessage,
   clock: Clock,
+  fate: Fate = 'delivery',
 ): SesEvent[] => {
   const mail = mailOf(sent);
   const now = () => clock.now().toISOString();
@@ -212,8 +224,17 @@ export const outcomeEventsOf = (
       return [send, bounce('Suppressed')];
     case 'complaint':
       return [send, delivery(), complaint()];
-    default:
+    // The simulator's own addresses do what they say, whatever the rates.
+    case 'success':
+    case 'ooto':
       return [send, delivery()];
+    default:
+      // An ordinary address: delivered, or its simulated fate.
+      return fate === 'bounce'
+        ? [send, bounce('General')]
+        : fate === 'complaint'
+          ? [send, delivery(), complaint()]
+          : [send, delivery()];
   }
 };
 
@@ -251,6 +272,11 @@ export interface SimulatedSesEventsOptions {
   clock: Clock;
   /** The sent log (JSON lines) in the data dir. */
   sentLogFile: string;
+  /**
+   * The simulation's rates, read at each send (the provider's state file:
+   * `admin local provider simulate`); none: nothing simulated.
+   */
+  simulation?: () => Promise<SimulationRates>;
 }
 
 /**
@@ -282,8 +308,21 @@ export class SimulatedSesEvents implements Mailer {
         messageId: sent.messageId,
       });
     }
+    const rates = await this.rates();
+    const outcome = outcomeEventsOf(
+      sent,
+      this.options.clock,
+      fateOf(sent.messageId, rates),
+    );
+    const delivered = outcome.some((event) => event.eventType === 'Delivery');
+    const events = [
+      ...outcome,
+      ...(delivered
+        ? machineEventsOf(mailOf(sent), message.html, rates, this.options.clock)
+        : []),
+    ];
     // One after the other: the queue receives them in SES's order.
-    for (const event of outcomeEventsOf(sent, this.options.clock)) {
+    for (const event of events) {
       try {
         await this.options.publish(event);
       } catch (error) {
@@ -295,5 +334,15 @@ export class SimulatedSesEvents implements Mailer {
       }
     }
     return result;
+  }
+
+  /** The simulation's rates now; none when unset or unreadable. */
+  private async rates(): Promise<SimulationRates> {
+    try {
+      return (await this.options.simulation?.()) ?? NO_SIMULATION;
+    } catch (error) {
+      logger.warn('Could not read the simulation rates', { error });
+      return NO_SIMULATION;
+    }
   }
 }

@@ -216,6 +216,10 @@ describe('admin CLI: local-only commands', () => {
     ['local provider outage on', {}],
     ['local provider outage off', {}],
     ['local quota set --max24h 1000 --rate 5', { max24h: '1000', rate: '5' }],
+    [
+      'local provider simulate --machine-opens 0.3 --scanner-clicks 0.1',
+      { 'machine-opens': '0.3', 'scanner-clicks': '0.1' },
+    ],
   ])('parses "%s"', (line, flags) => {
     const invocation = parseInvocation(line.split(' '));
     expect(invocation.command.words).toBe(line.split(' --')[0]);
@@ -262,6 +266,9 @@ describe('admin CLI: local-only commands', () => {
     expect(USAGE).toContain('local provider outage on');
     expect(USAGE).toContain(
       'local quota set --max24h <emailsPer24h> --rate <emailsPerSecond>',
+    );
+    expect(USAGE).toContain(
+      'local provider simulate [--bounces <share>] [--complaints <share>] [--machine-opens <share>] [--scanner-clicks <share>]',
     );
   });
 });

@@ -11,6 +11,7 @@ import {
   setLocalDnsRecord,
   setLocalOutage,
   setLocalQuota,
+  setLocalSimulation,
   setLocalTenantStatus,
 } from '../../../infra/admin/local-commands.ts';
 import { localFilesOf } from '../../../infra/admin/targets.ts';
@@ -192,6 +193,57 @@ describe('admin CLI: local-only operations', () => {
         (error: unknown) => error,
       );
       expect((failure as ValidationError).details?.[0]?.field).toBe(field);
+    });
+  });
+
+  describe('local provider simulate', () => {
+    it('sets the shares given, keeps the others, and answers them all', async () => {
+      // Act
+      const first = await setLocalSimulation(files, {
+        'machine-opens': '0.35',
+        'scanner-clicks': '0.1',
+      });
+      const second = await setLocalSimulation(files, {
+        bounces: '0.05',
+        complaints: '0',
+        'scanner-clicks': '1',
+      });
+
+      // Assert
+      expect(first).toEqual({
+        bounces: 0,
+        complaints: 0,
+        machineOpens: 0.35,
+        scannerClicks: 0.1,
+      });
+      expect(second).toEqual({
+        bounces: 0.05,
+        complaints: 0,
+        machineOpens: 0.35,
+        scannerClicks: 1,
+      });
+      expect(
+        (await readProviderState(files.providerStateFile)).simulation,
+      ).toEqual(second);
+    });
+
+    it.each([
+      [{ bounces: '1.5' }, 'bounces'],
+      [{ 'machine-opens': '-0.1' }, 'machine-opens'],
+      [{ 'scanner-clicks': 'half' }, 'scanner-clicks'],
+    ])('refuses %j, naming --%s, and changes nothing', async (input, field) => {
+      const failure = await setLocalSimulation(files, input).catch(
+        (error: unknown) => error,
+      );
+      expect((failure as ValidationError).details?.[0]?.field).toBe(field);
+      expect(
+        (await readProviderState(files.providerStateFile)).simulation,
+      ).toEqual({
+        bounces: 0,
+        complaints: 0,
+        machineOpens: 0,
+        scannerClicks: 0,
+      });
     });
   });
 

@@ -124,6 +124,9 @@ const CONTRACT_ROUTES = [
   'PATCH /sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}',
   'DELETE /sequences/{sequenceId}/versions/{versionId}/nodes/{nodeId}',
   'POST /sequences/{sequenceId}/versions/{versionId}/publish',
+  // Statistics a marketer can trust (issue 33): beyond the spec.
+  'GET /stats',
+  'GET /sequences/{sequenceId}/stats',
   'GET /settings',
   'PATCH /settings/sending',
   'GET /settings/identities',

@@ -354,8 +354,9 @@ describe('the senders (never twice, resumable)', () => {
         recipient: message.to,
         at: new Date().toISOString(),
         kind: 'campaign',
-        campaignId: campaign.id,
+        subject: { kind: 'campaign', campaignId: campaign.id },
         contactId,
+        provider: 'other',
       });
     }
     await deliverBatch(later(deps, 130_000), batch);

@@ -41,6 +41,7 @@ import {
 } from '../../../shared/links/public-links.ts';
 import { composeMessage } from '../../../shared/mail/compose.ts';
 import type { localDynamo } from '../../../shared/runtime/local.ts';
+import { noCounters } from '../../../shared/statistics/counters.ts';
 import { orgWithList, uniqueEmail } from '../../support/audience.ts';
 import {
   createTestDeps,
@@ -133,7 +134,22 @@ const ses = {
   }),
 };
 
-const NONE: CampaignCounters = {
+/** The counters the statistics kept before the split and the providers. */
+type BaseCounters = Pick<
+  CampaignCounters,
+  | 'delivered'
+  | 'bouncesHard'
+  | 'bouncesSoft'
+  | 'complaints'
+  | 'rejected'
+  | 'opensTotal'
+  | 'opensUnique'
+  | 'clicksTotal'
+  | 'clicksUnique'
+  | 'unsubscribes'
+>;
+
+const NONE: BaseCounters = {
   delivered: 0,
   bouncesHard: 0,
   bouncesSoft: 0,
@@ -145,6 +161,15 @@ const NONE: CampaignCounters = {
   clicksUnique: 0,
   unsubscribes: 0,
 };
+
+/** Those counters of a read (the others are checked on their own). */
+const base = (counters: CampaignCounters): BaseCounters =>
+  Object.fromEntries(
+    Object.keys(NONE).map((name) => [
+      name,
+      counters[name as keyof BaseCounters],
+    ]),
+  ) as BaseCounters;
 
 /** An organization and a campaign whose recipients are made up. */
 const setup = async () => {
@@ -229,7 +254,7 @@ describe('campaign statistics from SES events', () => {
     expect(first).toBe(5);
     expect(again).toBe(0);
     expect(await scanTable(tableName)).toEqual(afterFirst);
-    expect((await read()).counters).toEqual({
+    expect(base((await read()).counters)).toEqual({
       ...NONE,
       delivered: 1,
       opensTotal: 1,
@@ -258,7 +283,7 @@ describe('campaign statistics from SES events', () => {
     );
 
     // Assert
-    expect((await read()).counters).toEqual({
+    expect(base((await read()).counters)).toEqual({
       ...NONE,
       delivered: 1,
       opensTotal: 2,
@@ -290,7 +315,7 @@ describe('campaign statistics from SES events', () => {
 
     // Assert
     const { counters, links } = await read();
-    expect(counters).toEqual({
+    expect(base(counters)).toEqual({
       ...NONE,
       delivered: 1,
       opensTotal: 4,
@@ -321,7 +346,7 @@ describe('campaign statistics from SES events', () => {
     );
 
     // Assert
-    expect((await read()).counters).toEqual({
+    expect(base((await read()).counters)).toEqual({
       ...NONE,
       delivered: 1,
       bouncesHard: 1,
@@ -386,7 +411,7 @@ describe('campaign statistics from SES events', () => {
 
     // Assert
     expect(recorded).toBe(1);
-    expect(await read()).toEqual({ counters: NONE, links: [] });
+    expect(await read()).toEqual({ counters: noCounters(), links: [] });
   });
 
   it('names a link by a short hash of its URL', () => {
@@ -421,8 +446,9 @@ describe('campaign statistics: crashes and races', () => {
       type: 'Open' as const,
       recipient: ana.email,
       at: sentPlus(10),
-      campaignId,
+      subject: { kind: 'campaign' as const, campaignId },
       contactId: ana.contactId,
+      provider: 'other' as const,
     };
 
     // Act
@@ -433,17 +459,21 @@ describe('campaign statistics: crashes and races', () => {
     await expect(early).rejects.toThrow('may still be running');
     // The visibility timeout later, it is dead: the redelivery counts.
     const later = new Date(Date.now() + LIVE_BATCH_MS + 1_000);
-    const redelivery = stats.tally(orgId, campaignId, later);
+    const redelivery = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      later,
+    );
     const redelivered = await redelivery.record(event);
     await redelivery.commit();
     // The redelivery of a delivery that had committed before its crash.
     const again = await deps.campaignStats.recordEvent(orgId, event);
 
     // Assert: recorded, not counted; then counted once, by the redelivery.
-    expect(afterCrash).toEqual(NONE);
+    expect(base(afterCrash)).toEqual(NONE);
     expect(redelivered).toBe(true);
     expect(again).toBe(false);
-    expect((await read()).counters).toEqual({
+    expect(base((await read()).counters)).toEqual({
       ...NONE,
       opensTotal: 1,
       opensUnique: 1,
@@ -455,7 +485,7 @@ describe('campaign statistics: crashes and races', () => {
     expect(batches).toEqual(['counted', 'void']);
   });
 
-  it('writes a send with one plain update (1 unit), a delivery with one plain update and its count with one two-item transaction; a duplicate send is refused and changes nothing', async () => {
+  it('writes a send and a delivery with one plain update each, and the count of each with one three-item transaction (its fate, the campaign’s shard, the organization’s month); a duplicate send is refused and changes nothing', async () => {
     // Arrange: every command the statistics send, by name.
     const { orgId, campaignId, dynamo, tableName, recipient, read } =
       await setup();
@@ -479,8 +509,9 @@ describe('campaign statistics: crashes and races', () => {
       type,
       recipient: ana.email,
       at: sentPlus(type === 'Send' ? 0 : 1),
-      campaignId,
+      subject: { kind: 'campaign' as const, campaignId },
       contactId: ana.contactId,
+      provider: 'gmail' as const,
     });
 
     // Act
@@ -492,14 +523,21 @@ describe('campaign statistics: crashes and races', () => {
     // Assert
     expect([sent, delivered, again]).toEqual([true, true, false]);
     // The campaign's recipient layout is read once (its send's item).
-    expect(commands.slice(0, 4)).toEqual([
+    expect(commands.slice(0, 5)).toEqual([
       'GetCommand',
       'UpdateCommand',
+      'TransactWriteCommand×3',
       'UpdateCommand',
-      'TransactWriteCommand×2',
+      'TransactWriteCommand×3',
     ]);
     expect(await scanTable(tableName)).toEqual(before);
-    expect((await read()).counters).toEqual({ ...NONE, delivered: 1 });
+    const { counters } = await read();
+    expect(base(counters)).toEqual({ ...NONE, delivered: 1 });
+    expect(counters).toMatchObject({
+      sent: 1,
+      gmailSent: 1,
+      gmailDelivered: 1,
+    });
   });
 
   it('concurrent events of one recipient count exactly: distinct opens each, one unique; copies once', async () => {
@@ -517,7 +555,7 @@ describe('campaign statistics: crashes and races', () => {
 
     // Assert
     const { counters, links } = await read();
-    expect(counters).toEqual({
+    expect(base(counters)).toEqual({
       ...NONE,
       delivered: 1,
       opensTotal: 6,
@@ -540,8 +578,9 @@ describe('campaign statistics counted per batch of events', () => {
     type,
     recipient: r.email,
     at: sentPlus(s),
-    campaignId: r.campaignId,
+    subject: { kind: 'campaign' as const, campaignId: r.campaignId },
     contactId: r.contactId,
+    provider: 'other' as const,
   });
 
   /** The statistics over a client that counts its transactions. */
@@ -574,7 +613,11 @@ describe('campaign statistics counted per batch of events', () => {
     const { stats, transactions } = counted(dynamo, tableName);
     const recipients = Array.from({ length: 20 }, () => recipient());
     const link = 'https://acme.example/sale';
-    const tally = stats.tally(orgId, campaignId, clock.now());
+    const tally = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
 
     // Act: every event twice, at once, as a batch with duplicates does.
     const results = await Promise.all(
@@ -587,11 +630,12 @@ describe('campaign statistics counted per batch of events', () => {
     );
     await tally.commit();
 
-    // Assert: one transaction: its fate, a shard, the link.
+    // Assert: one transaction: its fate, a shard, the organization's
+    // month's, the link.
     expect(results.filter(Boolean)).toHaveLength(40);
-    expect(transactions).toEqual([3]);
+    expect(transactions).toEqual([4]);
     const { counters, links } = await read();
-    expect(counters).toEqual({
+    expect(base(counters)).toEqual({
       ...NONE,
       delivered: 20,
       clicksTotal: 20,
@@ -606,13 +650,21 @@ describe('campaign statistics counted per batch of events', () => {
       await setup();
     const { stats } = counted(dynamo, tableName);
     const recipients = Array.from({ length: 5 }, () => recipient());
-    const first = stats.tally(orgId, campaignId, clock.now());
+    const first = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     for (const r of recipients) await first.record(eventOf(r, 'Open', 10));
     await first.commit();
     const before = await scanTable(tableName);
 
     // Act
-    const second = stats.tally(orgId, campaignId, clock.now());
+    const second = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     const again = await Promise.all(
       recipients.map((r) => second.record(eventOf(r, 'Open', 10))),
     );
@@ -621,7 +673,7 @@ describe('campaign statistics counted per batch of events', () => {
     // Assert
     expect(again).toEqual([false, false, false, false, false]);
     expect(await scanTable(tableName)).toEqual(before);
-    expect((await read()).counters).toEqual({
+    expect(base((await read()).counters)).toEqual({
       ...NONE,
       opensTotal: 5,
       opensUnique: 5,
@@ -635,7 +687,11 @@ describe('campaign statistics counted per batch of events', () => {
     const { stats } = counted(dynamo, tableName);
     const [ana, bob] = [recipient('ana'), recipient('bob')];
     const link = 'https://acme.example/a';
-    const dead = stats.tally(orgId, campaignId, clock.now());
+    const dead = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     await dead.record(eventOf(ana, 'Delivery'));
     await dead.record(eventOf(ana, 'Click', 20), link);
     await dead.record(eventOf(bob, 'Delivery'));
@@ -644,7 +700,11 @@ describe('campaign statistics counted per batch of events', () => {
     // Act: ana's messages come again in another batch, past the time a
     // batch may run; bob's not yet.
     clock.advance(LIVE_BATCH_MS + 1_000);
-    const retry = stats.tally(orgId, campaignId, clock.now());
+    const retry = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     const retried = [
       await retry.record(eventOf(ana, 'Delivery')),
       await retry.record(eventOf(ana, 'Click', 20), link),
@@ -653,22 +713,105 @@ describe('campaign statistics counted per batch of events', () => {
     const lateCommit = dead.commit();
     await expect(lateCommit).rejects.toThrow('taken over');
     // bob's message comes again too (its batch failed), in a third batch.
-    const third = stats.tally(orgId, campaignId, clock.now());
+    const third = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     const bobAgain = await third.record(eventOf(bob, 'Delivery'));
     await third.commit();
 
     // Assert
-    expect(recordedOnly).toEqual(NONE);
+    expect(base(recordedOnly)).toEqual(NONE);
     expect(retried).toEqual([true, true]);
     expect(bobAgain).toBe(true);
     const { counters, links } = await read();
-    expect(counters).toEqual({
+    expect(base(counters)).toEqual({
       ...NONE,
       delivered: 2,
       clicksTotal: 1,
       clicksUnique: 1,
     });
     expect(links).toEqual([{ url: link, clicksTotal: 1, clicksUnique: 1 }]);
+  });
+
+  it("a burst recorded by a batch that died is counted once by the batch that takes it over, the earlier clicks' flips included", async () => {
+    // Arrange: ana's delivery counted; her three clicks of a burst recorded
+    // by a batch that dies before its commit.
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient('ana');
+    const subject = { kind: 'campaign' as const, campaignId };
+    const clicks = [
+      [30, 'https://acme.example/a'],
+      [30.5, 'https://acme.example/b'],
+      [31, 'https://acme.example/c'],
+    ] as const;
+    await stats.recordEvent(orgId, eventOf(ana, 'Delivery'));
+    const dead = stats.tally(orgId, subject, clock.now());
+    for (const [s, link] of clicks) {
+      await dead.record(eventOf(ana, 'Click', s), link);
+    }
+    const recordedOnly = (await read()).counters;
+
+    // Act: the three come again, after the time a batch may run; again.
+    clock.advance(LIVE_BATCH_MS + 1_000);
+    const retry = stats.tally(orgId, subject, clock.now());
+    for (const [s, link] of clicks) {
+      await retry.record(eventOf(ana, 'Click', s), link);
+    }
+    await retry.commit();
+    const third = stats.tally(orgId, subject, clock.now());
+    const again = [];
+    for (const [s, link] of clicks) {
+      again.push(await third.record(eventOf(ana, 'Click', s), link));
+    }
+    await third.commit();
+
+    // Assert: counted once, as the burst it is.
+    expect(recordedOnly.clicksTotal).toBe(0);
+    expect(again).toEqual([false, false, false]);
+    expect((await read()).counters).toMatchObject({
+      clicksTotal: 3,
+      clicksUnique: 1,
+      clicksHuman: 0,
+      clicksHumanUnique: 0,
+      clicksScanner: 3,
+      clicksScannerUnique: 1,
+      otherClicks: 0,
+    });
+  });
+
+  it('the clicks of one burst recorded by two batches at once count as the recipient’s history ends: every click a scanner’s', async () => {
+    // Arrange
+    const { orgId, campaignId, dynamo, tableName, recipient, read, clock } =
+      await setup();
+    const { stats } = counted(dynamo, tableName);
+    const ana = recipient('ana');
+    const subject = { kind: 'campaign' as const, campaignId };
+    await stats.recordEvent(orgId, eventOf(ana, 'Delivery'));
+    const first = stats.tally(orgId, subject, clock.now());
+    const second = stats.tally(orgId, subject, clock.now());
+
+    // Act: four links within a second, spread over two batches in parallel.
+    await Promise.all([
+      first.record(eventOf(ana, 'Click', 40), 'https://acme.example/a'),
+      second.record(eventOf(ana, 'Click', 40.2), 'https://acme.example/b'),
+      first.record(eventOf(ana, 'Click', 40.4), 'https://acme.example/c'),
+      second.record(eventOf(ana, 'Click', 40.6), 'https://acme.example/d'),
+    ]);
+    await Promise.all([first.commit(), second.commit()]);
+
+    // Assert
+    expect((await read()).counters).toMatchObject({
+      clicksTotal: 4,
+      clicksHuman: 0,
+      clicksHumanUnique: 0,
+      clicksScanner: 4,
+      clicksScannerUnique: 1,
+      otherClicks: 0,
+    });
   });
 
   it('a copy of a message of a batch still running waits for it', async () => {
@@ -678,8 +821,16 @@ describe('campaign statistics counted per batch of events', () => {
       await setup();
     const { stats } = counted(dynamo, tableName);
     const ana = recipient();
-    const first = stats.tally(orgId, campaignId, clock.now());
-    const second = stats.tally(orgId, campaignId, clock.now());
+    const first = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
+    const second = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
 
     // Act
     await first.record(eventOf(ana, 'Delivery'));
@@ -687,12 +838,16 @@ describe('campaign statistics counted per batch of events', () => {
     await expect(copy).rejects.toThrow('may still be running');
     await first.commit();
     await second.commit();
-    const later = stats.tally(orgId, campaignId, clock.now());
+    const later = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     const again = await later.record(eventOf(ana, 'Delivery'));
 
     // Assert
     expect(again).toBe(false);
-    expect((await read()).counters).toEqual({ ...NONE, delivered: 1 });
+    expect(base((await read()).counters)).toEqual({ ...NONE, delivered: 1 });
   });
 
   it('a batch whose events are taken over while it commits, after its time, counts nothing of them twice', async () => {
@@ -702,9 +857,17 @@ describe('campaign statistics counted per batch of events', () => {
       await setup();
     const { stats } = counted(dynamo, tableName);
     const recipients = Array.from({ length: 4 }, () => recipient());
-    const first = stats.tally(orgId, campaignId, clock.now());
+    const first = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     clock.advance(LIVE_BATCH_MS + 1_000);
-    const second = stats.tally(orgId, campaignId, clock.now());
+    const second = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
 
     // Act
     for (const r of recipients) await first.record(eventOf(r, 'Delivery'));
@@ -716,14 +879,18 @@ describe('campaign statistics counted per batch of events', () => {
       second.commit(),
     ]);
     // The first batch's messages come again: the rest is counted then.
-    const third = stats.tally(orgId, campaignId, clock.now());
+    const third = stats.tally(
+      orgId,
+      { kind: 'campaign', campaignId },
+      clock.now(),
+    );
     for (const r of recipients) await third.record(eventOf(r, 'Delivery'));
     await third.commit();
 
     // Assert
     expect(taken).toBe(true);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
-    expect((await read()).counters).toEqual({ ...NONE, delivered: 4 });
+    expect(base((await read()).counters)).toEqual({ ...NONE, delivered: 4 });
   });
 });
 
@@ -870,7 +1037,7 @@ describe('unsubscribes through a campaign’s links', () => {
     expect((await getContact(deps, orgId, contact.id)).status).toBe(
       'unsubscribed',
     );
-    expect((await read()).counters).toEqual({ ...NONE, unsubscribes: 1 });
+    expect(base((await read()).counters)).toEqual({ ...NONE, unsubscribes: 1 });
   });
 
   it('counts nothing for a contact unsubscribed before, nor for one who was not a recipient', async () => {
@@ -930,6 +1097,15 @@ describe('unsubscribes through a campaign’s links', () => {
 
 describe('the statistics view', () => {
   const progress = { total: 100, sent: 90, failed: 4, skipped: 6 };
+  const NO_PROVIDER_FIGURES = {
+    sent: 0,
+    delivered: 0,
+    bounces: 0,
+    complaints: 0,
+    opens: 0,
+    clicks: 0,
+    rates: { bounce: 0, complaint: 0, open: 0, click: 0 },
+  };
 
   it('shows the counters, the links most clicked first, and the rates', async () => {
     // Arrange
@@ -964,7 +1140,12 @@ describe('the statistics view', () => {
       complaints: 0,
       rejected: 0,
       unsubscribes: 0,
-      opens: { total: 3, unique: 2 },
+      opens: {
+        total: 3,
+        unique: 2,
+        human: { total: 3, unique: 2 },
+        machine: { total: 0, unique: 0 },
+      },
       clicks: {
         total: 3,
         unique: 2,
@@ -972,6 +1153,8 @@ describe('the statistics view', () => {
           { url: 'https://acme.example/b', total: 2, unique: 2 },
           { url: 'https://acme.example/a', total: 1, unique: 1 },
         ],
+        human: { total: 3, unique: 2 },
+        scanner: { total: 0, unique: 0 },
       },
       rates: {
         open: 0.6667,
@@ -980,14 +1163,31 @@ describe('the statistics view', () => {
         bounce: 0,
         complaint: 0,
         unsubscribe: 0,
+        basis: 'human',
+      },
+      byProvider: {
+        gmail: NO_PROVIDER_FIGURES,
+        microsoft: NO_PROVIDER_FIGURES,
+        yahoo: NO_PROVIDER_FIGURES,
+        apple: NO_PROVIDER_FIGURES,
+        // Their addresses are at example.test: no known provider.
+        other: {
+          sent: 0,
+          delivered: 3,
+          bounces: 0,
+          complaints: 0,
+          opens: 2,
+          clicks: 2,
+          rates: { bounce: 0, complaint: 0, open: 0.6667, click: 0.6667 },
+        },
       },
     });
   });
 
-  it('rounds each rate to 4 decimals, caps it at 1, and gives 0 over nothing', () => {
-    // Arrange
+  it('rounds each rate to 4 decimals, caps it at 1, and gives 0 over nothing; a campaign counted before the split rates every open and click', () => {
+    // Arrange: opens and clicks, none classified (counted before the split).
     const counters: CampaignCounters = {
-      ...NONE,
+      ...noCounters(),
       delivered: 7,
       bouncesHard: 2,
       bouncesSoft: 1,
@@ -1009,7 +1209,7 @@ describe('the statistics view', () => {
         id: randomUUID(),
         progress: { total: 0, sent: 0, failed: 0, skipped: 0 },
       },
-      { counters: NONE, links: [] },
+      { counters: noCounters(), links: [] },
     );
 
     // Assert
@@ -1021,6 +1221,7 @@ describe('the statistics view', () => {
       bounce: 0.0333,
       complaint: 0.1429,
       unsubscribe: 0.2857,
+      basis: 'all',
     });
     expect(view.bounces).toEqual({ hard: 2, soft: 1, total: 3 });
     expect(empty.rates).toEqual({
@@ -1030,6 +1231,7 @@ describe('the statistics view', () => {
       bounce: 0,
       complaint: 0,
       unsubscribe: 0,
+      basis: 'human',
     });
     expect(rate(1, 3)).toBe(0.3333);
     expect(rate(2, 3)).toBe(0.6667);

@@ -78,6 +78,21 @@ type Clicked = webhooks['mail.clicked']['post']['requestBody']['content']['appli
 export const onClicked = (event: Clicked): string => \`\${event.data.link} \${event.data.mail.campaignId ?? ''}\`;
 // @ts-expect-error: an unsubscribed event names no tag
 export const tagOfUnsubscribed = (event: Unsubscribed) => event.data.tag;
+
+/** Campaign control (issue 33): pause, then read why; a pause takes no body. */
+const campaign = { params: { path: { campaignId: listId } } } as const;
+export const pauseAndRead = async () => {
+  const { data } = await client.POST('/campaigns/{campaignId}/pause', campaign);
+  const reason = data?.data.paused?.reason;
+  const byRequest: NonNullable<typeof reason> = 'requested';
+  return \`\${data?.data.status} \${reason === byRequest ? 'paused' : 'running'}\`;
+};
+export const cancelReason = async () => {
+  const { data } = await client.POST('/campaigns/{campaignId}/cancel', campaign);
+  return data?.data.failure?.reason === 'cancelled';
+};
+// @ts-expect-error: there is no "stop" action (pause, resume, cancel, unschedule)
+export const stop = () => client.POST('/campaigns/{campaignId}/stop', campaign);
 `;
 
 /** The compiler's diagnostics of `file`, as `line: message`. */

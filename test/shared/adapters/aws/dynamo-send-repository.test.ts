@@ -59,8 +59,9 @@ const setup = async () => {
       type: 'Send',
       recipient: r.email,
       at: new Date(NOW).toISOString(),
-      campaignId,
+      subject: { kind: 'campaign', campaignId },
       contactId: r.contactId,
+      provider: 'other',
     });
   return {
     deps,

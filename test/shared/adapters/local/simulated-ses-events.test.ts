@@ -20,6 +20,14 @@ import {
 } from 'vitest';
 import { SesMailer } from '../../../../shared/adapters/aws/ses-mailer.ts';
 import {
+  APPLE_PROXY,
+  drawn,
+  GATEWAY_SCANNER,
+  linksOf,
+  NO_SIMULATION,
+  type SimulationRates,
+} from '../../../../shared/adapters/local/simulated-engagement.ts';
+import {
   appendSentMessage,
   engagementEventOf,
   readSentLog,
@@ -186,6 +194,119 @@ describe('SimulatedSesEvents', () => {
         tags: MAIL_TAGS,
       });
     }
+  });
+
+  describe('at the rates of the simulation', () => {
+    const simulating = (rates: Partial<SimulationRates>) =>
+      new SimulatedSesEvents(acceptingMailer(), {
+        publish,
+        clock,
+        sentLogFile,
+        simulation: async () => ({ ...NO_SIMULATION, ...rates }),
+      });
+    const withLinks = (to: string): OutgoingMessage => ({
+      ...messageTo(to),
+      html: '<p>News</p><a href="https://acme.example/sale">Sale</a><a href=\'https://acme.example/blog?a=1&amp;b=2\'>Blog</a><a href="https://acme.example/sale">Again</a><a href="mailto:hi@acme.example">Mail</a>',
+    });
+
+    it("bounces or complains ordinary addresses at their shares, never the simulator's own", async () => {
+      // Act
+      await simulating({ bounces: 1 }).send(messageTo('ana@example.com'));
+      await simulating({ complaints: 1 }).send(messageTo('bob@example.com'));
+      await simulating({ bounces: 1, complaints: 1 }).send(
+        messageTo('success@simulator.amazonses.com'),
+      );
+
+      // Assert
+      expect(outline()).toEqual([
+        'Send',
+        'Bounce Permanent/General ana@example.com',
+        'Send',
+        'Delivery bob@example.com',
+        'Complaint bob@example.com',
+        'Send',
+        'Delivery success@simulator.amazonses.com',
+      ]);
+    });
+
+    it("opens a delivered message through Apple's privacy proxy, or scans it as a gateway: its pixel, then every link once", async () => {
+      // Act
+      await simulating({ machineOpens: 1 }).send(withLinks('cy@example.com'));
+      const apple = published.splice(0);
+      await simulating({ scannerClicks: 1 }).send(withLinks('dee@example.com'));
+      const scanner = published.splice(0);
+      await simulating({ machineOpens: 1, scannerClicks: 1, bounces: 1 }).send(
+        withLinks('eve@example.com'),
+      );
+
+      // Assert
+      expect(apple.slice(2)).toEqual([
+        expect.objectContaining({
+          eventType: 'Open',
+          open: { timestamp: NOW.toISOString(), ...APPLE_PROXY },
+        }),
+      ]);
+      expect(scanner.slice(2).map((e) => e.eventType)).toEqual([
+        'Open',
+        'Click',
+        'Click',
+      ]);
+      expect(
+        scanner.flatMap((e) => (e.eventType === 'Click' ? [e.click] : [])),
+      ).toEqual([
+        {
+          timestamp: NOW.toISOString(),
+          link: 'https://acme.example/sale',
+          ...GATEWAY_SCANNER,
+        },
+        {
+          timestamp: NOW.toISOString(),
+          link: 'https://acme.example/blog?a=1&b=2',
+          ...GATEWAY_SCANNER,
+        },
+      ]);
+      for (const event of [...apple, ...scanner]) {
+        expect(v.safeParse(SesEvent, event).issues).toBeUndefined();
+      }
+      // A bounced message is read by nobody.
+      expect(outline()).toEqual([
+        'Send',
+        'Bounce Permanent/General eve@example.com',
+      ]);
+    });
+
+    it('draws a share of the messages by their ids, the same each time', () => {
+      // Act
+      const ids = Array.from({ length: 2000 }, (_, i) => `msg-${i}`);
+      const share = (rate: number) =>
+        ids.filter((id) => drawn(id, 'apple', rate)).length / ids.length;
+
+      // Assert
+      expect(share(0)).toBe(0);
+      expect(share(1)).toBe(1);
+      expect(share(0.3)).toBeGreaterThan(0.27);
+      expect(share(0.3)).toBeLessThan(0.33);
+      expect(drawn('msg-7', 'apple', 0.5)).toBe(drawn('msg-7', 'apple', 0.5));
+      expect(
+        linksOf('<a href="ftp://x">x</a><a href = "http://a.example">a</a>'),
+      ).toEqual(['http://a.example']);
+    });
+
+    it('simulates nothing when the rates cannot be read', async () => {
+      // Arrange
+      const broken = new SimulatedSesEvents(acceptingMailer(), {
+        publish,
+        clock,
+        sentLogFile,
+        simulation: () => Promise.reject(new Error('unreadable')),
+      });
+
+      // Act
+      await broken.send(withLinks('fay@example.com'));
+
+      // Assert
+      expect(outline()).toEqual(['Send', 'Delivery fay@example.com']);
+    });
   });
 
   it('gives every event the clock time and its SES details', async () => {
