@@ -146,8 +146,12 @@ const settled = async (
       return campaign;
     }
     if (performance.now() > until) {
+      // What held it, for the reader: its pause, and the send's state.
+      const state = await stack.observe(() =>
+        stack.deps.sends.get(orgId, campaignId),
+      );
       throw new Error(
-        `Campaign ${campaignId} still ${campaign?.status} after ${timeoutMs / 1000} s`,
+        `Campaign ${campaignId} still ${campaign?.status} after ${timeoutMs / 1000} s; paused ${JSON.stringify(campaign?.paused ?? null)}; send ${JSON.stringify(state && { walked: state.walked, nextBatch: state.nextBatch, batchesDone: state.batchesDone, inFlight: state.inFlight, progress: state.progress })}`,
       );
     }
     await sleep(100);

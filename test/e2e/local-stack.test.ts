@@ -107,6 +107,8 @@ describe('the local stack, over HTTP (end to end)', () => {
             // No domain declared yet: ready (the application address), DNS pending.
             setup: { status: 'dns_pending', provisioning: 'none' },
           },
+          // The reputation guardrail's state: none holds (issue 33).
+          guardrail: null,
         },
       });
       expect(JSON.stringify(json)).not.toContain(stack.demoKey);
