@@ -376,6 +376,39 @@ describe('steps (each sent once, on time, to the right people)', () => {
     }
   });
 
+  it('a step of an organization the reputation guardrail paused waits (held, blocked) and goes out once the operator lifts it (issue 33 §2)', async () => {
+    const w = await world();
+    const { sequenceId } = await activeSequence(w);
+    const contact = await join(w);
+    const window = {
+      sends: 1_000,
+      hardBounces: 50,
+      complaints: 0,
+      hours: 24,
+      bounceRate: 0.05,
+      complaintRate: 0,
+    };
+    await w.deps.organizations.setGuardrail(w.orgId, {
+      cause: 'bounces',
+      at: w.deps.clock.now().toISOString(),
+      window,
+      threshold: 0.04,
+    });
+
+    await w.run();
+    const held = await journeyOf(w, sequenceId, contact.id);
+    await w.deps.organizations.clearGuardrail(w.orgId);
+    w.advance(HOUR);
+    await w.run();
+
+    expect(held).toMatchObject({
+      status: 'active',
+      position: 0,
+      lastHold: { reason: 'blocked' },
+    });
+    expect(subjects(w)).toEqual(['Step 1']);
+  });
+
   it('a refusal of the provider for this address fails the step, and the journey goes on', async () => {
     const w = await world();
     const { sequenceId } = await activeSequence(w);
